@@ -1,0 +1,31 @@
+// Subcommands. Each file in src/cli/ adds one subcommand to the CLI11 app;
+// main() only wires them together. Exit codes: 0 ok, 1 warning/degraded,
+// 2 critical, 3 could not run.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace gpudoctor {
+
+constexpr int kExitOk = 0;
+constexpr int kExitWarning = 1;
+constexpr int kExitCritical = 2;
+constexpr int kExitCannotRun = 3;
+
+struct GlobalOptions {
+  std::string nvml_library;       // --nvml-library
+  std::string nvml_timeout = "5s";  // --nvml-timeout
+  bool no_color = false;          // --no-color
+};
+
+// Each Register* adds a subcommand whose callback stores its exit code in
+// *exit_code.
+void RegisterStatus(CLI::App& app, const GlobalOptions& global, int* exit_code);
+void RegisterWatch(CLI::App& app, const GlobalOptions& global, int* exit_code);
+
+}  // namespace gpudoctor

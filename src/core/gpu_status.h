@@ -1,0 +1,141 @@
+// The plain data model of one GPU's state and of the whole system, as read
+// from NVML (or from an nvidia-smi XML document). Renderers, the fake NVML and
+// later the rules all speak this model. A std::nullopt field means "not
+// supported / not available on this GPU"; when a value could not be read for
+// another reason the reason is kept in GpuStatus::field_errors.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpudoctor {
+
+enum class GpuState { kOk, kLost, kHung, kError };
+
+const char* GpuStateName(GpuState state);
+
+struct GpuProcess {
+  std::uint32_t pid = 0;
+  std::string name;
+  std::optional<std::int64_t> used_memory_bytes;
+};
+
+struct NvLinkStatus {
+  unsigned link = 0;
+  std::optional<bool> active;
+  std::optional<std::int64_t> crc_flit_errors;
+  std::optional<std::int64_t> crc_data_errors;
+  std::optional<std::int64_t> replay_errors;
+  std::optional<std::int64_t> recovery_errors;
+};
+
+struct GpuStatus {
+  unsigned index = 0;
+  GpuState state = GpuState::kOk;
+  std::string state_detail;  // why the state is not ok, one line
+
+  std::string name;
+  std::string uuid;
+  std::optional<std::string> serial;
+  std::string pci_bus_id;  // "0000:3b:00.0", lower case, 4-digit domain
+  std::optional<std::string> board_part_number;
+  std::optional<std::string> vbios_version;
+  std::optional<std::string> inforom_image_version;
+
+  std::optional<std::int64_t> utilization_gpu_percent;
+  std::optional<std::int64_t> utilization_memory_percent;
+
+  std::optional<std::int64_t> memory_total_bytes;
+  std::optional<std::int64_t> memory_used_bytes;
+  std::optional<std::int64_t> memory_free_bytes;
+  std::optional<std::int64_t> memory_reserved_bytes;
+
+  std::optional<std::int64_t> temperature_c;
+  std::optional<std::int64_t> memory_temperature_c;
+  std::optional<std::int64_t> temperature_slowdown_c;
+  std::optional<std::int64_t> temperature_shutdown_c;
+  std::optional<std::int64_t> temperature_max_operating_c;
+  std::optional<std::int64_t> temperature_memory_max_c;
+
+  std::optional<std::int64_t> fan_speed_percent;  // first fan
+  std::vector<std::int64_t> fan_speeds_percent;   // every fan
+
+  std::optional<double> power_draw_w;
+  std::optional<double> power_limit_w;
+  std::optional<double> power_default_limit_w;
+  std::optional<double> power_min_limit_w;
+  std::optional<double> power_max_limit_w;
+  std::optional<double> power_enforced_limit_w;
+  std::optional<double> energy_total_j;
+
+  std::optional<std::int64_t> clocks_graphics_mhz;
+  std::optional<std::int64_t> clocks_sm_mhz;
+  std::optional<std::int64_t> clocks_memory_mhz;
+  std::optional<std::int64_t> clocks_max_graphics_mhz;
+  std::optional<std::int64_t> clocks_max_sm_mhz;
+  std::optional<std::int64_t> clocks_max_memory_mhz;
+  std::optional<std::int64_t> clocks_applications_graphics_mhz;
+  std::optional<std::int64_t> clocks_applications_memory_mhz;
+  std::optional<std::int64_t> clocks_default_applications_graphics_mhz;
+  std::optional<std::int64_t> clocks_default_applications_memory_mhz;
+
+  std::optional<std::int64_t> pstate;  // 0..15; rendered "P0"
+  std::optional<std::uint64_t> clock_event_reasons_mask;
+  std::optional<std::int64_t> violation_power_ns;
+  std::optional<std::int64_t> violation_thermal_ns;
+
+  std::optional<bool> persistence_mode;
+  std::optional<std::string> compute_mode;  // "Default", "Exclusive_Process", "Prohibited"
+  std::optional<bool> mig_mode_enabled;
+  std::optional<bool> mig_mode_pending;
+
+  std::optional<bool> ecc_mode_enabled;
+  std::optional<bool> ecc_mode_pending;
+  std::optional<std::int64_t> ecc_volatile_corrected;
+  std::optional<std::int64_t> ecc_volatile_uncorrected;
+  std::optional<std::int64_t> ecc_aggregate_corrected;
+  std::optional<std::int64_t> ecc_aggregate_uncorrected;
+
+  std::optional<std::int64_t> retired_pages_sbe;
+  std::optional<std::int64_t> retired_pages_dbe;
+  std::optional<bool> retired_pages_pending;
+
+  std::optional<std::int64_t> remapped_rows_corrected;
+  std::optional<std::int64_t> remapped_rows_uncorrected;
+  std::optional<bool> remapped_rows_pending;
+  std::optional<bool> remapped_rows_failure;
+
+  std::optional<std::int64_t> pcie_link_gen_current;
+  std::optional<std::int64_t> pcie_link_gen_max;
+  std::optional<std::int64_t> pcie_link_width_current;
+  std::optional<std::int64_t> pcie_link_width_max;
+  std::optional<std::int64_t> pcie_tx_bytes_per_s;
+  std::optional<std::int64_t> pcie_rx_bytes_per_s;
+  std::optional<std::int64_t> pcie_replay_count;
+
+  std::vector<NvLinkStatus> nvlinks;  // links that exist on this GPU
+  std::optional<std::vector<GpuProcess>> processes;
+
+  // Field name (as in status --json) -> why it could not be read, for
+  // failures other than "not supported" (e.g. "permission denied").
+  std::map<std::string, std::string> field_errors;
+};
+
+struct SystemStatus {
+  bool nvml_loaded = false;
+  std::string nvml_error;  // one line, empty when NVML initialised
+  std::optional<std::string> driver_version;
+  std::optional<std::int64_t> cuda_driver_version;  // 12020 = 12.2
+  std::optional<std::string> nvml_version;
+  std::vector<GpuStatus> gpus;
+};
+
+// "12.2" for 12020; empty when absent.
+std::string CudaVersionText(std::int64_t encoded);
+// "0000:3b:00.0" from "00000000:3B:00.0" or "0000:3b:00.0"; empty if malformed.
+std::string NormalizePciBusId(const std::string& text);
+
+}  // namespace gpudoctor

@@ -1,0 +1,276 @@
+// Our own declarations of the part of the NVML C ABI that gpudoctor uses,
+// written from NVIDIA's documented layouts (see shared/facts/nvml-facts.md).
+// We never include NVIDIA's nvml.h and never link libnvidia-ml: the library is
+// opened with dlopen and every function below is looked up with dlsym.
+//
+// NVML_FUNCTIONS lists every symbol with its exact C signature. The loader
+// turns it into function pointers; the fake NVML used by the tests turns it
+// into prototypes, so both sides are checked against one list.
+#pragma once
+
+#include <cstdint>
+
+extern "C" {
+
+typedef int nvmlReturn_t;
+typedef struct nvmlDevice_st* nvmlDevice_t;
+typedef struct nvmlEventSet_st* nvmlEventSet_t;
+typedef int nvmlEnableState_t;
+typedef int nvmlTemperatureSensors_t;
+typedef int nvmlTemperatureThresholds_t;
+typedef int nvmlClockType_t;
+typedef int nvmlPstates_t;
+typedef int nvmlPerfPolicyType_t;
+typedef int nvmlComputeMode_t;
+typedef int nvmlMemoryErrorType_t;
+typedef int nvmlEccCounterType_t;
+typedef int nvmlPageRetirementCause_t;
+typedef int nvmlPcieUtilCounter_t;
+typedef int nvmlNvLinkErrorCounter_t;
+typedef int nvmlInforomObject_t;
+
+enum : int {
+  NVML_SUCCESS = 0,
+  NVML_ERROR_UNINITIALIZED = 1,
+  NVML_ERROR_INVALID_ARGUMENT = 2,
+  NVML_ERROR_NOT_SUPPORTED = 3,
+  NVML_ERROR_NO_PERMISSION = 4,
+  NVML_ERROR_ALREADY_INITIALIZED = 5,
+  NVML_ERROR_NOT_FOUND = 6,
+  NVML_ERROR_INSUFFICIENT_SIZE = 7,
+  NVML_ERROR_INSUFFICIENT_POWER = 8,
+  NVML_ERROR_DRIVER_NOT_LOADED = 9,
+  NVML_ERROR_TIMEOUT = 10,
+  NVML_ERROR_IRQ_ISSUE = 11,
+  NVML_ERROR_LIBRARY_NOT_FOUND = 12,
+  NVML_ERROR_FUNCTION_NOT_FOUND = 13,
+  NVML_ERROR_CORRUPTED_INFOROM = 14,
+  NVML_ERROR_GPU_IS_LOST = 15,
+  NVML_ERROR_RESET_REQUIRED = 16,
+  NVML_ERROR_OPERATING_SYSTEM = 17,
+  NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18,
+  NVML_ERROR_IN_USE = 19,
+  NVML_ERROR_MEMORY = 20,
+  NVML_ERROR_NO_DATA = 21,
+  NVML_ERROR_VGPU_ECC_NOT_SUPPORTED = 22,
+  NVML_ERROR_INSUFFICIENT_RESOURCES = 23,
+  NVML_ERROR_FREQ_NOT_SUPPORTED = 24,
+  NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
+  NVML_ERROR_DEPRECATED = 26,
+  NVML_ERROR_NOT_READY = 27,
+  NVML_ERROR_GPU_NOT_FOUND = 28,
+  NVML_ERROR_INVALID_STATE = 29,
+  NVML_ERROR_RESET_TYPE_NOT_SUPPORTED = 30,
+  NVML_ERROR_UNKNOWN = 999,
+};
+
+enum : int {
+  NVML_FEATURE_DISABLED = 0,
+  NVML_FEATURE_ENABLED = 1,
+  NVML_TEMPERATURE_GPU = 0,
+  NVML_TEMPERATURE_THRESHOLD_SHUTDOWN = 0,
+  NVML_TEMPERATURE_THRESHOLD_SLOWDOWN = 1,
+  NVML_TEMPERATURE_THRESHOLD_MEM_MAX = 2,
+  NVML_TEMPERATURE_THRESHOLD_GPU_MAX = 3,
+  NVML_CLOCK_GRAPHICS = 0,
+  NVML_CLOCK_SM = 1,
+  NVML_CLOCK_MEM = 2,
+  NVML_PERF_POLICY_POWER = 0,
+  NVML_PERF_POLICY_THERMAL = 1,
+  NVML_COMPUTEMODE_DEFAULT = 0,
+  NVML_COMPUTEMODE_EXCLUSIVE_THREAD = 1,
+  NVML_COMPUTEMODE_PROHIBITED = 2,
+  NVML_COMPUTEMODE_EXCLUSIVE_PROCESS = 3,
+  NVML_MEMORY_ERROR_TYPE_CORRECTED = 0,
+  NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1,
+  NVML_VOLATILE_ECC = 0,
+  NVML_AGGREGATE_ECC = 1,
+  NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS = 0,
+  NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR = 1,
+  NVML_PCIE_UTIL_TX_BYTES = 0,
+  NVML_PCIE_UTIL_RX_BYTES = 1,
+  NVML_NVLINK_ERROR_DL_REPLAY = 0,
+  NVML_NVLINK_ERROR_DL_RECOVERY = 1,
+  NVML_NVLINK_ERROR_DL_CRC_FLIT = 2,
+  NVML_NVLINK_ERROR_DL_CRC_DATA = 3,
+  NVML_PSTATE_UNKNOWN = 32,
+};
+
+// Field ids for nvmlDeviceGetFieldValues.
+enum : unsigned {
+  NVML_FI_DEV_MEMORY_TEMP = 82,
+  NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT = 193,
+  NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT = 194,
+  NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT = 195,
+  NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT = 196,
+};
+
+enum : int {
+  NVML_VALUE_TYPE_DOUBLE = 0,
+  NVML_VALUE_TYPE_UNSIGNED_INT = 1,
+  NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
+  NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
+  NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
+  NVML_VALUE_TYPE_SIGNED_INT = 5,
+  NVML_VALUE_TYPE_UNSIGNED_SHORT = 6,
+};
+
+constexpr unsigned long long nvmlEventTypeXidCriticalError = 0x8ULL;
+constexpr unsigned kNvmlNvLinkMaxLinks = 36;  // 13.3 header value; we probe.
+constexpr unsigned kNvmlStringBufferSize = 96;
+
+typedef struct {
+  char busIdLegacy[16];
+  unsigned int domain;
+  unsigned int bus;
+  unsigned int device;
+  unsigned int pciDeviceId;
+  unsigned int pciSubSystemId;
+  char busId[32];
+} nvmlPciInfo_t;
+
+typedef struct {
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+} nvmlMemory_t;
+
+typedef struct {
+  unsigned int version;
+  unsigned long long total;
+  unsigned long long reserved;
+  unsigned long long free;
+  unsigned long long used;
+} nvmlMemory_v2_t;
+
+constexpr unsigned int nvmlMemory_v2 =
+    static_cast<unsigned int>(sizeof(nvmlMemory_v2_t)) | (2u << 24);
+
+typedef struct {
+  unsigned int gpu;
+  unsigned int memory;
+} nvmlUtilization_t;
+
+typedef struct {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+} nvmlProcessInfo_t;
+
+typedef struct {
+  unsigned long long referenceTime;
+  unsigned long long violationTime;
+} nvmlViolationTime_t;
+
+typedef union {
+  double dVal;
+  int siVal;
+  unsigned int uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  long long sllVal;
+  unsigned short usVal;
+} nvmlValue_t;
+
+typedef struct {
+  unsigned int fieldId;
+  unsigned int scopeId;
+  long long timestamp;
+  long long latencyUsec;
+  int valueType;
+  nvmlReturn_t nvmlReturn;
+  nvmlValue_t value;
+} nvmlFieldValue_t;
+
+typedef struct {
+  nvmlDevice_t device;
+  unsigned long long eventType;
+  unsigned long long eventData;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+} nvmlEventData_t;
+
+static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t layout");
+static_assert(sizeof(nvmlMemory_v2_t) == 40, "nvmlMemory_v2_t layout");
+static_assert(sizeof(nvmlProcessInfo_t) == 24, "nvmlProcessInfo_t layout");
+static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t layout");
+static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t layout");
+
+}  // extern "C"
+
+// X(symbol, parameter list). Every function returns nvmlReturn_t except
+// nvmlErrorString, which is declared separately.
+#define NVML_FUNCTIONS(X)                                                      \
+  X(nvmlInit_v2, (void))                                                       \
+  X(nvmlInit, (void))                                                          \
+  X(nvmlShutdown, (void))                                                      \
+  X(nvmlSystemGetDriverVersion, (char* version, unsigned int length))          \
+  X(nvmlSystemGetNVMLVersion, (char* version, unsigned int length))            \
+  X(nvmlSystemGetCudaDriverVersion_v2, (int* cudaDriverVersion))               \
+  X(nvmlSystemGetCudaDriverVersion, (int* cudaDriverVersion))                  \
+  X(nvmlSystemGetProcessName, (unsigned int pid, char* name, unsigned int length)) \
+  X(nvmlDeviceGetCount_v2, (unsigned int* deviceCount))                        \
+  X(nvmlDeviceGetCount, (unsigned int* deviceCount))                           \
+  X(nvmlDeviceGetHandleByIndex_v2, (unsigned int index, nvmlDevice_t* device)) \
+  X(nvmlDeviceGetHandleByIndex, (unsigned int index, nvmlDevice_t* device))    \
+  X(nvmlDeviceGetName, (nvmlDevice_t device, char* name, unsigned int length)) \
+  X(nvmlDeviceGetUUID, (nvmlDevice_t device, char* uuid, unsigned int length)) \
+  X(nvmlDeviceGetSerial, (nvmlDevice_t device, char* serial, unsigned int length)) \
+  X(nvmlDeviceGetBoardPartNumber, (nvmlDevice_t device, char* partNumber, unsigned int length)) \
+  X(nvmlDeviceGetVbiosVersion, (nvmlDevice_t device, char* version, unsigned int length)) \
+  X(nvmlDeviceGetInforomImageVersion, (nvmlDevice_t device, char* version, unsigned int length)) \
+  X(nvmlDeviceGetPciInfo_v3, (nvmlDevice_t device, nvmlPciInfo_t* pci))        \
+  X(nvmlDeviceGetUtilizationRates, (nvmlDevice_t device, nvmlUtilization_t* utilization)) \
+  X(nvmlDeviceGetMemoryInfo_v2, (nvmlDevice_t device, nvmlMemory_v2_t* memory)) \
+  X(nvmlDeviceGetMemoryInfo, (nvmlDevice_t device, nvmlMemory_t* memory))      \
+  X(nvmlDeviceGetTemperature, (nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int* temp)) \
+  X(nvmlDeviceGetTemperatureThreshold, (nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int* temp)) \
+  X(nvmlDeviceGetFieldValues, (nvmlDevice_t device, int valuesCount, nvmlFieldValue_t* values)) \
+  X(nvmlDeviceGetNumFans, (nvmlDevice_t device, unsigned int* numFans))        \
+  X(nvmlDeviceGetFanSpeed_v2, (nvmlDevice_t device, unsigned int fan, unsigned int* speed)) \
+  X(nvmlDeviceGetFanSpeed, (nvmlDevice_t device, unsigned int* speed))         \
+  X(nvmlDeviceGetPowerUsage, (nvmlDevice_t device, unsigned int* power))       \
+  X(nvmlDeviceGetPowerManagementLimit, (nvmlDevice_t device, unsigned int* limit)) \
+  X(nvmlDeviceGetPowerManagementLimitConstraints, (nvmlDevice_t device, unsigned int* minLimit, unsigned int* maxLimit)) \
+  X(nvmlDeviceGetPowerManagementDefaultLimit, (nvmlDevice_t device, unsigned int* defaultLimit)) \
+  X(nvmlDeviceGetEnforcedPowerLimit, (nvmlDevice_t device, unsigned int* limit)) \
+  X(nvmlDeviceGetTotalEnergyConsumption, (nvmlDevice_t device, unsigned long long* energy)) \
+  X(nvmlDeviceGetClockInfo, (nvmlDevice_t device, nvmlClockType_t type, unsigned int* clock)) \
+  X(nvmlDeviceGetMaxClockInfo, (nvmlDevice_t device, nvmlClockType_t type, unsigned int* clock)) \
+  X(nvmlDeviceGetApplicationsClock, (nvmlDevice_t device, nvmlClockType_t clockType, unsigned int* clockMHz)) \
+  X(nvmlDeviceGetDefaultApplicationsClock, (nvmlDevice_t device, nvmlClockType_t clockType, unsigned int* clockMHz)) \
+  X(nvmlDeviceGetPerformanceState, (nvmlDevice_t device, nvmlPstates_t* pState)) \
+  X(nvmlDeviceGetCurrentClocksEventReasons, (nvmlDevice_t device, unsigned long long* reasons)) \
+  X(nvmlDeviceGetCurrentClocksThrottleReasons, (nvmlDevice_t device, unsigned long long* reasons)) \
+  X(nvmlDeviceGetViolationStatus, (nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t* violTime)) \
+  X(nvmlDeviceGetPersistenceMode, (nvmlDevice_t device, nvmlEnableState_t* mode)) \
+  X(nvmlDeviceGetComputeMode, (nvmlDevice_t device, nvmlComputeMode_t* mode))  \
+  X(nvmlDeviceGetMigMode, (nvmlDevice_t device, unsigned int* currentMode, unsigned int* pendingMode)) \
+  X(nvmlDeviceGetEccMode, (nvmlDevice_t device, nvmlEnableState_t* current, nvmlEnableState_t* pending)) \
+  X(nvmlDeviceGetTotalEccErrors, (nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long* eccCounts)) \
+  X(nvmlDeviceGetRetiredPages, (nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int* pageCount, unsigned long long* addresses)) \
+  X(nvmlDeviceGetRetiredPagesPendingStatus, (nvmlDevice_t device, nvmlEnableState_t* isPending)) \
+  X(nvmlDeviceGetRemappedRows, (nvmlDevice_t device, unsigned int* corrRows, unsigned int* uncRows, unsigned int* isPending, unsigned int* failureOccurred)) \
+  X(nvmlDeviceGetCurrPcieLinkGeneration, (nvmlDevice_t device, unsigned int* currLinkGen)) \
+  X(nvmlDeviceGetCurrPcieLinkWidth, (nvmlDevice_t device, unsigned int* currLinkWidth)) \
+  X(nvmlDeviceGetMaxPcieLinkGeneration, (nvmlDevice_t device, unsigned int* maxLinkGen)) \
+  X(nvmlDeviceGetMaxPcieLinkWidth, (nvmlDevice_t device, unsigned int* maxLinkWidth)) \
+  X(nvmlDeviceGetPcieThroughput, (nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int* value)) \
+  X(nvmlDeviceGetPcieReplayCounter, (nvmlDevice_t device, unsigned int* value)) \
+  X(nvmlDeviceGetNvLinkState, (nvmlDevice_t device, unsigned int link, nvmlEnableState_t* isActive)) \
+  X(nvmlDeviceGetNvLinkErrorCounter, (nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long* counterValue)) \
+  X(nvmlDeviceGetComputeRunningProcesses_v3, (nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_t* infos)) \
+  X(nvmlDeviceGetComputeRunningProcesses_v2, (nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_t* infos)) \
+  X(nvmlEventSetCreate, (nvmlEventSet_t* set))                                 \
+  X(nvmlDeviceGetSupportedEventTypes, (nvmlDevice_t device, unsigned long long* eventTypes)) \
+  X(nvmlDeviceRegisterEvents, (nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)) \
+  X(nvmlEventSetWait_v2, (nvmlEventSet_t set, nvmlEventData_t* data, unsigned int timeoutms)) \
+  X(nvmlEventSetFree, (nvmlEventSet_t set))                                    \
+  X(nvmlDeviceSetPersistenceMode, (nvmlDevice_t device, nvmlEnableState_t mode)) \
+  X(nvmlDeviceSetPowerManagementLimit, (nvmlDevice_t device, unsigned int limit)) \
+  X(nvmlDeviceSetApplicationsClocks, (nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz)) \
+  X(nvmlDeviceResetApplicationsClocks, (nvmlDevice_t device))                  \
+  X(nvmlDeviceSetComputeMode, (nvmlDevice_t device, nvmlComputeMode_t mode))
+
+using nvmlErrorString_fn = const char* (*)(nvmlReturn_t);

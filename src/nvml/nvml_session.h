@@ -1,0 +1,44 @@
+// A session with the NVIDIA driver through NVML: loads the library with
+// dlopen, initialises it, and samples every GPU. Every NVML call runs under a
+// deadline; a GPU whose call timed out is marked hung, one that answered
+// GPU_IS_LOST is marked lost, and neither is called again for the life of the
+// session while the other GPUs keep being reported.
+//
+// Thread-safety: one thread at a time may call Sample().
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "core/gpu_status.h"
+
+namespace gpudoctor {
+
+struct NvmlOptions {
+  // Path of libnvidia-ml.so.1; empty means $GPUDOCTOR_NVML_LIBRARY, then the
+  // system's "libnvidia-ml.so.1".
+  std::string library_path;
+  // Longest time one NVML call may take before its GPU is declared hung.
+  std::chrono::milliseconds call_deadline{5000};
+  bool read_processes = true;
+  bool read_nvlink = true;
+};
+
+class NvmlSession {
+ public:
+  virtual ~NvmlSession() = default;
+
+  // Never fails: when the library or driver is missing, the session reports
+  // it through Sample().nvml_loaded == false and nvml_error.
+  static std::unique_ptr<NvmlSession> Open(const NvmlOptions& options);
+
+  // Reads the system and every GPU now.
+  virtual SystemStatus Sample() = 0;
+
+  // True when some call never returned; the process must then leave with
+  // std::_Exit, since NVML can neither be shut down nor unloaded safely.
+  virtual bool HasAbandonedCalls() const = 0;
+};
+
+}  // namespace gpudoctor
