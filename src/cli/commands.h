@@ -26,6 +26,8 @@ struct GlobalOptions {
 // Each Register* adds a subcommand whose callback stores its exit code in
 // *exit_code.
 void RegisterStatus(CLI::App& app, const GlobalOptions& global, int* exit_code);
+// What a bare `gpudoctor` runs.
+int RunDefault(const GlobalOptions& global);
 void RegisterWatch(CLI::App& app, const GlobalOptions& global, int* exit_code);
 
 }  // namespace gpudoctor

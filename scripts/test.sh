@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds gpudoctor and runs the whole test suite twice: a normal build, then
+# an AddressSanitizer + UndefinedBehaviorSanitizer build in its own directory.
+# Usage: scripts/test.sh            (from anywhere in the checkout)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/bootstrap.sh
+
+jobs=$(nproc)
+
+echo "== build (RelWithDebInfo) =="
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j "$jobs"
+echo "== tests =="
+ctest --test-dir build --output-on-failure -j "$jobs" --timeout 300
+
+echo "== build (ASan + UBSan) =="
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUDOCTOR_SANITIZE=ON >/dev/null
+cmake --build build-asan -j "$jobs"
+echo "== tests under ASan + UBSan =="
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 600

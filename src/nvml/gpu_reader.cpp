@@ -1,0 +1,194 @@
+#include "nvml/gpu_reader.h"
+
+#include <cstring>
+
+#include "nvml/field_reader.h"
+
+namespace gpudoctor::nvml_detail {
+namespace {
+
+void ReadIdentity(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
+  const auto& f = r.fn();
+  g.name = Text(r, "nvmlDeviceGetName", "name", f.nvmlDeviceGetName, dev).value_or("");
+  g.uuid = Text(r, "nvmlDeviceGetUUID", "uuid", f.nvmlDeviceGetUUID, dev).value_or("");
+  g.serial = Text(r, "nvmlDeviceGetSerial", "serial", f.nvmlDeviceGetSerial, dev);
+  nvmlPciInfo_t pci{};
+  if (r.Get("nvmlDeviceGetPciInfo_v3", "pci_bus_id", f.nvmlDeviceGetPciInfo_v3, dev, &pci)) {
+    pci.busId[sizeof pci.busId - 1] = '\0';
+    g.pci_bus_id = NormalizePciBusId(pci.busId);
+  }
+  g.board_part_number = Text(r, "nvmlDeviceGetBoardPartNumber", "board_part_number",
+                             f.nvmlDeviceGetBoardPartNumber, dev);
+  g.vbios_version = Text(r, "nvmlDeviceGetVbiosVersion", "vbios_version",
+                         f.nvmlDeviceGetVbiosVersion, dev);
+  g.inforom_image_version = Text(r, "nvmlDeviceGetInforomImageVersion", "inforom_image_version",
+                                 f.nvmlDeviceGetInforomImageVersion, dev);
+}
+
+void ReadMemory(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
+  const auto& f = r.fn();
+  nvmlUtilization_t util{};
+  if (r.Get("nvmlDeviceGetUtilizationRates", "utilization_gpu_percent",
+            f.nvmlDeviceGetUtilizationRates, dev, &util)) {
+    g.utilization_gpu_percent = util.gpu;
+    g.utilization_memory_percent = util.memory;
+  }
+  nvmlMemory_v2_t mem2{};
+  mem2.version = nvmlMemory_v2;
+  if (r.Get("nvmlDeviceGetMemoryInfo_v2", "memory_total_bytes",
+            f.nvmlDeviceGetMemoryInfo_v2, dev, &mem2)) {
+    g.memory_total_bytes = static_cast<std::int64_t>(mem2.total);
+    g.memory_free_bytes = static_cast<std::int64_t>(mem2.free);
+    g.memory_reserved_bytes = static_cast<std::int64_t>(mem2.reserved);
+    // "In use" as total - free (reserved counted separately): facts 1.4.
+    std::uint64_t unused = mem2.free + mem2.reserved;
+    g.memory_used_bytes =
+        static_cast<std::int64_t>(mem2.total >= unused ? mem2.total - unused : mem2.used);
+    return;
+  }
+  g.field_errors.erase("memory_total_bytes");
+  nvmlMemory_t mem{};
+  if (r.Get("nvmlDeviceGetMemoryInfo", "memory_total_bytes", f.nvmlDeviceGetMemoryInfo,
+            dev, &mem)) {
+    g.memory_total_bytes = static_cast<std::int64_t>(mem.total);
+    g.memory_free_bytes = static_cast<std::int64_t>(mem.free);
+    g.memory_used_bytes = static_cast<std::int64_t>(mem.used);
+  }
+}
+
+std::optional<std::int64_t> Threshold(Reader& r, nvmlDevice_t dev, int type,
+                                      const char* field) {
+  unsigned v = 0;
+  if (!r.Get("nvmlDeviceGetTemperatureThreshold", field,
+             r.fn().nvmlDeviceGetTemperatureThreshold, dev, type, &v)) {
+    return std::nullopt;
+  }
+  return static_cast<std::int64_t>(v);
+}
+
+void ReadThermal(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
+  const auto& f = r.fn();
+  unsigned temp = 0;
+  if (r.Get("nvmlDeviceGetTemperature", "temperature_c", f.nvmlDeviceGetTemperature, dev,
+            NVML_TEMPERATURE_GPU, &temp)) {
+    g.temperature_c = temp;
+  }
+  g.temperature_shutdown_c = Threshold(r, dev, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN,
+                                       "temperature_shutdown_c");
+  g.temperature_slowdown_c = Threshold(r, dev, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN,
+                                       "temperature_slowdown_c");
+  g.temperature_memory_max_c = Threshold(r, dev, NVML_TEMPERATURE_THRESHOLD_MEM_MAX,
+                                         "temperature_memory_max_c");
+  g.temperature_max_operating_c = Threshold(r, dev, NVML_TEMPERATURE_THRESHOLD_GPU_MAX,
+                                            "temperature_max_operating_c");
+  // Memory temperature, and the thresholds that Ada+ GPUs give only as fields.
+  nvmlFieldValue_t values[5] = {};
+  const unsigned ids[5] = {NVML_FI_DEV_MEMORY_TEMP, NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT,
+                           NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT,
+                           NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT,
+                           NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT};
+  for (int i = 0; i < 5; ++i) values[i].fieldId = ids[i];
+  if (!r.Get("nvmlDeviceGetFieldValues", "memory_temperature_c", f.nvmlDeviceGetFieldValues,
+             dev, 5, values)) {
+    return;
+  }
+  std::optional<std::int64_t>* slots[5] = {
+      &g.memory_temperature_c, &g.temperature_shutdown_c, &g.temperature_slowdown_c,
+      &g.temperature_memory_max_c, &g.temperature_max_operating_c};
+  for (int i = 0; i < 5; ++i) {
+    if (values[i].nvmlReturn != NVML_SUCCESS || slots[i]->has_value()) continue;
+    const auto& v = values[i];
+    switch (v.valueType) {
+      case NVML_VALUE_TYPE_UNSIGNED_INT: *slots[i] = v.value.uiVal; break;
+      case NVML_VALUE_TYPE_SIGNED_INT: *slots[i] = v.value.siVal; break;
+      case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+        *slots[i] = static_cast<std::int64_t>(v.value.ullVal); break;
+      case NVML_VALUE_TYPE_SIGNED_LONG_LONG: *slots[i] = v.value.sllVal; break;
+      case NVML_VALUE_TYPE_DOUBLE:
+        *slots[i] = static_cast<std::int64_t>(v.value.dVal); break;
+      default: break;
+    }
+  }
+  // The driver can report a sentinel for "no memory sensor".
+  if (g.memory_temperature_c && (*g.memory_temperature_c <= 0 || *g.memory_temperature_c > 200)) {
+    g.memory_temperature_c.reset();
+  }
+}
+
+void ReadFans(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
+  const auto& f = r.fn();
+  unsigned count = 0;
+  if (r.Get("nvmlDeviceGetNumFans", "fan_speeds_percent", f.nvmlDeviceGetNumFans, dev, &count)) {
+    for (unsigned fan = 0; fan < count && fan < 64; ++fan) {
+      unsigned speed = 0;
+      if (r.Get("nvmlDeviceGetFanSpeed_v2", "fan_speeds_percent", f.nvmlDeviceGetFanSpeed_v2,
+                dev, fan, &speed)) {
+        g.fan_speeds_percent.push_back(speed);
+      }
+    }
+  }
+  if (!g.fan_speeds_percent.empty()) {
+    g.fan_speed_percent = g.fan_speeds_percent.front();
+    return;
+  }
+  g.fan_speed_percent = Uint(r, "nvmlDeviceGetFanSpeed", "fan_speed_percent",
+                             f.nvmlDeviceGetFanSpeed, dev);
+}
+
+void ReadPower(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
+  const auto& f = r.fn();
+  g.power_draw_w = Watts(Uint(r, "nvmlDeviceGetPowerUsage", "power_draw_w",
+                              f.nvmlDeviceGetPowerUsage, dev));
+  g.power_limit_w = Watts(Uint(r, "nvmlDeviceGetPowerManagementLimit", "power_limit_w",
+                               f.nvmlDeviceGetPowerManagementLimit, dev));
+  g.power_default_limit_w =
+      Watts(Uint(r, "nvmlDeviceGetPowerManagementDefaultLimit", "power_default_limit_w",
+                 f.nvmlDeviceGetPowerManagementDefaultLimit, dev));
+  g.power_enforced_limit_w = Watts(Uint(r, "nvmlDeviceGetEnforcedPowerLimit",
+                                        "power_enforced_limit_w",
+                                        f.nvmlDeviceGetEnforcedPowerLimit, dev));
+  unsigned min_mw = 0, max_mw = 0;
+  if (r.Get("nvmlDeviceGetPowerManagementLimitConstraints", "power_max_limit_w",
+            f.nvmlDeviceGetPowerManagementLimitConstraints, dev, &min_mw, &max_mw)) {
+    g.power_min_limit_w = min_mw / 1000.0;
+    g.power_max_limit_w = max_mw / 1000.0;
+  }
+  unsigned long long energy_mj = 0;
+  if (r.Get("nvmlDeviceGetTotalEnergyConsumption", "energy_total_j",
+            f.nvmlDeviceGetTotalEnergyConsumption, dev, &energy_mj)) {
+    g.energy_total_j = static_cast<double>(energy_mj) / 1000.0;
+  }
+}
+
+}  // namespace
+}  // namespace gpudoctor::nvml_detail
+
+namespace gpudoctor {
+
+void ReadGpu(const NvmlFunctions& fn, unsigned index, const GpuReadOptions& options,
+             CallTracker& tracker, GpuStatus& out) {
+  out.index = index;
+  nvmlDevice_t dev = nullptr;
+  nvmlReturn_t rc = tracker.Call(
+      "nvmlDeviceGetHandleByIndex_v2",
+      [&] { return fn.nvmlDeviceGetHandleByIndex_v2(index, &dev); }, NVML_ERROR_TIMEOUT);
+  if (rc != NVML_SUCCESS) {
+    out.state = rc == NVML_ERROR_GPU_IS_LOST ? GpuState::kLost : GpuState::kError;
+    out.state_detail = NvmlError(rc, "nvmlDeviceGetHandleByIndex_v2").message;
+    return;
+  }
+  using namespace nvml_detail;
+  Reader r(fn, tracker, out);
+  ReadIdentity(r, dev, out);
+  ReadMemory(r, dev, out);
+  ReadThermal(r, dev, out);
+  ReadFans(r, dev, out);
+  ReadPower(r, dev, out);
+  ReadClocksAndPerformance(r, dev, out);
+  ReadModesAndMemoryErrors(r, dev, out);
+  ReadPcie(r, dev, out);
+  if (options.read_nvlink) ReadNvLinks(r, dev, out);
+  if (options.read_processes) ReadProcesses(r, dev, out);
+}
+
+}  // namespace gpudoctor

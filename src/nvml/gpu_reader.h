@@ -1,0 +1,23 @@
+// Reads one GPU's full state through NVML into a GpuStatus. Runs inside a
+// CallWorker job, so every driver call goes through the CallTracker.
+#pragma once
+
+#include "core/gpu_status.h"
+#include "nvml/call_worker.h"
+#include "nvml/nvml_library.h"
+
+namespace gpudoctor {
+
+struct GpuReadOptions {
+  bool read_processes = true;
+  bool read_nvlink = true;
+};
+
+// Gets the handle for `index` and reads every field. Fields the GPU does not
+// support stay null; other failures go to out.field_errors. When the GPU
+// answers GPU_IS_LOST, out.state becomes kLost and reading stops; when the
+// handle cannot be had for another reason, out.state becomes kError.
+void ReadGpu(const NvmlFunctions& fn, unsigned index, const GpuReadOptions& options,
+             CallTracker& tracker, GpuStatus& out);
+
+}  // namespace gpudoctor

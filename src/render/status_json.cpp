@@ -1,0 +1,85 @@
+#include "render/status_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/clock_reasons.h"
+#include "core/gpu_fields.h"
+
+namespace gpudoctor {
+namespace {
+
+template <typename T>
+nlohmann::ordered_json OrNull(const std::optional<T>& value) {
+  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json NvLinksToJson(const std::vector<NvLinkStatus>& links) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& l : links) {
+    out.push_back({{"link", l.link},
+                   {"active", OrNull(l.active)},
+                   {"crc_flit_errors", OrNull(l.crc_flit_errors)},
+                   {"crc_data_errors", OrNull(l.crc_data_errors)},
+                   {"replay_errors", OrNull(l.replay_errors)},
+                   {"recovery_errors", OrNull(l.recovery_errors)}});
+  }
+  return out;
+}
+
+nlohmann::ordered_json ProcessesToJson(const std::optional<std::vector<GpuProcess>>& processes) {
+  if (!processes) return nullptr;
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& p : *processes) {
+    out.push_back({{"pid", p.pid},
+                   {"name", p.name},
+                   {"used_memory_bytes", OrNull(p.used_memory_bytes)}});
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json GpuToJson(const GpuStatus& gpu) {
+  nlohmann::ordered_json j = {{"index", gpu.index},
+                      {"name", gpu.name},
+                      {"uuid", gpu.uuid},
+                      {"pci_bus_id", gpu.pci_bus_id},
+                      {"state", GpuStateName(gpu.state)}};
+  if (!gpu.state_detail.empty()) j["state_detail"] = gpu.state_detail;
+  for (const auto& field : ScalarGpuFields()) {
+    std::visit([&](auto member) { j[std::string(field.name)] = OrNull(gpu.*member); },
+               field.member);
+  }
+  j["pstate"] = gpu.pstate ? nlohmann::ordered_json("P" + std::to_string(*gpu.pstate))
+                           : nlohmann::ordered_json(nullptr);
+  if (gpu.clock_event_reasons_mask) {
+    j["clock_event_reasons"] = ClockReasonNames(*gpu.clock_event_reasons_mask);
+    j["clock_event_reasons_mask"] = *gpu.clock_event_reasons_mask;
+  } else {
+    j["clock_event_reasons"] = nullptr;
+    j["clock_event_reasons_mask"] = nullptr;
+  }
+  j["fan_speeds_percent"] = gpu.fan_speeds_percent;
+  j["nvlinks"] = NvLinksToJson(gpu.nvlinks);
+  j["processes"] = ProcessesToJson(gpu.processes);
+  j["field_errors"] = gpu.field_errors;
+  return j;
+}
+
+nlohmann::ordered_json StatusToJson(const SystemStatus& status) {
+  nlohmann::ordered_json j = {{"schema", "gpudoctor.status/v1"},
+                      {"nvml_loaded", status.nvml_loaded},
+                      {"driver_version", OrNull(status.driver_version)}};
+  j["cuda_driver_version"] =
+      status.cuda_driver_version
+          ? nlohmann::ordered_json(CudaVersionText(*status.cuda_driver_version))
+          : nlohmann::ordered_json(nullptr);
+  j["nvml_version"] = OrNull(status.nvml_version);
+  if (!status.nvml_loaded) j["error"] = status.nvml_error;
+  nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
+  for (const auto& g : status.gpus) gpus.push_back(GpuToJson(g));
+  j["gpus"] = std::move(gpus);
+  return j;
+}
+
+}  // namespace gpudoctor

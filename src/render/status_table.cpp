@@ -1,0 +1,140 @@
+#include "render/status_table.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/clock_reasons.h"
+#include "render/ansi.h"
+#include "status/anomalies.h"
+
+namespace gpudoctor {
+namespace {
+
+constexpr const char* kNa = "n/a";
+
+std::string Pad(const std::string& text, std::size_t width, bool right = false) {
+  std::size_t visible = VisibleWidth(text);
+  if (visible >= width) return text;
+  std::string pad(width - visible, ' ');
+  return right ? pad + text : text + pad;
+}
+
+std::optional<double> AsDouble(std::optional<std::int64_t> v) {
+  if (!v) return std::nullopt;
+  return static_cast<double>(*v);
+}
+
+std::string Cell(std::optional<std::string> text, Level level, bool color) {
+  return text ? Colorize(*text, level, color) : std::string(kNa);
+}
+
+std::string MemoryCell(const GpuStatus& g, const TableOptions& o) {
+  if (!g.memory_total_bytes || !g.memory_used_bytes || *g.memory_total_bytes <= 0) {
+    return kNa;
+  }
+  double pct = 100.0 * static_cast<double>(*g.memory_used_bytes) /
+               static_cast<double>(*g.memory_total_bytes);
+  return Colorize(fmt::format("{} / {} MiB {:3.0f}%", *g.memory_used_bytes >> 20,
+                              *g.memory_total_bytes >> 20, pct),
+                  GradeMemory(pct, o.thresholds), o.color);
+}
+
+std::string PowerCell(const GpuStatus& g, const TableOptions& o) {
+  if (!g.power_draw_w) return kNa;
+  std::string text = g.power_limit_w
+                         ? fmt::format("{:.0f} / {:.0f} W", *g.power_draw_w, *g.power_limit_w)
+                         : fmt::format("{:.0f} W", *g.power_draw_w);
+  return Colorize(text, GradePower(g.power_draw_w, g.power_limit_w, o.thresholds), o.color);
+}
+
+std::string Row(const GpuStatus& g, const TableOptions& o) {
+  std::string state = Colorize(GpuStateName(g.state),
+                               g.state == GpuState::kOk ? Level::kNormal : Level::kCritical,
+                               o.color);
+  std::string name = g.name.size() > 26 ? g.name.substr(0, 25) + "~" : g.name;
+  auto util = g.utilization_gpu_percent
+                  ? std::optional<std::string>(fmt::format("{}%", *g.utilization_gpu_percent))
+                  : std::nullopt;
+  auto temp = g.temperature_c
+                  ? std::optional<std::string>(fmt::format("{}C", *g.temperature_c))
+                  : std::nullopt;
+  auto sm = g.clocks_sm_mhz ? std::optional<std::string>(fmt::format("{} MHz", *g.clocks_sm_mhz))
+                            : std::nullopt;
+  std::string pstate = g.pstate ? fmt::format("P{}", *g.pstate) : kNa;
+  std::string persist = g.persistence_mode ? (*g.persistence_mode ? "on" : "off") : kNa;
+  return fmt::format(
+      "{:>3}  {}  {}  {}  {}  {}  {}  {}  {}  {}  {}\n", g.index, Pad(name, 26),
+      Pad(g.pci_bus_id.empty() ? kNa : g.pci_bus_id, 12), Pad(state, 5),
+      Pad(Cell(util, GradeUtilization(AsDouble(g.utilization_gpu_percent), o.thresholds),
+               o.color),
+          4, true),
+      Pad(MemoryCell(g, o), 22, true),
+      Pad(Cell(temp,
+               GradeTemperature(AsDouble(g.temperature_c), AsDouble(g.temperature_slowdown_c),
+                                o.thresholds),
+               o.color),
+          4, true),
+      Pad(PowerCell(g, o), 13, true), Pad(sm ? *sm : kNa, 9, true), Pad(pstate, 3),
+      persist);
+}
+
+std::string Processes(const SystemStatus& s) {
+  std::string out;
+  for (const auto& g : s.gpus) {
+    if (!g.processes) continue;
+    for (const auto& p : *g.processes) {
+      out += fmt::format("{:>3}  {:>8}  {}  {}\n", g.index, p.pid,
+                         Pad(p.name.empty() ? "?" : p.name, 40),
+                         p.used_memory_bytes ? fmt::format("{} MiB", *p.used_memory_bytes >> 20)
+                                             : std::string(kNa));
+    }
+  }
+  return out.empty() ? out : "\nProcesses:\nGPU       PID  Name                                      GPU memory\n" + out;
+}
+
+std::string Abnormal(const SystemStatus& s, const TableOptions& o) {
+  std::vector<Anomaly> all;
+  for (const auto& g : s.gpus) {
+    auto found = FindAnomalies(g, o.thresholds);
+    all.insert(all.end(), found.begin(), found.end());
+  }
+  std::stable_sort(all.begin(), all.end(), [](const Anomaly& a, const Anomaly& b) {
+    return static_cast<int>(a.level) > static_cast<int>(b.level);
+  });
+  if (all.empty()) return "\nNothing abnormal in this reading.\n";
+  std::string out = "\nAbnormal:\n";
+  for (const auto& a : all) {
+    const char* tag = a.level == Level::kCritical  ? "critical"
+                      : a.level == Level::kWarning ? "warning"
+                                                   : "info";
+    out += fmt::format("  {} GPU {}: {}\n", Colorize(fmt::format("[{}]", tag), a.level, o.color),
+                       a.gpu, a.text);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string FormatMiB(std::optional<std::int64_t> bytes) {
+  return bytes ? fmt::format("{} MiB", *bytes >> 20) : std::string(kNa);
+}
+
+std::string RenderStatusTable(const SystemStatus& s, const TableOptions& o) {
+  std::string out = fmt::format(
+      "Driver {}   CUDA {}   NVML {}   GPUs {}\n\n", s.driver_version.value_or(kNa),
+      s.cuda_driver_version ? CudaVersionText(*s.cuda_driver_version) : kNa,
+      s.nvml_version.value_or(kNa), s.gpus.size());
+  out += Bold(fmt::format("{:>3}  {}  {}  {}  {:>4}  {:>22}  {:>4}  {:>13}  {:>9}  {}  {}\n",
+                          "GPU", Pad("Name", 26), Pad("Bus-Id", 12), "State", "Util",
+                          "Memory used / total", "Temp", "Power / limit", "SM clock", "P  ",
+                          "Persist"),
+              o.color);
+  for (const auto& g : s.gpus) out += Row(g, o);
+  if (s.gpus.empty()) out += "  (no GPUs found by the driver)\n";
+  out += Processes(s);
+  out += Abnormal(s, o);
+  return out;
+}
+
+}  // namespace gpudoctor

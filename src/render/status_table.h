@@ -1,0 +1,23 @@
+// The `status` table: one row per GPU in the spirit of nvidia-smi, values
+// graded against the thresholds (colour on a TTY), the processes, and a block
+// listing anything abnormal.
+#pragma once
+
+#include <string>
+
+#include "core/gpu_status.h"
+#include "core/thresholds.h"
+
+namespace gpudoctor {
+
+struct TableOptions {
+  bool color = false;
+  Thresholds thresholds;
+};
+
+std::string RenderStatusTable(const SystemStatus& status, const TableOptions& options);
+
+// "n/a" or the value with a unit; shared by the text renderers.
+std::string FormatMiB(std::optional<std::int64_t> bytes);
+
+}  // namespace gpudoctor
