@@ -1,0 +1,289 @@
+#include "render/watch_view.h"
+
+#include <fmt/format.h>
+
+#include <ctime>
+#include <vector>
+
+#include "core/clock_reasons.h"
+#include "render/ansi.h"
+#include "render/sparkline.h"
+
+namespace gpudoctor {
+namespace {
+
+constexpr std::int64_t kMiB = 1024 * 1024;
+constexpr std::size_t kLabelWidth = 9;   // "  memory "
+constexpr std::size_t kValueWidth = 25;  // "81559/81559 MiB (100.0%)"
+
+// A value as text plus how it grades against the thresholds.
+struct Cell {
+  std::string text = "n/a";
+  Level level = Level::kNone;
+};
+
+// Units are glued to numbers in the one-line form ("56C") and spaced out on
+// the screen ("56 °C").
+struct Units {
+  const char* space;
+  const char* degrees;
+};
+constexpr Units kLineUnits{"", "C"};
+constexpr Units kScreenUnits{" ", " \u00b0C"};
+
+Cell UtilizationCell(const GpuStatus& gpu, const Thresholds& t) {
+  Cell cell;
+  auto value = HistoryValue(gpu, HistoryMetric::kUtilization);
+  if (value) cell.text = fmt::format("{}%", *gpu.utilization_gpu_percent);
+  cell.level = GradeUtilization(value, t);
+  return cell;
+}
+
+Cell MemoryCell(const GpuStatus& gpu, const Thresholds& t, const Units& u) {
+  Cell cell;
+  if (!gpu.memory_used_bytes) return cell;
+  std::int64_t used = *gpu.memory_used_bytes / kMiB;
+  auto percent = HistoryValue(gpu, HistoryMetric::kMemoryPercent);
+  if (!percent) {
+    cell.text = fmt::format("{}{}MiB", used, u.space);
+    return cell;
+  }
+  cell.text = fmt::format("{}/{}{}MiB{}({:.1f}%)", used,
+                          *gpu.memory_total_bytes / kMiB, u.space, u.space,
+                          *percent);
+  cell.level = GradeMemory(percent, t);
+  return cell;
+}
+
+Cell TemperatureCell(const GpuStatus& gpu, const Thresholds& t, const Units& u) {
+  Cell cell;
+  auto value = HistoryValue(gpu, HistoryMetric::kTemperature);
+  if (!value) return cell;
+  cell.text = fmt::format("{}{}", *gpu.temperature_c, u.degrees);
+  std::optional<double> slowdown;
+  if (gpu.temperature_slowdown_c) {
+    slowdown = static_cast<double>(*gpu.temperature_slowdown_c);
+  }
+  cell.level = GradeTemperature(value, slowdown, t);
+  return cell;
+}
+
+Cell PowerCell(const GpuStatus& gpu, const Thresholds& t, const Units& u) {
+  Cell cell;
+  if (!gpu.power_draw_w) return cell;
+  if (gpu.power_limit_w) {
+    cell.text = fmt::format("{:.1f}/{:.1f}{}W", *gpu.power_draw_w,
+                            *gpu.power_limit_w, u.space);
+  } else {
+    cell.text = fmt::format("{:.1f}{}W", *gpu.power_draw_w, u.space);
+  }
+  cell.level = GradePower(gpu.power_draw_w, gpu.power_limit_w, t);
+  return cell;
+}
+
+std::string MhzText(const std::optional<std::int64_t>& mhz, const Units& u) {
+  return mhz ? fmt::format("{}{}MHz", *mhz, u.space) : "n/a";
+}
+
+std::string PstateText(const GpuStatus& gpu) {
+  return gpu.pstate ? fmt::format("P{}", *gpu.pstate) : "n/a";
+}
+
+// Active slowdown reasons joined by commas; "none" or "n/a".
+Cell ReasonsCell(const GpuStatus& gpu) {
+  Cell cell;
+  if (!gpu.clock_event_reasons_mask) return cell;
+  std::string names;
+  for (const auto& reason : AllClockReasons()) {
+    if ((*gpu.clock_event_reasons_mask & reason.bit) == 0) continue;
+    if (!IsSlowdownReason(reason.bit)) continue;
+    if (!names.empty()) names += ',';
+    names += reason.name;
+  }
+  cell.text = names.empty() ? "none" : names;
+  cell.level = names.empty() ? Level::kNone : Level::kWarning;
+  return cell;
+}
+
+Level StateLevel(GpuState state) {
+  return state == GpuState::kOk ? Level::kNormal : Level::kCritical;
+}
+
+std::string PadRight(std::string text, std::size_t width) {
+  std::size_t visible = VisibleWidth(text);
+  if (visible < width) text.append(width - visible, ' ');
+  return text;
+}
+
+std::string IntervalText(std::chrono::milliseconds interval) {
+  if (interval.count() % 1000 == 0) return fmt::format("{}s", interval.count() / 1000);
+  if (interval.count() < 1000) return fmt::format("{}ms", interval.count());
+  return fmt::format("{:g}s", static_cast<double>(interval.count()) / 1000.0);
+}
+
+std::string HeaderLine(const SystemStatus& status, const WatchViewOptions& o) {
+  std::string line = Bold("gpudoctor watch", o.color);
+  line += "  every " + IntervalText(o.interval);
+  line += "  " + FormatLocalTime(o.now, ' ');
+  line += "  driver " + status.driver_version.value_or("n/a");
+  std::string cuda = status.cuda_driver_version
+                         ? CudaVersionText(*status.cuda_driver_version)
+                         : std::string();
+  line += "  CUDA " + (cuda.empty() ? std::string("n/a") : cuda);
+  constexpr std::string_view kHint = "q: quit";
+  std::size_t used = VisibleWidth(line);
+  if (used + 2 + kHint.size() <= o.width) {
+    line.append(o.width - used - kHint.size(), ' ');
+    line += kHint;
+  }
+  return line;
+}
+
+std::string TitleLine(const GpuStatus& gpu, const WatchViewOptions& o) {
+  std::string line = Bold(fmt::format("GPU {}", gpu.index), o.color);
+  line += "  " + (gpu.name.empty() ? std::string("(unknown)") : gpu.name);
+  line += "  " + Colorize(GpuStateName(gpu.state), StateLevel(gpu.state), o.color);
+  if (!gpu.pci_bus_id.empty()) line += "  " + gpu.pci_bus_id;
+  return line;
+}
+
+struct SparkRange {
+  double min;
+  double max;
+};
+
+SparkRange RangeFor(const GpuStatus& gpu, HistoryMetric metric,
+                    const std::vector<std::optional<double>>& values) {
+  switch (metric) {
+    case HistoryMetric::kUtilization:
+    case HistoryMetric::kMemoryPercent:
+      return {0, 100};
+    case HistoryMetric::kTemperature:
+      return {20, 100};
+    case HistoryMetric::kPower: {
+      double max = gpu.power_limit_w.value_or(0);
+      for (const auto& v : values) {
+        if (v && *v > max) max = *v;
+      }
+      return {0, max};
+    }
+  }
+  return {0, 100};
+}
+
+std::string MetricLine(const GpuStatus& gpu, const History& history,
+                       HistoryMetric metric, const char* label,
+                       const Cell& cell, const WatchViewOptions& o) {
+  std::string line = PadRight(std::string("  ") + label, kLabelWidth);
+  line += PadRight(Colorize(cell.text, cell.level, o.color), kValueWidth);
+  std::size_t used = kLabelWidth + kValueWidth + 1;
+  if (o.width <= used) return line;
+  std::size_t cells = std::min(history.capacity(), o.width - used);
+  auto values = history.Values(gpu.index, metric);
+  SparkRange range = RangeFor(gpu, metric, values);
+  return line + " " + Sparkline(values, range.min, range.max, cells);
+}
+
+std::string DetailLine(const GpuStatus& gpu, const WatchViewOptions& o) {
+  Cell reasons = ReasonsCell(gpu);
+  std::string line = PadRight("  clock", kLabelWidth);
+  line += MhzText(gpu.clocks_graphics_mhz, kScreenUnits);
+  line += "  " + PstateText(gpu);
+  line += "  slowdown: " + Colorize(reasons.text, reasons.level, o.color);
+  return line;
+}
+
+void AppendGpuBlock(const GpuStatus& gpu, const History& history,
+                    const WatchViewOptions& o, std::vector<std::string>& lines) {
+  const Thresholds& t = o.thresholds;
+  lines.push_back(TitleLine(gpu, o));
+  if (gpu.state != GpuState::kOk && !gpu.state_detail.empty()) {
+    lines.push_back("  " + Colorize(gpu.state_detail, Level::kCritical, o.color));
+  }
+  lines.push_back(MetricLine(gpu, history, HistoryMetric::kUtilization, "util",
+                             UtilizationCell(gpu, t), o));
+  lines.push_back(MetricLine(gpu, history, HistoryMetric::kMemoryPercent,
+                             "memory", MemoryCell(gpu, t, kScreenUnits), o));
+  lines.push_back(MetricLine(gpu, history, HistoryMetric::kTemperature, "temp",
+                             TemperatureCell(gpu, t, kScreenUnits), o));
+  lines.push_back(MetricLine(gpu, history, HistoryMetric::kPower, "power",
+                             PowerCell(gpu, t, kScreenUnits), o));
+  lines.push_back(DetailLine(gpu, o));
+}
+
+}  // namespace
+
+std::string RenderWatchFrame(const SystemStatus& status, const History& history,
+                             const WatchViewOptions& options) {
+  std::vector<std::string> lines = {HeaderLine(status, options)};
+  if (!status.nvml_loaded) {
+    lines.push_back(Colorize("NVML: " + status.nvml_error, Level::kCritical,
+                             options.color));
+  } else if (status.gpus.empty()) {
+    lines.push_back("no NVIDIA GPU found");
+  }
+  for (const auto& gpu : status.gpus) {
+    lines.emplace_back();
+    AppendGpuBlock(gpu, history, options, lines);
+  }
+  std::string frame;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i > 0) frame += '\n';
+    frame += ClipToWidth(lines[i], options.width);
+  }
+  return frame;
+}
+
+std::string RenderWatchLine(const GpuStatus& gpu,
+                            std::chrono::system_clock::time_point now) {
+  Thresholds t;
+  return fmt::format(
+      "{} gpu={} state={} util={} mem={} temp={} power={} sm={} pstate={} "
+      "reasons={}",
+      FormatLocalTime(now, 'T'), gpu.index, GpuStateName(gpu.state),
+      UtilizationCell(gpu, t).text, MemoryCell(gpu, t, kLineUnits).text,
+      TemperatureCell(gpu, t, kLineUnits).text,
+      PowerCell(gpu, t, kLineUnits).text, MhzText(gpu.clocks_sm_mhz, kLineUnits),
+      PstateText(gpu), ReasonsCell(gpu).text);
+}
+
+std::string FormatLocalTime(std::chrono::system_clock::time_point time,
+                            char separator) {
+  std::time_t seconds = std::chrono::system_clock::to_time_t(time);
+  std::tm local{};
+  localtime_r(&seconds, &local);
+  char buf[32];
+  std::size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &local);
+  if (n > 10) buf[10] = separator;
+  return std::string(buf, n);
+}
+
+std::string ClipToWidth(std::string_view line, std::size_t width) {
+  std::string out;
+  std::size_t visible = 0;
+  bool escaped = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(line[i]);
+    if (c == 0x1b) {  // copy a whole CSI sequence, it takes no columns
+      std::size_t end = i + 1;
+      while (end < line.size() && !(line[end] >= '@' && line[end] <= '~' &&
+                                    line[end] != '[')) {
+        ++end;
+      }
+      out.append(line.substr(i, end - i + 1));
+      escaped = true;
+      i = end;
+      continue;
+    }
+    bool starts_char = (c & 0xC0) != 0x80;
+    if (starts_char && visible == width) {
+      if (escaped) out += "\x1b[0m";
+      return out;
+    }
+    if (starts_char) ++visible;
+    out += static_cast<char>(c);
+  }
+  return out;
+}
+
+}  // namespace gpudoctor
