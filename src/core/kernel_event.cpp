@@ -1,0 +1,27 @@
+#include "core/kernel_event.h"
+
+namespace gpudoctor {
+
+const char* KernelEventKindName(KernelEventKind kind) {
+  switch (kind) {
+    case KernelEventKind::kXid: return "xid";
+    case KernelEventKind::kSxid: return "sxid";
+    case KernelEventKind::kFallenOffBus: return "fallen_off_bus";
+    case KernelEventKind::kRmInitFailed: return "rm_init_failed";
+    case KernelEventKind::kGspTimeout: return "gsp_timeout";
+    case KernelEventKind::kGspHeartbeat: return "gsp_heartbeat";
+    case KernelEventKind::kRecoveryAction: return "recovery_action";
+    case KernelEventKind::kNcclTimeout: return "nccl_timeout";
+    case KernelEventKind::kNcclSegfault: return "nccl_segfault";
+    case KernelEventKind::kPcieBandwidthLimited: return "pcie_bandwidth_limited";
+    case KernelEventKind::kDriverLoaded: return "driver_loaded";
+    case KernelEventKind::kGpuUuid: return "gpu_uuid";
+    case KernelEventKind::kPcieAer: return "pcie_aer";
+    case KernelEventKind::kFabricManagerError: return "fabricmanager_error";
+    case KernelEventKind::kOomKill: return "oom_kill";
+    case KernelEventKind::kProbeFailed: return "probe_failed";
+  }
+  return "unknown";
+}
+
+}  // namespace gpudoctor

@@ -1,0 +1,70 @@
+// Kernel-log evidence: the lines a source yields, and the events extracted
+// from them (Xid, SXid, fallen off the bus, GSP timeouts, NCCL errors, ...).
+// The field names follow the report's `events` list (gpudoctor.report/v1).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpudoctor {
+
+using WallTime = std::chrono::system_clock::time_point;
+
+// Where a piece of evidence came from: a file and 1-based line, or a live
+// source such as "/dev/kmsg" or "journal" (line 0 then).
+struct SourceRef {
+  std::string file;
+  std::size_t line = 0;
+};
+
+// One line as a source yields it, before any parsing. `time` is set when the
+// source itself knows the time (journal entries, /dev/kmsg records); for
+// plain files the parser reads it from the line's prefix.
+struct LogLine {
+  std::string text;
+  SourceRef ref;
+  std::optional<WallTime> time;
+  std::optional<double> monotonic_s;  // seconds since boot when known
+};
+
+enum class KernelEventKind {
+  kXid,
+  kSxid,
+  kFallenOffBus,
+  kRmInitFailed,
+  kGspTimeout,
+  kGspHeartbeat,
+  kRecoveryAction,   // Xid 154 text
+  kNcclTimeout,
+  kNcclSegfault,
+  kPcieBandwidthLimited,
+  kDriverLoaded,
+  kGpuUuid,          // "NVRM: GPU at PCI:...: GPU-<uuid>"
+  kPcieAer,
+  kFabricManagerError,
+  kOomKill,
+  kProbeFailed,      // "probe of ... failed", "probe routine failed"
+};
+
+// "xid", "sxid", "fallen_off_bus", "rm_init_failed", "gsp_timeout", ...
+const char* KernelEventKindName(KernelEventKind kind);
+
+struct KernelEvent {
+  KernelEventKind kind = KernelEventKind::kXid;
+  std::optional<WallTime> time;           // absolute time when known
+  std::optional<double> monotonic_s;      // seconds since boot when known
+  std::optional<int> code;                // Xid / SXid number
+  std::string pci_bus_id;                 // "0000:3b:00.0"; empty if none
+  std::optional<std::int64_t> pid;
+  std::string process;
+  std::string message;                    // first line, prefix stripped
+  std::vector<std::string> continuation;  // following lines of the same message
+  std::size_t count = 1;                  // identical repeats folded into one
+  SourceRef source;                       // first occurrence
+  std::string detail;                     // kind-specific: UUID, driver version, action...
+};
+
+}  // namespace gpudoctor
