@@ -1,0 +1,234 @@
+// Library lifetime, system queries, device enumeration and identity.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "fake_state.h"
+
+namespace fake {
+namespace {
+
+double TimeOffsetFromEnv() {
+  const char* text = std::getenv("FAKE_NVML_TIME_OFFSET_S");
+  if (text == nullptr || *text == '\0') return 0;
+  char* end = nullptr;
+  double offset = std::strtod(text, &end);
+  if (end == text || *end != '\0') {
+    std::fprintf(stderr, "fake NVML: ignoring FAKE_NVML_TIME_OFFSET_S=%s\n",
+                 text);
+    return 0;
+  }
+  return offset;
+}
+
+nvmlReturn_t Init() {
+  State& s = TheState();
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.refcount > 0) {
+      ++s.refcount;
+      return NVML_SUCCESS;
+    }
+  }
+  const char* path = std::getenv("FAKE_NVML_SCENARIO");
+  if (path == nullptr || *path == '\0') return NVML_ERROR_DRIVER_NOT_LOADED;
+  double start = SteadySeconds();
+  std::string error;
+  std::optional<Scenario> scenario = LoadScenario(path, &error);
+  if (!scenario) {
+    std::fprintf(stderr, "fake NVML: %s\n", error.c_str());
+    return NVML_ERROR_UNKNOWN;
+  }
+  if (scenario->init_delay_ms > 0) {
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(scenario->init_delay_ms));
+  }
+  if (scenario->init_error != NVML_SUCCESS) return scenario->init_error;
+  double offset = TimeOffsetFromEnv();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (s.refcount == 0) {
+    s.scenario = std::move(*scenario);
+    s.start_s = start;
+    s.time_offset_s = offset;
+  }
+  ++s.refcount;
+  return NVML_SUCCESS;
+}
+
+// Runs body(scenario) when initialised.
+template <typename Body>
+nvmlReturn_t WithSystem(Body&& body) {
+  std::lock_guard<std::mutex> lock(TheState().mu);
+  if (TheState().refcount == 0) return NVML_ERROR_UNINITIALIZED;
+  return body(TheState().scenario);
+}
+
+nvmlReturn_t GetCount(unsigned* count) {
+  return WithSystem([&](const Scenario& s) -> nvmlReturn_t {
+    if (count == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+    *count = static_cast<unsigned>(s.gpus.size());
+    return NVML_SUCCESS;
+  });
+}
+
+nvmlReturn_t GetHandle(unsigned index, nvmlDevice_t* device) {
+  std::unique_lock<std::mutex> lock(TheState().mu);
+  GpuCall call;
+  nvmlReturn_t rc = EnterGpu(index, lock, {}, &call);
+  if (rc != NVML_SUCCESS) return rc;
+  if (device == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  *device = HandleOf(index);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t CudaVersion(int* version) {
+  return WithSystem([&](const Scenario& s) -> nvmlReturn_t {
+    if (version == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+    if (!s.cuda_driver_version) return NVML_ERROR_LIBRARY_NOT_FOUND;
+    *version = *s.cuda_driver_version;
+    return NVML_SUCCESS;
+  });
+}
+
+}  // namespace
+}  // namespace fake
+
+using fake::CopyString;
+using fake::GpuCall;
+using fake::WithGpu;
+
+extern "C" {
+
+nvmlReturn_t nvmlInit_v2(void) { return fake::Init(); }
+nvmlReturn_t nvmlInit(void) { return fake::Init(); }
+
+nvmlReturn_t nvmlShutdown(void) {
+  std::lock_guard<std::mutex> lock(fake::TheState().mu);
+  if (fake::TheState().refcount > 0) --fake::TheState().refcount;
+  return NVML_SUCCESS;
+}
+
+const char* nvmlErrorString(nvmlReturn_t result) {
+  return fake::ReturnCodeText(result);
+}
+
+nvmlReturn_t nvmlSystemGetDriverVersion(char* version, unsigned int length) {
+  return fake::WithSystem([&](const fake::Scenario& s) -> nvmlReturn_t {
+    return CopyString(s.driver_version, version, length);
+  });
+}
+
+nvmlReturn_t nvmlSystemGetNVMLVersion(char* version, unsigned int length) {
+  return fake::WithSystem([&](const fake::Scenario& s) -> nvmlReturn_t {
+    return CopyString(s.nvml_version, version, length);
+  });
+}
+
+nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* cudaDriverVersion) {
+  return fake::CudaVersion(cudaDriverVersion);
+}
+
+nvmlReturn_t nvmlSystemGetCudaDriverVersion(int* cudaDriverVersion) {
+  return fake::CudaVersion(cudaDriverVersion);
+}
+
+nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char* name,
+                                      unsigned int length) {
+  return fake::WithSystem([&](const fake::Scenario& s) -> nvmlReturn_t {
+    for (const fake::FakeGpu& gpu : s.gpus) {
+      if (!gpu.status.processes) continue;
+      for (const auto& p : *gpu.status.processes) {
+        if (p.pid == pid) return CopyString(p.name, name, length);
+      }
+    }
+    return NVML_ERROR_NOT_FOUND;
+  });
+}
+
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* deviceCount) {
+  return fake::GetCount(deviceCount);
+}
+
+nvmlReturn_t nvmlDeviceGetCount(unsigned int* deviceCount) {
+  return fake::GetCount(deviceCount);
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index,
+                                           nvmlDevice_t* device) {
+  return fake::GetHandle(index, device);
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index,
+                                        nvmlDevice_t* device) {
+  return fake::GetHandle(index, device);
+}
+
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name,
+                               unsigned int length) {
+  return WithGpu(device, {"name"}, [&](const GpuCall& c) -> nvmlReturn_t {
+    return CopyString(c.now.name, name, length);
+  });
+}
+
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid,
+                               unsigned int length) {
+  return WithGpu(device, {"uuid"}, [&](const GpuCall& c) -> nvmlReturn_t {
+    return CopyString(c.now.uuid, uuid, length);
+  });
+}
+
+nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char* serial,
+                                 unsigned int length) {
+  return WithGpu(device, {"serial"}, [&](const GpuCall& c) -> nvmlReturn_t {
+    return CopyString(c.now.serial.value_or(""), serial, length);
+  });
+}
+
+nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device,
+                                          char* partNumber,
+                                          unsigned int length) {
+  return WithGpu(device, {"board_part_number"}, [&](const GpuCall& c) -> nvmlReturn_t {
+    return CopyString(c.now.board_part_number.value_or(""), partNumber,
+                      length);
+  });
+}
+
+nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char* version,
+                                       unsigned int length) {
+  return WithGpu(device, {"vbios_version"}, [&](const GpuCall& c) -> nvmlReturn_t {
+    return CopyString(c.now.vbios_version.value_or(""), version, length);
+  });
+}
+
+nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device,
+                                              char* version,
+                                              unsigned int length) {
+  return WithGpu(device, {"inforom_image_version"}, [&](const GpuCall& c) -> nvmlReturn_t {
+    return CopyString(c.now.inforom_image_version.value_or(""), version,
+                      length);
+  });
+}
+
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t* pci) {
+  return WithGpu(device, {"pci_bus_id"}, [&](const GpuCall& c) -> nvmlReturn_t {
+    if (pci == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+    unsigned domain = 0, bus = 0, dev = 0, function = 0;
+    if (std::sscanf(c.now.pci_bus_id.c_str(), "%x:%x:%x.%x", &domain, &bus,
+                    &dev, &function) != 4) {
+      return NVML_ERROR_NOT_SUPPORTED;
+    }
+    *pci = nvmlPciInfo_t{};
+    pci->domain = domain;
+    pci->bus = bus;
+    pci->device = dev;
+    pci->pciDeviceId = c.gpu->pci_device_id;
+    std::snprintf(pci->busId, sizeof pci->busId, "%08X:%02X:%02X.0", domain,
+                  bus, dev);
+    std::snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy,
+                  "%04X:%02X:%02X.0", domain, bus, dev);
+    return NVML_SUCCESS;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,81 @@
+// The fake NVML's scenario: the GPUs it pretends to have, how their values
+// move over time and which faults strike them. Loaded from the file named by
+// FAKE_NVML_SCENARIO (an nvidia-smi -q -x XML or a JSON scenario, see
+// README.md in this folder).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/gpu_status.h"
+#include "nvml/nvml_api.h"
+
+namespace fake {
+
+// How one numeric field moves with time (seconds since init).
+struct Timeline {
+  enum class Kind { kValues, kRamp, kSteps };
+  Kind kind = Kind::kValues;
+  std::vector<double> values;  // kValues: cycled, each held period_s
+  double period_s = 1.0;
+  double from = 0, to = 0, seconds = 0;           // kRamp
+  std::vector<std::pair<double, double>> steps;  // kSteps: (at_s, value)
+
+  // The value at time t; nullopt means "the base value" (before the first
+  // step).
+  std::optional<double> At(double t) const;
+};
+
+enum class FaultKind { kLost, kHang, kXid, kSlow, kError };
+
+struct Fault {
+  FaultKind kind = FaultKind::kLost;
+  double at_s = 0;
+  unsigned long long xid = 0;  // kXid
+  int delay_ms = 0;            // kSlow
+  std::string field;           // kError: the field or setter it breaks
+  nvmlReturn_t error = NVML_SUCCESS;  // kError
+  bool delivered = false;      // kXid: handed out by nvmlEventSetWait_v2
+};
+
+struct FakeGpu {
+  gpudoctor::GpuStatus status;  // base state; the setters change it
+  unsigned pci_device_id = 0x20B010DE;
+  std::map<std::string, Timeline> metrics;
+  std::vector<Fault> faults;
+};
+
+struct Scenario {
+  std::string path;
+  std::string driver_version = "535.104.05";
+  std::optional<int> cuda_driver_version = 12020;
+  std::string nvml_version;  // "12." + driver_version when not given
+  nvmlReturn_t init_error = NVML_SUCCESS;
+  int init_delay_ms = 0;
+  std::vector<FakeGpu> gpus;
+};
+
+constexpr unsigned kMaxGpus = 64;
+
+// Reads a scenario file. On failure returns nullopt and a one-line message
+// naming the file (and the offending key for unknown keys).
+std::optional<Scenario> LoadScenario(const std::string& path,
+                                     std::string* error);
+
+// Sets a numeric field by its status --json name: any numeric scalar field,
+// "pstate" or "clock_event_reasons" (a bit mask). False for other names.
+bool SetMetricField(gpudoctor::GpuStatus& gpu, std::string_view name,
+                    double value);
+bool IsMetricField(std::string_view name);
+// True for the names an "error" fault may target.
+bool IsFaultableField(std::string_view name);
+
+// NVML return code names ("NVML_ERROR_NO_PERMISSION") and texts.
+std::optional<nvmlReturn_t> ReturnCodeByName(std::string_view name);
+const char* ReturnCodeText(nvmlReturn_t code);
+
+}  // namespace fake

@@ -1,0 +1,175 @@
+// One "gpus" entry of a JSON scenario: field overrides, metrics and faults.
+#include <cmath>
+#include <cstdio>
+
+#include "core/clock_reasons.h"
+#include "core/gpu_fields.h"
+#include "fake_scenario_json.h"
+
+namespace fake {
+namespace {
+
+using gpudoctor::GpuStatus;
+using nlohmann::json;
+
+std::optional<std::int64_t> OptionalInt(const json& value,
+                                        const std::string& where) {
+  if (value.is_null()) return std::nullopt;
+  return std::llround(Number(value, where));
+}
+
+std::optional<bool> OptionalBool(const json& value, const std::string& where) {
+  if (value.is_null()) return std::nullopt;
+  if (value.is_boolean()) return value.get<bool>();
+  return Number(value, where) != 0;
+}
+
+void SetScalar(GpuStatus& gpu, const gpudoctor::GpuField& field,
+               const json& value, const std::string& where) {
+  if (value.is_null()) return gpudoctor::ClearField(gpu, field);
+  if (auto* text = std::get_if<gpudoctor::TextMember>(&field.member)) {
+    if (!value.is_string()) Fail(where, "must be a string or null");
+    gpu.*(*text) = value.get<std::string>();
+  } else if (std::holds_alternative<gpudoctor::BoolMember>(field.member)) {
+    gpudoctor::SetNumber(gpu, field, *OptionalBool(value, where) ? 1 : 0);
+  } else {
+    gpudoctor::SetNumber(gpu, field, Number(value, where));
+  }
+}
+
+std::optional<std::int64_t> ParsePstate(const json& value,
+                                        const std::string& where) {
+  if (value.is_string()) {
+    std::string text = value.get<std::string>();
+    int p = -1;
+    int used = 0;
+    if (std::sscanf(text.c_str(), "P%d%n", &p, &used) != 1 ||
+        used != static_cast<int>(text.size()) || p < 0 || p > 15) {
+      Fail(where, "must be P0..P15");
+    }
+    return p;
+  }
+  return OptionalInt(value, where);
+}
+
+std::optional<std::uint64_t> ParseReasons(const json& value,
+                                          const std::string& where) {
+  if (value.is_null()) return std::nullopt;
+  if (value.is_number()) {
+    return static_cast<std::uint64_t>(std::llround(Number(value, where)));
+  }
+  if (!value.is_array()) Fail(where, "must be a list of reason names");
+  std::uint64_t mask = 0;
+  for (const json& name : value) {
+    std::uint64_t bit = name.is_string()
+                            ? gpudoctor::ClockReasonBit(name.get<std::string>())
+                            : 0;
+    if (bit == 0) Fail(where, "unknown reason " + name.dump());
+    mask |= bit;
+  }
+  return mask;
+}
+
+std::optional<std::vector<gpudoctor::GpuProcess>> ParseProcesses(
+    const json& value, const std::string& where) {
+  if (value.is_null()) return std::nullopt;
+  if (!value.is_array()) Fail(where, "must be a list or null");
+  std::vector<gpudoctor::GpuProcess> out;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    std::string at = where + "[" + std::to_string(i) + "]";
+    CheckKeys(value[i], at, {"pid", "name", "used_memory_bytes"});
+    gpudoctor::GpuProcess p;
+    p.pid = static_cast<std::uint32_t>(Number(value[i].at("pid"), at + ".pid"));
+    p.name = value[i].value("name", "");
+    if (value[i].contains("used_memory_bytes")) {
+      p.used_memory_bytes = OptionalInt(value[i]["used_memory_bytes"], at);
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<gpudoctor::NvLinkStatus> ParseNvLinks(const json& value,
+                                                  const std::string& where) {
+  if (!value.is_array()) Fail(where, "must be a list");
+  std::vector<gpudoctor::NvLinkStatus> out;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    std::string at = where + "[" + std::to_string(i) + "]";
+    const json& e = value[i];
+    CheckKeys(e, at, {"link", "active", "crc_flit_errors", "crc_data_errors",
+                      "replay_errors", "recovery_errors"});
+    gpudoctor::NvLinkStatus link;
+    link.link = static_cast<unsigned>(e.value("link", static_cast<unsigned>(i)));
+    auto get = [&](const char* key) {
+      return e.contains(key) ? OptionalInt(e[key], at + "." + key)
+                             : std::nullopt;
+    };
+    if (e.contains("active")) link.active = OptionalBool(e["active"], at);
+    link.crc_flit_errors = get("crc_flit_errors");
+    link.crc_data_errors = get("crc_data_errors");
+    link.replay_errors = get("replay_errors");
+    link.recovery_errors = get("recovery_errors");
+    out.push_back(link);
+  }
+  return out;
+}
+
+}  // namespace
+
+FakeGpu DefaultGpu(unsigned index) {
+  FakeGpu gpu;
+  gpu.status.index = index;
+  gpu.status.name = "Fake GPU";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "GPU-00000000-0000-0000-0000-%012x",
+                index + 1);
+  gpu.status.uuid = buf;
+  std::snprintf(buf, sizeof buf, "0000:%02x:00.0", index + 1);
+  gpu.status.pci_bus_id = buf;
+  return gpu;
+}
+
+void ApplyGpuJson(const json& entry, const std::string& where, FakeGpu& gpu) {
+  GpuStatus& g = gpu.status;
+  for (const auto& [key, value] : entry.items()) {
+    std::string at = where + "." + key;
+    if (key == "xml" || key == "xml_gpu") continue;
+    if (const auto* field = gpudoctor::FindGpuField(key)) {
+      SetScalar(g, *field, value, at);
+    } else if (key == "name" || key == "uuid") {
+      (key == "name" ? g.name : g.uuid) = value.is_null() ? "" : value.get<std::string>();
+    } else if (key == "pci_bus_id") {
+      g.pci_bus_id = value.is_null() ? "" : gpudoctor::NormalizePciBusId(value.get<std::string>());
+      if (!value.is_null() && g.pci_bus_id.empty()) Fail(at, "malformed bus id");
+    } else if (key == "pci_device_id") {
+      gpu.pci_device_id = value.is_string()
+          ? static_cast<unsigned>(std::stoul(value.get<std::string>(), nullptr, 16))
+          : static_cast<unsigned>(Number(value, at));
+    } else if (key == "pstate") {
+      g.pstate = ParsePstate(value, at);
+    } else if (key == "clock_event_reasons") {
+      g.clock_event_reasons_mask = ParseReasons(value, at);
+    } else if (key == "fan_speeds_percent") {
+      g.fan_speeds_percent.clear();
+      if (!value.is_null()) {
+        for (const json& v : value) g.fan_speeds_percent.push_back(std::llround(Number(v, at)));
+      }
+      if (!entry.contains("fan_speed_percent")) {
+        g.fan_speed_percent = g.fan_speeds_percent.empty()
+            ? std::nullopt : std::optional<std::int64_t>(g.fan_speeds_percent[0]);
+      }
+    } else if (key == "processes") {
+      g.processes = ParseProcesses(value, at);
+    } else if (key == "nvlinks") {
+      g.nvlinks = value.is_null() ? std::vector<gpudoctor::NvLinkStatus>{} : ParseNvLinks(value, at);
+    } else if (key == "metrics") {
+      ApplyMetricsJson(value, at, gpu);
+    } else if (key == "faults") {
+      ApplyFaultsJson(value, at, gpu);
+    } else {
+      throw ScenarioError{"unknown key '" + at + "'"};
+    }
+  }
+}
+
+}  // namespace fake

@@ -1,0 +1,148 @@
+#include "fake_state.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+
+namespace fake {
+namespace {
+
+// Handles are addresses inside this array: stable, distinct and checkable.
+char g_handle_slots[kMaxGpus];
+
+gpudoctor::GpuStatus ApplyMetrics(const FakeGpu& gpu, double t) {
+  gpudoctor::GpuStatus now = gpu.status;
+  for (const auto& [name, timeline] : gpu.metrics) {
+    if (auto value = timeline.At(t)) SetMetricField(now, name, *value);
+  }
+  return now;
+}
+
+[[noreturn]] void BlockForever() {
+  // Touches no state: the process may be exiting around this thread.
+  for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+}
+
+}  // namespace
+
+State& TheState() {
+  static State* state = new State();
+  return *state;
+}
+
+double SteadySeconds() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+double ElapsedLocked(const State& state) {
+  return SteadySeconds() - state.start_s + state.time_offset_s;
+}
+
+nvmlDevice_t HandleOf(unsigned index) {
+  return reinterpret_cast<nvmlDevice_t>(&g_handle_slots[index]);
+}
+
+int IndexOf(nvmlDevice_t device) {
+  auto address = reinterpret_cast<std::uintptr_t>(device);
+  auto first = reinterpret_cast<std::uintptr_t>(&g_handle_slots[0]);
+  if (address < first || address >= first + kMaxGpus) return -1;
+  auto index = static_cast<unsigned>(address - first);
+  if (index >= TheState().scenario.gpus.size()) return -1;
+  return static_cast<int>(index);
+}
+
+nvmlReturn_t ErrorFaultFor(const FakeGpu& gpu, std::string_view field,
+                           double t) {
+  for (const Fault& f : gpu.faults) {
+    if (f.kind == FaultKind::kError && f.field == field && t >= f.at_s) {
+      return f.error;
+    }
+  }
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t EnterGpu(unsigned index, std::unique_lock<std::mutex>& lock,
+                      std::initializer_list<std::string_view> fields,
+                      GpuCall* call) {
+  State& s = TheState();
+  if (s.refcount == 0) return NVML_ERROR_UNINITIALIZED;
+  if (index >= s.scenario.gpus.size()) return NVML_ERROR_INVALID_ARGUMENT;
+  int delay_ms = 0;
+  double start = ElapsedLocked(s);
+  for (const Fault& f : s.scenario.gpus[index].faults) {
+    if (f.kind == FaultKind::kSlow && start >= f.at_s) delay_ms += f.delay_ms;
+  }
+  if (delay_ms > 0) {
+    lock.unlock();
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    lock.lock();
+    // The library may have been shut down (or re-initialised) meanwhile.
+    if (s.refcount == 0) return NVML_ERROR_UNINITIALIZED;
+    if (index >= s.scenario.gpus.size()) return NVML_ERROR_INVALID_ARGUMENT;
+  }
+  FakeGpu& gpu = s.scenario.gpus[index];
+  double t = ElapsedLocked(s);
+  for (const Fault& f : gpu.faults) {
+    if (f.kind == FaultKind::kHang && t >= f.at_s) {
+      lock.unlock();
+      BlockForever();
+    }
+  }
+  for (const Fault& f : gpu.faults) {
+    if (f.kind == FaultKind::kLost && t >= f.at_s) return NVML_ERROR_GPU_IS_LOST;
+  }
+  for (std::string_view field : fields) {
+    if (nvmlReturn_t rc = ErrorFaultFor(gpu, field, t); rc != NVML_SUCCESS) {
+      return rc;
+    }
+  }
+  call->index = index;
+  call->gpu = &gpu;
+  call->t = t;
+  call->now = ApplyMetrics(gpu, t);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t CopyString(const std::string& text, char* buffer,
+                        unsigned length) {
+  if (buffer == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (text.empty()) return NVML_ERROR_NOT_SUPPORTED;
+  if (length < text.size() + 1) return NVML_ERROR_INSUFFICIENT_SIZE;
+  std::memcpy(buffer, text.c_str(), text.size() + 1);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t PutUint(const std::optional<std::int64_t>& value, unsigned* out) {
+  if (out == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (!value) return NVML_ERROR_NOT_SUPPORTED;
+  *out = static_cast<unsigned>(std::clamp<std::int64_t>(*value, 0, UINT32_MAX));
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t PutUll(const std::optional<std::int64_t>& value,
+                    unsigned long long* out) {
+  if (out == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (!value) return NVML_ERROR_NOT_SUPPORTED;
+  *out = static_cast<unsigned long long>(std::max<std::int64_t>(*value, 0));
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t PutScaled(const std::optional<double>& value, double scale,
+                       unsigned* out) {
+  if (!value) return out == nullptr ? NVML_ERROR_INVALID_ARGUMENT
+                                    : NVML_ERROR_NOT_SUPPORTED;
+  return PutUint(std::llround(std::clamp(*value * scale, 0.0, 4.0e9)), out);
+}
+
+nvmlReturn_t PutEnabled(const std::optional<bool>& value, int* out) {
+  if (out == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (!value) return NVML_ERROR_NOT_SUPPORTED;
+  *out = *value ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+  return NVML_SUCCESS;
+}
+
+}  // namespace fake

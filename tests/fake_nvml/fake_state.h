@@ -1,0 +1,97 @@
+// The fake NVML's process-wide state and the common path of every device
+// call: check init and the handle, apply the GPU's faults, then run the body
+// under the state lock against the GPU's values at the current scenario time.
+//
+// Thread-safety: one mutex guards the state. It is released while a "slow"
+// fault sleeps and while a "hang" fault blocks, so other GPUs keep answering.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "fake_scenario.h"
+#include "nvml/nvml_api.h"
+
+// Every NVML symbol, declared from the one list in nvml_api.h so that the
+// compiler checks each definition against it.
+#define FAKE_NVML_DECLARE(name, params) \
+  extern "C" __attribute__((visibility("default"))) nvmlReturn_t name params;
+NVML_FUNCTIONS(FAKE_NVML_DECLARE)
+#undef FAKE_NVML_DECLARE
+extern "C" __attribute__((visibility("default"))) const char* nvmlErrorString(
+    nvmlReturn_t result);
+
+namespace fake {
+
+struct State {
+  std::mutex mu;
+  int refcount = 0;
+  Scenario scenario;  // meaningful while refcount > 0
+  double time_offset_s = 0;
+  double start_s = 0;  // steady clock, seconds, when the scenario was loaded
+};
+
+// Never destroyed, so that a thread stuck in a "hang" fault at exit is safe.
+State& TheState();
+
+// Seconds since the scenario was loaded plus FAKE_NVML_TIME_OFFSET_S.
+double ElapsedLocked(const State& state);
+double SteadySeconds();
+
+// The values of one GPU for the duration of one call.
+struct GpuCall {
+  unsigned index = 0;
+  FakeGpu* gpu = nullptr;          // base state, for setters
+  gpudoctor::GpuStatus now;        // base with metrics applied
+  double t = 0;                    // scenario time of the call
+};
+
+nvmlDevice_t HandleOf(unsigned index);
+// Index of a handle, or -1 when it is not one of ours.
+int IndexOf(nvmlDevice_t device);
+
+// Locks, checks init and the index, applies faults (slow, hang, lost and
+// error faults naming one of `fields`). On NVML_SUCCESS the lock is held
+// and *call is filled.
+nvmlReturn_t EnterGpu(unsigned index, std::unique_lock<std::mutex>& lock,
+                      std::initializer_list<std::string_view> fields,
+                      GpuCall* call);
+
+// The first active error fault of the GPU for `field`, or NVML_SUCCESS.
+nvmlReturn_t ErrorFaultFor(const FakeGpu& gpu, std::string_view field,
+                           double t);
+
+template <typename Body>
+nvmlReturn_t WithGpu(nvmlDevice_t device,
+                     std::initializer_list<std::string_view> fields,
+                     Body&& body) {
+  std::unique_lock<std::mutex> lock(TheState().mu);
+  if (TheState().refcount == 0) return NVML_ERROR_UNINITIALIZED;
+  int index = IndexOf(device);
+  if (index < 0) return NVML_ERROR_INVALID_ARGUMENT;
+  GpuCall call;
+  nvmlReturn_t rc =
+      EnterGpu(static_cast<unsigned>(index), lock, fields, &call);
+  if (rc != NVML_SUCCESS) return rc;
+  return body(call);
+}
+
+// Copies text into an NVML string buffer (INSUFFICIENT_SIZE when short;
+// NOT_SUPPORTED for an empty value).
+nvmlReturn_t CopyString(const std::string& text, char* buffer,
+                        unsigned length);
+
+// Writes a field to an NVML out-parameter: INVALID_ARGUMENT for a null
+// pointer, NOT_SUPPORTED for a null field; values clamp to the C type.
+nvmlReturn_t PutUint(const std::optional<std::int64_t>& value, unsigned* out);
+nvmlReturn_t PutUll(const std::optional<std::int64_t>& value,
+                    unsigned long long* out);
+// value * scale, rounded (W -> mW with scale 1000).
+nvmlReturn_t PutScaled(const std::optional<double>& value, double scale,
+                       unsigned* out);
+nvmlReturn_t PutEnabled(const std::optional<bool>& value, int* out);
+
+}  // namespace fake
