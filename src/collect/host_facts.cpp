@@ -1,0 +1,48 @@
+#include "collect/host_facts.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+
+namespace gpudoctor {
+
+HostFacts HostFactsFrom(const CollectContext& ctx, const CpuSnapshot& cpu_a,
+                        const CpuSnapshot& cpu_b, const MemorySnapshot& mem_a,
+                        const MemorySnapshot& mem_b, CgroupLimits cgroup,
+                        const HostGpuSummary& gpus, std::uint64_t page_size_bytes,
+                        std::size_t top_processes) {
+  HostFacts facts;
+  facts.cpu_usage = Diff(cpu_a, cpu_b, top_processes);
+  ReadCmdlines(ctx, facts.cpu_usage.top_processes);
+  facts.cpu = ReadCpuInfo(ctx, cgroup.cpu_quota_cores);
+  for (const auto& s : cpu_b.sources) facts.cpu.sources.push_back(s);
+  facts.memory = MemoryBetween(mem_a, mem_b, page_size_bytes);
+  facts.cgroup = std::move(cgroup);
+  if (gpus.gpu_count) facts.cores_per_gpu = CoresPerGpu(facts.cpu.effective_cores, *gpus.gpu_count);
+  std::optional<std::uint64_t> host_ram = facts.memory.total_bytes;
+  if (facts.cgroup.memory_limit_bytes) {
+    host_ram = host_ram ? std::min(*host_ram, *facts.cgroup.memory_limit_bytes)
+                        : *facts.cgroup.memory_limit_bytes;
+  }
+  facts.ram_to_gpu = HostRamToGpuMemory(host_ram, gpus.gpu_memory_total_bytes);
+  return facts;
+}
+
+HostFacts CollectHost(const CollectContext& ctx, std::chrono::milliseconds sample_window,
+                      const HostGpuSummary& gpus, std::size_t top_processes) {
+  CpuSnapshot cpu_a = ReadCpu(ctx);
+  MemorySnapshot mem_a = ReadMemory(ctx);
+  if (sample_window.count() > 0) std::this_thread::sleep_for(sample_window);
+  CpuSnapshot cpu_b = ReadCpu(ctx);
+  MemorySnapshot mem_b = ReadMemory(ctx);
+  std::uint64_t page_size = 4096;
+  if (ctx.root == std::filesystem::path("/")) {
+    long live = ::sysconf(_SC_PAGESIZE);
+    if (live > 0) page_size = static_cast<std::uint64_t>(live);
+  }
+  return HostFactsFrom(ctx, cpu_a, cpu_b, mem_a, mem_b, ReadCgroupLimits(ctx), gpus, page_size,
+                       top_processes);
+}
+
+}  // namespace gpudoctor
