@@ -38,10 +38,12 @@ struct WatchArgs {
 
 Result<milliseconds> ParseInterval(const std::string& text) {
   auto interval = ParseDuration(text);
-  if (!interval) return Error{ErrorCode::kInvalid, "-n: " + interval.error().message};
+  if (!interval)
+    return Error{ErrorCode::kInvalid, "-n: " + interval.error().message};
   if (*interval < kMinInterval) {
-    return Error{ErrorCode::kInvalid,
-                 "-n: interval '" + text + "' is shorter than the minimum 100ms"};
+    return Error{
+        ErrorCode::kInvalid,
+        "-n: interval '" + text + "' is shorter than the minimum 100ms"};
   }
   return *interval;
 }
@@ -134,7 +136,8 @@ void Watcher::PrintLines() {
   auto now = std::chrono::system_clock::now();
   std::string out;
   for (const auto& gpu : last_.gpus) out += RenderWatchLine(gpu, now) + "\n";
-  if (last_.gpus.empty()) out = FormatLocalTime(now, 'T') + " no NVIDIA GPU found\n";
+  if (last_.gpus.empty())
+    out = FormatLocalTime(now, 'T') + " no NVIDIA GPU found\n";
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
 }
@@ -150,7 +153,8 @@ bool Watcher::WaitUntil(Clock::time_point next, const StopSignals& signals) {
       case WaitEventKind::kStop:
         return false;
       case WaitEventKind::kKey:
-        if (event.key == 'q' || event.key == 'Q' || event.key == '\x03') return false;
+        if (event.key == 'q' || event.key == 'Q' || event.key == '\x03')
+          return false;
         break;
       case WaitEventKind::kInputClosed:
         input_fd_ = -1;
@@ -162,7 +166,8 @@ bool Watcher::WaitUntil(Clock::time_point next, const StopSignals& signals) {
   }
 }
 
-int Watcher::Run(SystemStatus first, const std::vector<std::size_t>& positions) {
+int Watcher::Run(SystemStatus first,
+                 const std::vector<std::size_t>& positions) {
   for (std::size_t p : positions) selected_.insert(first.gpus[p].index);
   StopSignals signals;
   screen_ = IsTerminal(STDOUT_FILENO);
@@ -196,13 +201,15 @@ int RunWatch(const WatchArgs& args, const GlobalOptions& global) {
   auto nvml = MakeNvmlOptions(global);
   if (!interval || !nvml) {
     std::cerr << "gpudoctor: "
-              << (!interval ? interval.error().message : nvml.error().message) << "\n";
+              << (!interval ? interval.error().message : nvml.error().message)
+              << "\n";
     return kExitCannotRun;
   }
   auto session = NvmlSession::Open(*nvml);
   SystemStatus status = session->Sample();
   if (!status.nvml_loaded) {
-    std::cerr << "gpudoctor: no usable NVIDIA driver: " << status.nvml_error << "\n";
+    std::cerr << "gpudoctor: no usable NVIDIA driver: " << status.nvml_error
+              << "\n";
     ExitAfterSession(*session, kExitCannotRun);
   }
   auto positions = SelectGpus(status, args.gpus);
@@ -211,7 +218,8 @@ int RunWatch(const WatchArgs& args, const GlobalOptions& global) {
     ExitAfterSession(*session, kExitCannotRun);
   }
   bool color = !global.no_color && ShouldUseColor(STDOUT_FILENO);
-  int code = Watcher(*session, args, *interval, color).Run(std::move(status), *positions);
+  int code = Watcher(*session, args, *interval, color)
+                 .Run(std::move(status), *positions);
   ExitAfterSession(*session, code);
 }
 
@@ -220,16 +228,21 @@ int RunWatch(const WatchArgs& args, const GlobalOptions& global) {
 void RegisterWatch(CLI::App& app, const GlobalOptions& global, int* exit_code) {
   auto args = std::make_shared<WatchArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "watch", "Live view of every GPU, redrawn every -n seconds, with thresholds "
-               "coloured and a minute of history (q or Ctrl-C quits)");
-  cmd->add_option("-n,--interval", args->interval,
-                  "Seconds between refreshes: 1, 0.5, 500ms, 2s (minimum 100ms)")
+      "watch",
+      "Live view of every GPU, redrawn every -n seconds, with thresholds "
+      "coloured and a minute of history (q or Ctrl-C quits)");
+  cmd->add_option(
+         "-n,--interval", args->interval,
+         "Seconds between refreshes: 1, 0.5, 500ms, 2s (minimum 100ms)")
       ->default_str("1");
-  cmd->add_option("--gpu", args->gpus, "Only these GPUs (index, UUID or PCI bus id)")
+  cmd->add_option("--gpu", args->gpus,
+                  "Only these GPUs (index, UUID or PCI bus id)")
       ->take_all();
-  cmd->add_option("--count", args->count, "Stop after N refreshes (default: run until stopped)")
+  cmd->add_option("--count", args->count,
+                  "Stop after N refreshes (default: run until stopped)")
       ->check(CLI::PositiveNumber);
-  cmd->callback([args, &global, exit_code] { *exit_code = RunWatch(*args, global); });
+  cmd->callback(
+      [args, &global, exit_code] { *exit_code = RunWatch(*args, global); });
 }
 
 }  // namespace gpudoctor

@@ -135,11 +135,13 @@ StopSignals::StopSignals() {
   action.sa_handler = OnSignal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = 0;  // no SA_RESTART: poll() must wake with EINTR
-  for (int i = 0; i < 4; ++i) sigaction(kAllSignals[i], &action, &g_previous[i]);
+  for (int i = 0; i < 4; ++i)
+    sigaction(kAllSignals[i], &action, &g_previous[i]);
 }
 
 StopSignals::~StopSignals() {
-  for (int i = 0; i < 4; ++i) sigaction(kAllSignals[i], &g_previous[i], nullptr);
+  for (int i = 0; i < 4; ++i)
+    sigaction(kAllSignals[i], &g_previous[i], nullptr);
   int write_fd = g_wake_fd;
   g_wake_fd = -1;
   close(write_fd);
@@ -159,7 +161,8 @@ WaitEvent WaitForEvent(const StopSignals& signals, int input_fd,
       g_resized = 0;
       return {WaitEventKind::kResize};
     }
-    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
+    auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) return {WaitEventKind::kTimeout};
     int wait_ms = left.count() > 60000 ? 60000 : static_cast<int>(left.count());
     pollfd fds[2] = {{g_wake_read_fd, POLLIN, 0}, {input_fd, POLLIN, 0}};

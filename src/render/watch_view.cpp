@@ -48,14 +48,15 @@ Cell MemoryCell(const GpuStatus& gpu, const Thresholds& t, const Units& u) {
     cell.text = fmt::format("{}{}MiB", used, u.space);
     return cell;
   }
-  cell.text = fmt::format("{}/{}{}MiB{}({:.1f}%)", used,
-                          *gpu.memory_total_bytes / kMiB, u.space, u.space,
-                          *percent);
+  cell.text =
+      fmt::format("{}/{}{}MiB{}({:.1f}%)", used, *gpu.memory_total_bytes / kMiB,
+                  u.space, u.space, *percent);
   cell.level = GradeMemory(percent, t);
   return cell;
 }
 
-Cell TemperatureCell(const GpuStatus& gpu, const Thresholds& t, const Units& u) {
+Cell TemperatureCell(const GpuStatus& gpu, const Thresholds& t,
+                     const Units& u) {
   Cell cell;
   auto value = HistoryValue(gpu, HistoryMetric::kTemperature);
   if (!value) return cell;
@@ -116,7 +117,8 @@ std::string PadRight(std::string text, std::size_t width) {
 }
 
 std::string IntervalText(std::chrono::milliseconds interval) {
-  if (interval.count() % 1000 == 0) return fmt::format("{}s", interval.count() / 1000);
+  if (interval.count() % 1000 == 0)
+    return fmt::format("{}s", interval.count() / 1000);
   if (interval.count() < 1000) return fmt::format("{}ms", interval.count());
   return fmt::format("{:g}s", static_cast<double>(interval.count()) / 1000.0);
 }
@@ -142,7 +144,8 @@ std::string HeaderLine(const SystemStatus& status, const WatchViewOptions& o) {
 std::string TitleLine(const GpuStatus& gpu, const WatchViewOptions& o) {
   std::string line = Bold(fmt::format("GPU {}", gpu.index), o.color);
   line += "  " + (gpu.name.empty() ? std::string("(unknown)") : gpu.name);
-  line += "  " + Colorize(GpuStateName(gpu.state), StateLevel(gpu.state), o.color);
+  line +=
+      "  " + Colorize(GpuStateName(gpu.state), StateLevel(gpu.state), o.color);
   if (!gpu.pci_bus_id.empty()) line += "  " + gpu.pci_bus_id;
   return line;
 }
@@ -194,11 +197,13 @@ std::string DetailLine(const GpuStatus& gpu, const WatchViewOptions& o) {
 }
 
 void AppendGpuBlock(const GpuStatus& gpu, const History& history,
-                    const WatchViewOptions& o, std::vector<std::string>& lines) {
+                    const WatchViewOptions& o,
+                    std::vector<std::string>& lines) {
   const Thresholds& t = o.thresholds;
   lines.push_back(TitleLine(gpu, o));
   if (gpu.state != GpuState::kOk && !gpu.state_detail.empty()) {
-    lines.push_back("  " + Colorize(gpu.state_detail, Level::kCritical, o.color));
+    lines.push_back("  " +
+                    Colorize(gpu.state_detail, Level::kCritical, o.color));
   }
   lines.push_back(MetricLine(gpu, history, HistoryMetric::kUtilization, "util",
                              UtilizationCell(gpu, t), o));
@@ -243,8 +248,9 @@ std::string RenderWatchLine(const GpuStatus& gpu,
       FormatLocalTime(now, 'T'), gpu.index, GpuStateName(gpu.state),
       UtilizationCell(gpu, t).text, MemoryCell(gpu, t, kLineUnits).text,
       TemperatureCell(gpu, t, kLineUnits).text,
-      PowerCell(gpu, t, kLineUnits).text, MhzText(gpu.clocks_sm_mhz, kLineUnits),
-      PstateText(gpu), ReasonsCell(gpu).text);
+      PowerCell(gpu, t, kLineUnits).text,
+      MhzText(gpu.clocks_sm_mhz, kLineUnits), PstateText(gpu),
+      ReasonsCell(gpu).text);
 }
 
 std::string FormatLocalTime(std::chrono::system_clock::time_point time,
@@ -266,8 +272,8 @@ std::string ClipToWidth(std::string_view line, std::size_t width) {
     unsigned char c = static_cast<unsigned char>(line[i]);
     if (c == 0x1b) {  // copy a whole CSI sequence, it takes no columns
       std::size_t end = i + 1;
-      while (end < line.size() && !(line[end] >= '@' && line[end] <= '~' &&
-                                    line[end] != '[')) {
+      while (end < line.size() &&
+             !(line[end] >= '@' && line[end] <= '~' && line[end] != '[')) {
         ++end;
       }
       out.append(line.substr(i, end - i + 1));

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "support/pty_process.h"
 #include "support/run_process.h"
@@ -23,6 +24,7 @@ constexpr const char* kTwoGpus = R"({
   "gpus": [
     {"name": "NVIDIA H100 80GB HBM3", "utilization_gpu_percent": 50,
      "memory_total_bytes": 85899345920, "memory_used_bytes": 1073741824,
+     "memory_free_bytes": 84825604096,
      "temperature_c": 55, "power_draw_w": 300, "power_limit_w": 700},
     {"name": "NVIDIA H100 80GB HBM3", "utilization_gpu_percent": 20,
      "temperature_c": 91, "power_draw_w": null}
@@ -53,10 +55,12 @@ class WatchE2eTest : public testing::Test {
   int files_ = 0;
 };
 
-std::vector<std::string> LinesFor(const std::string& text, const std::string& gpu) {
+std::vector<std::string> LinesFor(const std::string& text,
+                                  const std::string& gpu) {
   std::vector<std::string> out;
   for (const auto& line : Lines(text)) {
-    if (line.find(" gpu=" + gpu + " ") != std::string::npos) out.push_back(line);
+    if (line.find(" gpu=" + gpu + " ") != std::string::npos)
+      out.push_back(line);
   }
   return out;
 }
@@ -76,7 +80,8 @@ TEST_F(WatchE2eTest, PipePrintsOneLinePerGpuPerRefresh) {
   EXPECT_TRUE(std::regex_match(first[0], shape)) << first[0];
   auto second = LinesFor(r.out, "1");
   ASSERT_EQ(second.size(), 3u) << r.out;
-  EXPECT_NE(second[0].find("temp=91C power=n/a"), std::string::npos) << second[0];
+  EXPECT_NE(second[0].find("temp=91C power=n/a"), std::string::npos)
+      << second[0];
   // The refreshes are spaced by the interval.
   EXPECT_GE(r.elapsed, 400ms);
 }
@@ -104,6 +109,18 @@ TEST_F(WatchE2eTest, GpuOptionSelectsByIndex) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(LinesFor(r.out, "0").size(), 0u) << r.out;
   EXPECT_EQ(LinesFor(r.out, "1").size(), 2u) << r.out;
+}
+
+TEST_F(WatchE2eTest, GpuOptionSelectsByUuidAndBusId) {
+  // The fake numbers its GPUs' UUIDs and bus ids from 1.
+  for (const char* selector : {"gpu-00000000-0000-0000-0000-000000000002",
+                               "02:00.0", "00000000:02:00.0"}) {
+    auto r = RunGpudoctor({"watch", "--count", "1", "--gpu", selector},
+                          Scenario(kTwoGpus), Within(20s));
+    ASSERT_EQ(r.exit_code, 0) << selector << ": " << r.err;
+    EXPECT_EQ(LinesFor(r.out, "0").size(), 0u) << selector << ": " << r.out;
+    EXPECT_EQ(LinesFor(r.out, "1").size(), 1u) << selector << ": " << r.out;
+  }
 }
 
 TEST_F(WatchE2eTest, UnknownGpuIsAnError) {
@@ -146,10 +163,10 @@ PtyOptions TerminalEnv(const std::string& scenario) {
   return options;
 }
 
-void ExpectTerminalRestored(PtyProcess& watch) {
+void ExpectTerminalRestored(PtyProcess& watch, int exit_code = 0) {
   auto exit = watch.WaitForExit(5s);
   ASSERT_TRUE(exit.has_value()) << "still running";
-  EXPECT_EQ(exit->exit_code, 0);
+  EXPECT_EQ(exit->exit_code, exit_code);
   EXPECT_EQ(exit->signal, 0);
   const std::string& out = watch.output();
   auto enter = out.find("\x1b[?1049h");
@@ -228,6 +245,34 @@ TEST_F(WatchE2eTest, TerminalFrameFitsTheWidth) {
   EXPECT_FALSE(std::regex_search(
       std::regex_replace(plain, std::regex("[\x80-\xbf]"), ""), text_run))
       << plain;
+}
+
+constexpr const char* kHangsAfterAMoment = R"({
+  "driver_version": "550.54.15", "cuda_driver_version": 12040,
+  "gpus": [{"name": "NVIDIA H100 80GB HBM3", "temperature_c": 55,
+            "faults": [{"at_s": 0.3, "kind": "hang"}]}]})";
+
+TEST_F(WatchE2eTest, TerminalShowsAHungGpuAndExitsWithWarning) {
+  std::vector<std::string> argv = {
+      GPUDOCTOR_BINARY, "--nvml-timeout", "500ms", "watch", "-n", "0.2"};
+  PtyProcess watch(argv, TerminalEnv(Scenario(kHangsAfterAMoment)));
+  ASSERT_TRUE(watch.WaitForOutput("hung", 10s)) << watch.output();
+  ASSERT_TRUE(watch.Send("q"));
+  // The driver call never returns, so the program leaves without unloading
+  // NVML; the terminal must be restored all the same.
+  ExpectTerminalRestored(watch, 1);
+}
+
+TEST_F(WatchE2eTest, SecondCtrlCRestoresTheTerminalWhileStuck) {
+  std::vector<std::string> argv = {
+      GPUDOCTOR_BINARY, "--nvml-timeout", "60s", "watch", "-n", "0.2"};
+  PtyProcess watch(argv, TerminalEnv(Scenario(kHangsAfterAMoment)));
+  ASSERT_TRUE(watch.WaitForOutput(kGpuName, 10s)) << watch.output();
+  std::this_thread::sleep_for(2s);  // now stuck in a call that never returns
+  ASSERT_TRUE(watch.Signal(SIGINT));
+  std::this_thread::sleep_for(200ms);
+  ASSERT_TRUE(watch.Signal(SIGINT));
+  ExpectTerminalRestored(watch, 128 + SIGINT);
 }
 
 }  // namespace

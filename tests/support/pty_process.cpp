@@ -26,7 +26,8 @@ std::vector<std::string> MergedEnvironment(const PtyOptions& options) {
   for (char** e = environ; *e != nullptr; ++e) {
     std::string entry(*e);
     auto eq = entry.find('=');
-    if (eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+    if (eq != std::string::npos)
+      env[entry.substr(0, eq)] = entry.substr(eq + 1);
   }
   for (const auto& name : options.unset_env) env.erase(name);
   for (const auto& [name, value] : options.env) env[name] = value;

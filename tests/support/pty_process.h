@@ -43,7 +43,8 @@ class PtyProcess {
   // Sends sig to the process. False on error.
   bool Signal(int sig);
   // Reads output until it holds needle or timeout passes; true when found.
-  bool WaitForOutput(std::string_view needle, std::chrono::milliseconds timeout);
+  bool WaitForOutput(std::string_view needle,
+                     std::chrono::milliseconds timeout);
   // Reads output until the process exits, then what it left in the
   // terminal; nullopt when it is still running after timeout.
   std::optional<PtyExit> WaitForExit(std::chrono::milliseconds timeout);

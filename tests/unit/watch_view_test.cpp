@@ -145,7 +145,8 @@ TEST(WatchViewTest, EveryLineFitsTheWidth) {
       std::string frame =
           RenderWatchFrame(status, history, Options(width, color));
       for (const auto& line : Lines(frame)) {
-        EXPECT_LE(VisibleWidth(line), width) << "width " << width << ": " << line;
+        EXPECT_LE(VisibleWidth(line), width)
+            << "width " << width << ": " << line;
       }
     }
   }
@@ -162,30 +163,36 @@ TEST(WatchViewTest, LostGpuShowsItsStateAndReason) {
   EXPECT_NE(frame.find(Colorize("lost", Level::kCritical, true)),
             std::string::npos);
   EXPECT_NE(frame.find("fell off the bus"), std::string::npos);
-  std::string plain = RenderWatchFrame(status, History(60), Options(100, false));
-  EXPECT_NE(plain.find("GPU 1  NVIDIA H100 80GB HBM3  lost"), std::string::npos);
+  std::string plain =
+      RenderWatchFrame(status, History(60), Options(100, false));
+  EXPECT_NE(plain.find("GPU 1  NVIDIA H100 80GB HBM3  lost"),
+            std::string::npos);
   EXPECT_NE(plain.find("n/a"), std::string::npos);
 }
 
 TEST(WatchViewTest, NoDriverAndNoGpus) {
   SystemStatus missing;
   missing.nvml_error = "libnvidia-ml.so.1: cannot open shared object file";
-  std::string frame = RenderWatchFrame(missing, History(1), Options(120, false));
+  std::string frame =
+      RenderWatchFrame(missing, History(1), Options(120, false));
   EXPECT_NE(frame.find("NVML: libnvidia-ml.so.1"), std::string::npos);
   EXPECT_NE(frame.find("driver n/a"), std::string::npos);
 
-  std::string empty = RenderWatchFrame(System({}), History(1), Options(80, false));
+  std::string empty =
+      RenderWatchFrame(System({}), History(1), Options(80, false));
   EXPECT_NE(empty.find("no NVIDIA GPU found"), std::string::npos);
 }
 
 TEST(WatchViewTest, HeaderShowsTheInterval) {
   WatchViewOptions options = Options(100, false);
   options.interval = 500ms;
-  EXPECT_NE(RenderWatchFrame(System({}), History(1), options).find("every 500ms"),
-            std::string::npos);
+  EXPECT_NE(
+      RenderWatchFrame(System({}), History(1), options).find("every 500ms"),
+      std::string::npos);
   options.interval = 2500ms;
-  EXPECT_NE(RenderWatchFrame(System({}), History(1), options).find("every 2.5s"),
-            std::string::npos);
+  EXPECT_NE(
+      RenderWatchFrame(System({}), History(1), options).find("every 2.5s"),
+      std::string::npos);
 }
 
 TEST(WatchViewTest, LineFormatForPipes) {
