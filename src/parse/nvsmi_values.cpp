@@ -34,8 +34,7 @@ std::optional<std::int64_t> ToInt64(std::optional<double> value) {
   return static_cast<std::int64_t>(rounded);
 }
 
-std::optional<std::int64_t> Scaled(std::optional<double> value,
-                                   double factor) {
+std::optional<std::int64_t> Scaled(std::optional<double> value, double factor) {
   if (!value) return std::nullopt;
   return ToInt64(*value * factor);
 }
@@ -50,16 +49,11 @@ std::string_view Trim(std::string_view text) {
 
 bool IsUnavailable(std::string_view text) {
   static constexpr std::array<std::string_view, 11> kMissing = {
-      "n/a",
-      "not supported",
-      "unknown error",
-      "requested functionality has been deprecated",
-      "err!",
-      "insufficient permissions",
-      "no permission",
-      "gpu is lost",
-      "not available",
-      "unknown",
+      "n/a",           "not supported",
+      "unknown error", "requested functionality has been deprecated",
+      "err!",          "insufficient permissions",
+      "no permission", "gpu is lost",
+      "not available", "unknown",
       "not found",
   };
   text = Trim(text);

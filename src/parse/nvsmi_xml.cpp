@@ -26,7 +26,8 @@ void ParseIdentity(pugi::xml_node gpu, GpuStatus& out) {
   out.vbios_version = nvsmi::ParseText(ValueAt(gpu, "vbios_version"));
   out.inforom_image_version =
       nvsmi::ParseText(ValueAt(gpu, "inforom_version/img_version"));
-  std::string bus_id = NormalizePciBusId(std::string(ValueAt(gpu, "pci/pci_bus_id")));
+  std::string bus_id =
+      NormalizePciBusId(std::string(ValueAt(gpu, "pci/pci_bus_id")));
   if (bus_id.empty()) bus_id = NormalizePciBusId(gpu.attribute("id").value());
   out.pci_bus_id = bus_id;
 }
@@ -34,20 +35,24 @@ void ParseIdentity(pugi::xml_node gpu, GpuStatus& out) {
 void ParsePci(pugi::xml_node gpu, GpuStatus& out) {
   pugi::xml_node pci = gpu.child("pci");
   pugi::xml_node link = pci.child("pci_gpu_link_info");
-  out.pcie_link_gen_max = nvsmi::ParseInteger(ValueAt(link, "pcie_gen/max_link_gen"));
+  out.pcie_link_gen_max =
+      nvsmi::ParseInteger(ValueAt(link, "pcie_gen/max_link_gen"));
   out.pcie_link_gen_current =
       nvsmi::ParseInteger(ValueAt(link, "pcie_gen/current_link_gen"));
   out.pcie_link_width_max =
       nvsmi::ParseLinkWidth(ValueAt(link, "link_widths/max_link_width"));
   out.pcie_link_width_current =
       nvsmi::ParseLinkWidth(ValueAt(link, "link_widths/current_link_width"));
-  out.pcie_tx_bytes_per_s = nvsmi::ParseKilobytesPerSecond(ValueAt(pci, "tx_util"));
-  out.pcie_rx_bytes_per_s = nvsmi::ParseKilobytesPerSecond(ValueAt(pci, "rx_util"));
+  out.pcie_tx_bytes_per_s =
+      nvsmi::ParseKilobytesPerSecond(ValueAt(pci, "tx_util"));
+  out.pcie_rx_bytes_per_s =
+      nvsmi::ParseKilobytesPerSecond(ValueAt(pci, "rx_util"));
   out.pcie_replay_count = nvsmi::ParseInteger(ValueAt(pci, "replay_counter"));
 }
 
 void ParseUsage(pugi::xml_node gpu, GpuStatus& out) {
-  out.utilization_gpu_percent = nvsmi::ParsePercent(ValueAt(gpu, "utilization/gpu_util"));
+  out.utilization_gpu_percent =
+      nvsmi::ParsePercent(ValueAt(gpu, "utilization/gpu_util"));
   out.utilization_memory_percent =
       nvsmi::ParsePercent(ValueAt(gpu, "utilization/memory_util"));
   pugi::xml_node fb = gpu.child("fb_memory_usage");
@@ -62,8 +67,10 @@ void ParseUsage(pugi::xml_node gpu, GpuStatus& out) {
 void ParseModes(pugi::xml_node gpu, GpuStatus& out) {
   out.persistence_mode = nvsmi::ParseEnabled(ValueAt(gpu, "persistence_mode"));
   out.compute_mode = nvsmi::NormalizeComputeMode(ValueAt(gpu, "compute_mode"));
-  out.mig_mode_enabled = nvsmi::ParseEnabled(ValueAt(gpu, "mig_mode/current_mig"));
-  out.mig_mode_pending = nvsmi::ParseEnabled(ValueAt(gpu, "mig_mode/pending_mig"));
+  out.mig_mode_enabled =
+      nvsmi::ParseEnabled(ValueAt(gpu, "mig_mode/current_mig"));
+  out.mig_mode_pending =
+      nvsmi::ParseEnabled(ValueAt(gpu, "mig_mode/pending_mig"));
 }
 
 void ParseProcesses(pugi::xml_node gpu, GpuStatus& out) {
@@ -76,7 +83,8 @@ void ParseProcesses(pugi::xml_node gpu, GpuStatus& out) {
     GpuProcess process;
     process.pid = static_cast<std::uint32_t>(*pid);
     process.name = nvsmi::ParseText(ValueAt(p, "process_name")).value_or("");
-    process.used_memory_bytes = nvsmi::ParseMemoryBytes(ValueAt(p, "used_memory"));
+    process.used_memory_bytes =
+        nvsmi::ParseMemoryBytes(ValueAt(p, "used_memory"));
     processes.push_back(std::move(process));
   }
   out.processes = std::move(processes);
@@ -107,9 +115,9 @@ Result<SystemStatus> ParseNvidiaSmiXml(std::string_view xml,
   pugi::xml_parse_result parsed =
       doc.load_buffer(xml.data(), xml.size(), pugi::parse_default);
   if (!parsed) {
-    return NotNvsmi(source_name, fmt::format("{} at byte {}",
-                                             parsed.description(),
-                                             parsed.offset));
+    return NotNvsmi(
+        source_name,
+        fmt::format("{} at byte {}", parsed.description(), parsed.offset));
   }
   pugi::xml_node root = doc.child("nvidia_smi_log");
   if (!root) return NotNvsmi(source_name, "no <nvidia_smi_log> element");

@@ -130,9 +130,9 @@ void ParseTemperatures(pugi::xml_node gpu, GpuStatus& out) {
 void ParsePower(pugi::xml_node gpu, GpuStatus& out) {
   pugi::xml_node p = gpu.child("gpu_power_readings");
   if (!p) p = gpu.child("power_readings");
-  out.power_draw_w = FirstOf(
-      p, {"average_power_draw", "power_draw", "instant_power_draw"},
-      ParseWatts);
+  out.power_draw_w =
+      FirstOf(p, {"average_power_draw", "power_draw", "instant_power_draw"},
+              ParseWatts);
   out.power_limit_w =
       FirstOf(p, {"current_power_limit", "power_limit"}, ParseWatts);
   out.power_default_limit_w = ParseWatts(ValueAt(p, "default_power_limit"));
@@ -140,15 +140,18 @@ void ParsePower(pugi::xml_node gpu, GpuStatus& out) {
   out.power_max_limit_w = ParseWatts(ValueAt(p, "max_power_limit"));
   out.power_enforced_limit_w = ParseWatts(ValueAt(p, "enforced_power_limit"));
 
-  auto power_cap_us = ParseMicroseconds(ValueAt(
-      gpu, "clocks_event_reasons_counters/clocks_event_reasons_counters_sw_power_cap"));
+  auto power_cap_us =
+      ParseMicroseconds(ValueAt(gpu,
+                                "clocks_event_reasons_counters/"
+                                "clocks_event_reasons_counters_sw_power_cap"));
   if (power_cap_us && *power_cap_us >= 0 && *power_cap_us <= INT64_MAX / 1000) {
     out.violation_power_ns = *power_cap_us * 1000;
   }
 }
 
 void ParseClocks(pugi::xml_node gpu, GpuStatus& out) {
-  out.clocks_graphics_mhz = ParseMegahertz(ValueAt(gpu, "clocks/graphics_clock"));
+  out.clocks_graphics_mhz =
+      ParseMegahertz(ValueAt(gpu, "clocks/graphics_clock"));
   out.clocks_sm_mhz = ParseMegahertz(ValueAt(gpu, "clocks/sm_clock"));
   out.clocks_memory_mhz = ParseMegahertz(ValueAt(gpu, "clocks/mem_clock"));
   out.clocks_max_graphics_mhz =
@@ -196,8 +199,8 @@ void ParseEcc(pugi::xml_node gpu, GpuStatus& out) {
 
 void ParseRetiredAndRemapped(pugi::xml_node gpu, GpuStatus& out) {
   pugi::xml_node r = gpu.child("retired_pages");
-  out.retired_pages_sbe = ParseInteger(
-      ValueAt(r, "multiple_single_bit_retirement/retired_count"));
+  out.retired_pages_sbe =
+      ParseInteger(ValueAt(r, "multiple_single_bit_retirement/retired_count"));
   out.retired_pages_dbe =
       ParseInteger(ValueAt(r, "double_bit_retirement/retired_count"));
   out.retired_pages_pending =

@@ -28,33 +28,42 @@ struct ClockFields {
 const ClockFields* ClockFieldsFor(int type) {
   using G = GpuStatus;
   static const ClockFields kGraphics = {
-      &G::clocks_graphics_mhz, &G::clocks_max_graphics_mhz,
+      &G::clocks_graphics_mhz,
+      &G::clocks_max_graphics_mhz,
       &G::clocks_applications_graphics_mhz,
       &G::clocks_default_applications_graphics_mhz,
-      "clocks_graphics_mhz", "clocks_max_graphics_mhz",
+      "clocks_graphics_mhz",
+      "clocks_max_graphics_mhz",
       "clocks_applications_graphics_mhz",
       "clocks_default_applications_graphics_mhz"};
   // Applications clocks have no SM entry of their own: NVML reports the
   // graphics one.
-  static const ClockFields kSm = {
-      &G::clocks_sm_mhz, &G::clocks_max_sm_mhz,
-      &G::clocks_applications_graphics_mhz,
-      &G::clocks_default_applications_graphics_mhz,
-      "clocks_sm_mhz", "clocks_max_sm_mhz",
-      "clocks_applications_graphics_mhz",
-      "clocks_default_applications_graphics_mhz"};
+  static const ClockFields kSm = {&G::clocks_sm_mhz,
+                                  &G::clocks_max_sm_mhz,
+                                  &G::clocks_applications_graphics_mhz,
+                                  &G::clocks_default_applications_graphics_mhz,
+                                  "clocks_sm_mhz",
+                                  "clocks_max_sm_mhz",
+                                  "clocks_applications_graphics_mhz",
+                                  "clocks_default_applications_graphics_mhz"};
   static const ClockFields kMemory = {
-      &G::clocks_memory_mhz, &G::clocks_max_memory_mhz,
+      &G::clocks_memory_mhz,
+      &G::clocks_max_memory_mhz,
       &G::clocks_applications_memory_mhz,
       &G::clocks_default_applications_memory_mhz,
-      "clocks_memory_mhz", "clocks_max_memory_mhz",
+      "clocks_memory_mhz",
+      "clocks_max_memory_mhz",
       "clocks_applications_memory_mhz",
       "clocks_default_applications_memory_mhz"};
   switch (type) {
-    case NVML_CLOCK_GRAPHICS: return &kGraphics;
-    case NVML_CLOCK_SM: return &kSm;
-    case NVML_CLOCK_MEM: return &kMemory;
-    default: return nullptr;
+    case NVML_CLOCK_GRAPHICS:
+      return &kGraphics;
+    case NVML_CLOCK_SM:
+      return &kSm;
+    case NVML_CLOCK_MEM:
+      return &kMemory;
+    default:
+      return nullptr;
   }
 }
 
@@ -76,11 +85,12 @@ nvmlReturn_t GetClock(nvmlDevice_t device, int type, unsigned* mhz,
 nvmlReturn_t GetReasons(nvmlDevice_t device, unsigned long long* reasons) {
   return WithGpu(device, {"clock_event_reasons"},
                  [&](const GpuCall& c) -> nvmlReturn_t {
-    if (reasons == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-    if (!c.now.clock_event_reasons_mask) return NVML_ERROR_NOT_SUPPORTED;
-    *reasons = *c.now.clock_event_reasons_mask;
-    return NVML_SUCCESS;
-  });
+                   if (reasons == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+                   if (!c.now.clock_event_reasons_mask)
+                     return NVML_ERROR_NOT_SUPPORTED;
+                   *reasons = *c.now.clock_event_reasons_mask;
+                   return NVML_SUCCESS;
+                 });
 }
 
 }  // namespace
@@ -139,7 +149,8 @@ nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device,
                                           nvmlPerfPolicyType_t perfPolicyType,
                                           nvmlViolationTime_t* violTime) {
   const char* name = perfPolicyType == NVML_PERF_POLICY_POWER
-                         ? "violation_power_ns" : "violation_thermal_ns";
+                         ? "violation_power_ns"
+                         : "violation_thermal_ns";
   return WithGpu(device, {name}, [&](const GpuCall& c) -> nvmlReturn_t {
     if (violTime == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
     std::optional<std::int64_t> ns;
@@ -167,32 +178,40 @@ nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device,
 
 nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device,
                                       nvmlComputeMode_t* mode) {
-  return WithGpu(device, {"compute_mode"}, [&](const GpuCall& c) -> nvmlReturn_t {
-    if (mode == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-    const std::optional<std::string>& name = c.now.compute_mode;
-    if (!name) return NVML_ERROR_NOT_SUPPORTED;
-    if (*name == "Default") *mode = NVML_COMPUTEMODE_DEFAULT;
-    else if (*name == "Exclusive_Process") *mode = NVML_COMPUTEMODE_EXCLUSIVE_PROCESS;
-    else if (*name == "Prohibited") *mode = NVML_COMPUTEMODE_PROHIBITED;
-    else if (*name == "Exclusive_Thread") *mode = NVML_COMPUTEMODE_EXCLUSIVE_THREAD;
-    else return NVML_ERROR_UNKNOWN;
-    return NVML_SUCCESS;
-  });
+  return WithGpu(device, {"compute_mode"},
+                 [&](const GpuCall& c) -> nvmlReturn_t {
+                   if (mode == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+                   const std::optional<std::string>& name = c.now.compute_mode;
+                   if (!name) return NVML_ERROR_NOT_SUPPORTED;
+                   if (*name == "Default")
+                     *mode = NVML_COMPUTEMODE_DEFAULT;
+                   else if (*name == "Exclusive_Process")
+                     *mode = NVML_COMPUTEMODE_EXCLUSIVE_PROCESS;
+                   else if (*name == "Prohibited")
+                     *mode = NVML_COMPUTEMODE_PROHIBITED;
+                   else if (*name == "Exclusive_Thread")
+                     *mode = NVML_COMPUTEMODE_EXCLUSIVE_THREAD;
+                   else
+                     return NVML_ERROR_UNKNOWN;
+                   return NVML_SUCCESS;
+                 });
 }
 
 nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device,
                                   unsigned int* currentMode,
                                   unsigned int* pendingMode) {
-  return WithGpu(device, {"mig_mode_enabled", "mig_mode_pending"},
-                 [&](const GpuCall& c) -> nvmlReturn_t {
-    if (currentMode == nullptr || pendingMode == nullptr) {
-      return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    if (!c.now.mig_mode_enabled) return NVML_ERROR_NOT_SUPPORTED;
-    *currentMode = *c.now.mig_mode_enabled ? 1 : 0;
-    *pendingMode = c.now.mig_mode_pending.value_or(*c.now.mig_mode_enabled) ? 1 : 0;
-    return NVML_SUCCESS;
-  });
+  return WithGpu(
+      device, {"mig_mode_enabled", "mig_mode_pending"},
+      [&](const GpuCall& c) -> nvmlReturn_t {
+        if (currentMode == nullptr || pendingMode == nullptr) {
+          return NVML_ERROR_INVALID_ARGUMENT;
+        }
+        if (!c.now.mig_mode_enabled) return NVML_ERROR_NOT_SUPPORTED;
+        *currentMode = *c.now.mig_mode_enabled ? 1 : 0;
+        *pendingMode =
+            c.now.mig_mode_pending.value_or(*c.now.mig_mode_enabled) ? 1 : 0;
+        return NVML_SUCCESS;
+      });
 }
 
 nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device,
@@ -200,14 +219,15 @@ nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device,
                                   nvmlEnableState_t* pending) {
   return WithGpu(device, {"ecc_mode_enabled", "ecc_mode_pending"},
                  [&](const GpuCall& c) -> nvmlReturn_t {
-    if (current == nullptr || pending == nullptr) {
-      return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    if (!c.now.ecc_mode_enabled) return NVML_ERROR_NOT_SUPPORTED;
-    PutEnabled(c.now.ecc_mode_enabled, current);
-    return PutEnabled(c.now.ecc_mode_pending.value_or(*c.now.ecc_mode_enabled),
-                      pending);
-  });
+                   if (current == nullptr || pending == nullptr) {
+                     return NVML_ERROR_INVALID_ARGUMENT;
+                   }
+                   if (!c.now.ecc_mode_enabled) return NVML_ERROR_NOT_SUPPORTED;
+                   PutEnabled(c.now.ecc_mode_enabled, current);
+                   return PutEnabled(
+                       c.now.ecc_mode_pending.value_or(*c.now.ecc_mode_enabled),
+                       pending);
+                 });
 }
 
 }  // extern "C"

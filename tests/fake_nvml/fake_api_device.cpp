@@ -15,30 +15,39 @@ namespace {
 const std::optional<std::int64_t>* ThresholdField(const GpuStatus& g,
                                                   int type) {
   switch (type) {
-    case NVML_TEMPERATURE_THRESHOLD_SHUTDOWN: return &g.temperature_shutdown_c;
-    case NVML_TEMPERATURE_THRESHOLD_SLOWDOWN: return &g.temperature_slowdown_c;
-    case NVML_TEMPERATURE_THRESHOLD_MEM_MAX: return &g.temperature_memory_max_c;
+    case NVML_TEMPERATURE_THRESHOLD_SHUTDOWN:
+      return &g.temperature_shutdown_c;
+    case NVML_TEMPERATURE_THRESHOLD_SLOWDOWN:
+      return &g.temperature_slowdown_c;
+    case NVML_TEMPERATURE_THRESHOLD_MEM_MAX:
+      return &g.temperature_memory_max_c;
     case NVML_TEMPERATURE_THRESHOLD_GPU_MAX:
       return &g.temperature_max_operating_c;
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 
 const char* ThresholdName(int type) {
   switch (type) {
-    case NVML_TEMPERATURE_THRESHOLD_SHUTDOWN: return "temperature_shutdown_c";
-    case NVML_TEMPERATURE_THRESHOLD_SLOWDOWN: return "temperature_slowdown_c";
-    case NVML_TEMPERATURE_THRESHOLD_MEM_MAX: return "temperature_memory_max_c";
+    case NVML_TEMPERATURE_THRESHOLD_SHUTDOWN:
+      return "temperature_shutdown_c";
+    case NVML_TEMPERATURE_THRESHOLD_SLOWDOWN:
+      return "temperature_slowdown_c";
+    case NVML_TEMPERATURE_THRESHOLD_MEM_MAX:
+      return "temperature_memory_max_c";
     case NVML_TEMPERATURE_THRESHOLD_GPU_MAX:
       return "temperature_max_operating_c";
-    default: return "";
+    default:
+      return "";
   }
 }
 
 void FillFieldValue(const GpuCall& c, nvmlFieldValue_t& v) {
   using namespace std::chrono;
-  v.timestamp = duration_cast<microseconds>(
-                    system_clock::now().time_since_epoch()).count();
+  v.timestamp =
+      duration_cast<microseconds>(system_clock::now().time_since_epoch())
+          .count();
   v.latencyUsec = 0;
   const std::optional<std::int64_t>* field = nullptr;
   const char* name = "";
@@ -47,8 +56,8 @@ void FillFieldValue(const GpuCall& c, nvmlFieldValue_t& v) {
     name = "memory_temperature_c";
   } else if (v.fieldId >= NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT &&
              v.fieldId <= NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT) {
-    int type = static_cast<int>(v.fieldId -
-                                NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT);
+    int type =
+        static_cast<int>(v.fieldId - NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT);
     field = ThresholdField(c.now, type);
     name = ThresholdName(type);
   }
@@ -80,81 +89,90 @@ extern "C" {
 
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device,
                                            nvmlUtilization_t* utilization) {
-  return WithGpu(device, {"utilization_gpu_percent", "utilization_memory_percent"},
-                 [&](const GpuCall& c) -> nvmlReturn_t {
-    if (utilization == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-    const GpuStatus& g = c.now;
-    if (!g.utilization_gpu_percent && !g.utilization_memory_percent) {
-      return NVML_ERROR_NOT_SUPPORTED;
-    }
-    // One call serves both: a field the scenario left null reads as 0.
-    PutUint(g.utilization_gpu_percent.value_or(0), &utilization->gpu);
-    PutUint(g.utilization_memory_percent.value_or(0), &utilization->memory);
-    return NVML_SUCCESS;
-  });
+  return WithGpu(
+      device, {"utilization_gpu_percent", "utilization_memory_percent"},
+      [&](const GpuCall& c) -> nvmlReturn_t {
+        if (utilization == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+        const GpuStatus& g = c.now;
+        if (!g.utilization_gpu_percent && !g.utilization_memory_percent) {
+          return NVML_ERROR_NOT_SUPPORTED;
+        }
+        // One call serves both: a field the scenario left null reads as 0.
+        PutUint(g.utilization_gpu_percent.value_or(0), &utilization->gpu);
+        PutUint(g.utilization_memory_percent.value_or(0), &utilization->memory);
+        return NVML_SUCCESS;
+      });
 }
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device,
                                         nvmlMemory_v2_t* memory) {
-  return WithGpu(device, {"memory_total_bytes", "memory_used_bytes",
-                          "memory_free_bytes", "memory_reserved_bytes"},
-                 [&](const GpuCall& c) -> nvmlReturn_t {
-    if (memory == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-    if (memory->version != nvmlMemory_v2) {
-      return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
-    }
-    const GpuStatus& g = c.now;
-    if (!g.memory_total_bytes || !g.memory_used_bytes || !g.memory_free_bytes) {
-      return NVML_ERROR_NOT_SUPPORTED;
-    }
-    memory->total = static_cast<unsigned long long>(*g.memory_total_bytes);
-    memory->reserved =
-        static_cast<unsigned long long>(g.memory_reserved_bytes.value_or(0));
-    memory->free = static_cast<unsigned long long>(*g.memory_free_bytes);
-    memory->used = static_cast<unsigned long long>(*g.memory_used_bytes);
-    return NVML_SUCCESS;
-  });
+  return WithGpu(
+      device,
+      {"memory_total_bytes", "memory_used_bytes", "memory_free_bytes",
+       "memory_reserved_bytes"},
+      [&](const GpuCall& c) -> nvmlReturn_t {
+        if (memory == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+        if (memory->version != nvmlMemory_v2) {
+          return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+        }
+        const GpuStatus& g = c.now;
+        if (!g.memory_total_bytes || !g.memory_used_bytes ||
+            !g.memory_free_bytes) {
+          return NVML_ERROR_NOT_SUPPORTED;
+        }
+        memory->total = static_cast<unsigned long long>(*g.memory_total_bytes);
+        memory->reserved = static_cast<unsigned long long>(
+            g.memory_reserved_bytes.value_or(0));
+        memory->free = static_cast<unsigned long long>(*g.memory_free_bytes);
+        memory->used = static_cast<unsigned long long>(*g.memory_used_bytes);
+        return NVML_SUCCESS;
+      });
 }
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device,
                                      nvmlMemory_t* memory) {
-  return WithGpu(device, {"memory_total_bytes", "memory_used_bytes",
-                          "memory_free_bytes"},
-                 [&](const GpuCall& c) -> nvmlReturn_t {
-    if (memory == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-    const GpuStatus& g = c.now;
-    if (!g.memory_total_bytes || !g.memory_used_bytes || !g.memory_free_bytes) {
-      return NVML_ERROR_NOT_SUPPORTED;
-    }
-    // v1 "used" includes what the driver reserves.
-    memory->total = static_cast<unsigned long long>(*g.memory_total_bytes);
-    memory->free = static_cast<unsigned long long>(*g.memory_free_bytes);
-    memory->used = static_cast<unsigned long long>(
-        *g.memory_used_bytes + g.memory_reserved_bytes.value_or(0));
-    return NVML_SUCCESS;
-  });
+  return WithGpu(
+      device, {"memory_total_bytes", "memory_used_bytes", "memory_free_bytes"},
+      [&](const GpuCall& c) -> nvmlReturn_t {
+        if (memory == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+        const GpuStatus& g = c.now;
+        if (!g.memory_total_bytes || !g.memory_used_bytes ||
+            !g.memory_free_bytes) {
+          return NVML_ERROR_NOT_SUPPORTED;
+        }
+        // v1 "used" includes what the driver reserves.
+        memory->total = static_cast<unsigned long long>(*g.memory_total_bytes);
+        memory->free = static_cast<unsigned long long>(*g.memory_free_bytes);
+        memory->used = static_cast<unsigned long long>(
+            *g.memory_used_bytes + g.memory_reserved_bytes.value_or(0));
+        return NVML_SUCCESS;
+      });
 }
 
 nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device,
                                       nvmlTemperatureSensors_t sensorType,
                                       unsigned int* temp) {
-  return WithGpu(device, {"temperature_c"}, [&](const GpuCall& c) -> nvmlReturn_t {
-    if (sensorType != NVML_TEMPERATURE_GPU) return NVML_ERROR_INVALID_ARGUMENT;
-    return PutUint(c.now.temperature_c, temp);
-  });
+  return WithGpu(device, {"temperature_c"},
+                 [&](const GpuCall& c) -> nvmlReturn_t {
+                   if (sensorType != NVML_TEMPERATURE_GPU)
+                     return NVML_ERROR_INVALID_ARGUMENT;
+                   return PutUint(c.now.temperature_c, temp);
+                 });
 }
 
 nvmlReturn_t nvmlDeviceGetTemperatureThreshold(
     nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType,
     unsigned int* temp) {
-  return WithGpu(device, {ThresholdName(thresholdType)}, [&](const GpuCall& c) -> nvmlReturn_t {
-    const auto* field = ThresholdField(c.now, thresholdType);
-    if (field == nullptr) {
-      return thresholdType >= 0 && thresholdType <= 7
-                 ? NVML_ERROR_NOT_SUPPORTED : NVML_ERROR_INVALID_ARGUMENT;
-    }
-    return PutUint(*field, temp);
-  });
+  return WithGpu(device, {ThresholdName(thresholdType)},
+                 [&](const GpuCall& c) -> nvmlReturn_t {
+                   const auto* field = ThresholdField(c.now, thresholdType);
+                   if (field == nullptr) {
+                     return thresholdType >= 0 && thresholdType <= 7
+                                ? NVML_ERROR_NOT_SUPPORTED
+                                : NVML_ERROR_INVALID_ARGUMENT;
+                   }
+                   return PutUint(*field, temp);
+                 });
 }
 
 nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount,
@@ -169,88 +187,98 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount,
 }
 
 nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int* numFans) {
-  return WithGpu(device, {"fan_speeds_percent"}, [&](const GpuCall& c) -> nvmlReturn_t {
-    unsigned count = FanCount(c.now);
-    return PutUint(count == 0 ? std::nullopt
-                              : std::optional<std::int64_t>(count),
-                   numFans);
-  });
+  return WithGpu(
+      device, {"fan_speeds_percent"}, [&](const GpuCall& c) -> nvmlReturn_t {
+        unsigned count = FanCount(c.now);
+        return PutUint(
+            count == 0 ? std::nullopt : std::optional<std::int64_t>(count),
+            numFans);
+      });
 }
 
 nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan,
                                       unsigned int* speed) {
-  return WithGpu(device, {"fan_speeds_percent"}, [&](const GpuCall& c) -> nvmlReturn_t {
-    const GpuStatus& g = c.now;
-    unsigned count = FanCount(g);
-    if (count == 0) return NVML_ERROR_NOT_SUPPORTED;
-    if (fan >= count) return NVML_ERROR_INVALID_ARGUMENT;
-    // Fan 0 follows fan_speed_percent, so that its metrics apply.
-    if (fan == 0 && g.fan_speed_percent) return PutUint(g.fan_speed_percent, speed);
-    return PutUint(g.fan_speeds_percent[fan], speed);
-  });
+  return WithGpu(device, {"fan_speeds_percent"},
+                 [&](const GpuCall& c) -> nvmlReturn_t {
+                   const GpuStatus& g = c.now;
+                   unsigned count = FanCount(g);
+                   if (count == 0) return NVML_ERROR_NOT_SUPPORTED;
+                   if (fan >= count) return NVML_ERROR_INVALID_ARGUMENT;
+                   // Fan 0 follows fan_speed_percent, so that its metrics
+                   // apply.
+                   if (fan == 0 && g.fan_speed_percent)
+                     return PutUint(g.fan_speed_percent, speed);
+                   return PutUint(g.fan_speeds_percent[fan], speed);
+                 });
 }
 
 nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int* speed) {
-  return WithGpu(device, {"fan_speed_percent"}, [&](const GpuCall& c) -> nvmlReturn_t {
-    const GpuStatus& g = c.now;
-    if (!g.fan_speed_percent && !g.fan_speeds_percent.empty()) {
-      return PutUint(g.fan_speeds_percent[0], speed);
-    }
-    return PutUint(g.fan_speed_percent, speed);
-  });
+  return WithGpu(device, {"fan_speed_percent"},
+                 [&](const GpuCall& c) -> nvmlReturn_t {
+                   const GpuStatus& g = c.now;
+                   if (!g.fan_speed_percent && !g.fan_speeds_percent.empty()) {
+                     return PutUint(g.fan_speeds_percent[0], speed);
+                   }
+                   return PutUint(g.fan_speed_percent, speed);
+                 });
 }
 
 nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* power) {
-  return WithGpu(device, {"power_draw_w"}, [&](const GpuCall& c) -> nvmlReturn_t {
-    return PutScaled(c.now.power_draw_w, 1000, power);
-  });
+  return WithGpu(device, {"power_draw_w"},
+                 [&](const GpuCall& c) -> nvmlReturn_t {
+                   return PutScaled(c.now.power_draw_w, 1000, power);
+                 });
 }
 
 nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device,
                                                unsigned int* limit) {
-  return WithGpu(device, {"power_limit_w"}, [&](const GpuCall& c) -> nvmlReturn_t {
-    return PutScaled(c.now.power_limit_w, 1000, limit);
-  });
+  return WithGpu(device, {"power_limit_w"},
+                 [&](const GpuCall& c) -> nvmlReturn_t {
+                   return PutScaled(c.now.power_limit_w, 1000, limit);
+                 });
 }
 
 nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(
     nvmlDevice_t device, unsigned int* minLimit, unsigned int* maxLimit) {
   return WithGpu(device, {"power_min_limit_w", "power_max_limit_w"},
                  [&](const GpuCall& c) -> nvmlReturn_t {
-    if (minLimit == nullptr || maxLimit == nullptr) {
-      return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    if (!c.now.power_min_limit_w || !c.now.power_max_limit_w) {
-      return NVML_ERROR_NOT_SUPPORTED;
-    }
-    PutScaled(c.now.power_min_limit_w, 1000, minLimit);
-    return PutScaled(c.now.power_max_limit_w, 1000, maxLimit);
-  });
+                   if (minLimit == nullptr || maxLimit == nullptr) {
+                     return NVML_ERROR_INVALID_ARGUMENT;
+                   }
+                   if (!c.now.power_min_limit_w || !c.now.power_max_limit_w) {
+                     return NVML_ERROR_NOT_SUPPORTED;
+                   }
+                   PutScaled(c.now.power_min_limit_w, 1000, minLimit);
+                   return PutScaled(c.now.power_max_limit_w, 1000, maxLimit);
+                 });
 }
 
 nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(
     nvmlDevice_t device, unsigned int* defaultLimit) {
-  return WithGpu(device, {"power_default_limit_w"}, [&](const GpuCall& c) -> nvmlReturn_t {
-    return PutScaled(c.now.power_default_limit_w, 1000, defaultLimit);
-  });
+  return WithGpu(
+      device, {"power_default_limit_w"}, [&](const GpuCall& c) -> nvmlReturn_t {
+        return PutScaled(c.now.power_default_limit_w, 1000, defaultLimit);
+      });
 }
 
 nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device,
                                              unsigned int* limit) {
-  return WithGpu(device, {"power_enforced_limit_w"}, [&](const GpuCall& c) -> nvmlReturn_t {
-    return PutScaled(c.now.power_enforced_limit_w, 1000, limit);
-  });
+  return WithGpu(device, {"power_enforced_limit_w"},
+                 [&](const GpuCall& c) -> nvmlReturn_t {
+                   return PutScaled(c.now.power_enforced_limit_w, 1000, limit);
+                 });
 }
 
 nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device,
                                                  unsigned long long* energy) {
-  return WithGpu(device, {"energy_total_j"}, [&](const GpuCall& c) -> nvmlReturn_t {
-    if (energy == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-    if (!c.now.energy_total_j) return NVML_ERROR_NOT_SUPPORTED;
-    *energy = static_cast<unsigned long long>(
-        std::max(0.0, *c.now.energy_total_j * 1000.0));
-    return NVML_SUCCESS;
-  });
+  return WithGpu(device, {"energy_total_j"},
+                 [&](const GpuCall& c) -> nvmlReturn_t {
+                   if (energy == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+                   if (!c.now.energy_total_j) return NVML_ERROR_NOT_SUPPORTED;
+                   *energy = static_cast<unsigned long long>(
+                       std::max(0.0, *c.now.energy_total_j * 1000.0));
+                   return NVML_SUCCESS;
+                 });
 }
 
 }  // extern "C"

@@ -31,7 +31,8 @@ bool TakeXid(nvmlEventSet_t set, nvmlEventData_t* data) {
       continue;
     }
     for (fake::Fault& f : s.scenario.gpus[index].faults) {
-      if (f.kind != fake::FaultKind::kXid || f.delivered || t < f.at_s) continue;
+      if (f.kind != fake::FaultKind::kXid || f.delivered || t < f.at_s)
+        continue;
       f.delivered = true;
       data->device = fake::HandleOf(index);
       data->eventType = nvmlEventTypeXidCriticalError;
@@ -103,7 +104,8 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t* data,
     }
     auto left = deadline - steady_clock::now();
     if (left <= steady_clock::duration::zero()) return NVML_ERROR_TIMEOUT;
-    std::this_thread::sleep_for(std::min<steady_clock::duration>(left, milliseconds(10)));
+    std::this_thread::sleep_for(
+        std::min<steady_clock::duration>(left, milliseconds(10)));
   }
 }
 

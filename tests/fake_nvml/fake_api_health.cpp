@@ -63,23 +63,26 @@ nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device,
                                          nvmlMemoryErrorType_t errorType,
                                          nvmlEccCounterType_t counterType,
                                          unsigned long long* eccCounts) {
-  return WithGpu(device, {EccFieldName(errorType, counterType)},
-                 [&](const GpuCall& c) -> nvmlReturn_t {
-    const GpuStatus& g = c.now;
-    bool corrected = errorType == NVML_MEMORY_ERROR_TYPE_CORRECTED;
-    if (!corrected && errorType != NVML_MEMORY_ERROR_TYPE_UNCORRECTED) {
-      return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    if (counterType == NVML_VOLATILE_ECC) {
-      return PutUll(corrected ? g.ecc_volatile_corrected
-                              : g.ecc_volatile_uncorrected, eccCounts);
-    }
-    if (counterType == NVML_AGGREGATE_ECC) {
-      return PutUll(corrected ? g.ecc_aggregate_corrected
-                              : g.ecc_aggregate_uncorrected, eccCounts);
-    }
-    return NVML_ERROR_INVALID_ARGUMENT;
-  });
+  return WithGpu(
+      device, {EccFieldName(errorType, counterType)},
+      [&](const GpuCall& c) -> nvmlReturn_t {
+        const GpuStatus& g = c.now;
+        bool corrected = errorType == NVML_MEMORY_ERROR_TYPE_CORRECTED;
+        if (!corrected && errorType != NVML_MEMORY_ERROR_TYPE_UNCORRECTED) {
+          return NVML_ERROR_INVALID_ARGUMENT;
+        }
+        if (counterType == NVML_VOLATILE_ECC) {
+          return PutUll(
+              corrected ? g.ecc_volatile_corrected : g.ecc_volatile_uncorrected,
+              eccCounts);
+        }
+        if (counterType == NVML_AGGREGATE_ECC) {
+          return PutUll(corrected ? g.ecc_aggregate_corrected
+                                  : g.ecc_aggregate_uncorrected,
+                        eccCounts);
+        }
+        return NVML_ERROR_INVALID_ARGUMENT;
+      });
 }
 
 nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device,
@@ -87,27 +90,31 @@ nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device,
                                        unsigned int* pageCount,
                                        unsigned long long* addresses) {
   bool sbe = cause == NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS;
-  return WithGpu(device, {sbe ? "retired_pages_sbe" : "retired_pages_dbe"},
-                 [&](const GpuCall& c) -> nvmlReturn_t {
-    if (!sbe && cause != NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR) {
-      return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    if (pageCount == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-    const auto& count = sbe ? c.now.retired_pages_sbe : c.now.retired_pages_dbe;
-    if (!count) return NVML_ERROR_NOT_SUPPORTED;
-    auto needed = static_cast<unsigned>(std::max<std::int64_t>(*count, 0));
-    if (*pageCount < needed) {
-      *pageCount = needed;
-      return NVML_ERROR_INSUFFICIENT_SIZE;
-    }
-    if (needed > 0 && addresses == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-    for (unsigned i = 0; i < needed; ++i) {
-      // Synthetic page addresses, distinct per cause.
-      addresses[i] = (sbe ? 0x100000000ULL : 0x200000000ULL) + 0x1000ULL * i;
-    }
-    *pageCount = needed;
-    return NVML_SUCCESS;
-  });
+  return WithGpu(
+      device, {sbe ? "retired_pages_sbe" : "retired_pages_dbe"},
+      [&](const GpuCall& c) -> nvmlReturn_t {
+        if (!sbe && cause != NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR) {
+          return NVML_ERROR_INVALID_ARGUMENT;
+        }
+        if (pageCount == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+        const auto& count =
+            sbe ? c.now.retired_pages_sbe : c.now.retired_pages_dbe;
+        if (!count) return NVML_ERROR_NOT_SUPPORTED;
+        auto needed = static_cast<unsigned>(std::max<std::int64_t>(*count, 0));
+        if (*pageCount < needed) {
+          *pageCount = needed;
+          return NVML_ERROR_INSUFFICIENT_SIZE;
+        }
+        if (needed > 0 && addresses == nullptr)
+          return NVML_ERROR_INVALID_ARGUMENT;
+        for (unsigned i = 0; i < needed; ++i) {
+          // Synthetic page addresses, distinct per cause.
+          addresses[i] =
+              (sbe ? 0x100000000ULL : 0x200000000ULL) + 0x1000ULL * i;
+        }
+        *pageCount = needed;
+        return NVML_SUCCESS;
+      });
 }
 
 nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(
@@ -122,23 +129,25 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device,
                                        unsigned int* uncRows,
                                        unsigned int* isPending,
                                        unsigned int* failureOccurred) {
-  return WithGpu(device, {"remapped_rows_corrected", "remapped_rows_uncorrected",
-                          "remapped_rows_pending", "remapped_rows_failure"},
-                 [&](const GpuCall& c) -> nvmlReturn_t {
-    const GpuStatus& g = c.now;
-    if (!corrRows || !uncRows || !isPending || !failureOccurred) {
-      return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    if (!g.remapped_rows_corrected || !g.remapped_rows_uncorrected ||
-        !g.remapped_rows_pending || !g.remapped_rows_failure) {
-      return NVML_ERROR_NOT_SUPPORTED;
-    }
-    PutUint(g.remapped_rows_corrected, corrRows);
-    PutUint(g.remapped_rows_uncorrected, uncRows);
-    *isPending = *g.remapped_rows_pending ? 1 : 0;
-    *failureOccurred = *g.remapped_rows_failure ? 1 : 0;
-    return NVML_SUCCESS;
-  });
+  return WithGpu(
+      device,
+      {"remapped_rows_corrected", "remapped_rows_uncorrected",
+       "remapped_rows_pending", "remapped_rows_failure"},
+      [&](const GpuCall& c) -> nvmlReturn_t {
+        const GpuStatus& g = c.now;
+        if (!corrRows || !uncRows || !isPending || !failureOccurred) {
+          return NVML_ERROR_INVALID_ARGUMENT;
+        }
+        if (!g.remapped_rows_corrected || !g.remapped_rows_uncorrected ||
+            !g.remapped_rows_pending || !g.remapped_rows_failure) {
+          return NVML_ERROR_NOT_SUPPORTED;
+        }
+        PutUint(g.remapped_rows_corrected, corrRows);
+        PutUint(g.remapped_rows_uncorrected, uncRows);
+        *isPending = *g.remapped_rows_pending ? 1 : 0;
+        *failureOccurred = *g.remapped_rows_failure ? 1 : 0;
+        return NVML_SUCCESS;
+      });
 }
 
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device,
@@ -173,15 +182,17 @@ nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device,
                                          nvmlPcieUtilCounter_t counter,
                                          unsigned int* value) {
   bool tx = counter == NVML_PCIE_UTIL_TX_BYTES;
-  return WithGpu(device, {tx ? "pcie_tx_bytes_per_s" : "pcie_rx_bytes_per_s"},
-                 [&](const GpuCall& c) -> nvmlReturn_t {
-    if (!tx && counter != NVML_PCIE_UTIL_RX_BYTES) {
-      return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    const auto& bytes = tx ? c.now.pcie_tx_bytes_per_s : c.now.pcie_rx_bytes_per_s;
-    if (!bytes) return PutUint(std::nullopt, value);
-    return PutUint(*bytes / 1024, value);  // NVML's KB/s, read as KiB/s
-  });
+  return WithGpu(
+      device, {tx ? "pcie_tx_bytes_per_s" : "pcie_rx_bytes_per_s"},
+      [&](const GpuCall& c) -> nvmlReturn_t {
+        if (!tx && counter != NVML_PCIE_UTIL_RX_BYTES) {
+          return NVML_ERROR_INVALID_ARGUMENT;
+        }
+        const auto& bytes =
+            tx ? c.now.pcie_tx_bytes_per_s : c.now.pcie_rx_bytes_per_s;
+        if (!bytes) return PutUint(std::nullopt, value);
+        return PutUint(*bytes / 1024, value);  // NVML's KB/s, read as KiB/s
+      });
 }
 
 nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device,
@@ -201,30 +212,38 @@ nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link,
   });
 }
 
-nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(
-    nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter,
-    unsigned long long* counterValue) {
+nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device,
+                                             unsigned int link,
+                                             nvmlNvLinkErrorCounter_t counter,
+                                             unsigned long long* counterValue) {
   return WithGpu(device, {"nvlinks"}, [&](const GpuCall& c) -> nvmlReturn_t {
     if (c.now.nvlinks.empty()) return NVML_ERROR_NOT_SUPPORTED;
     const auto* l = FindLink(c.now, link);
     if (l == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
     switch (counter) {
-      case NVML_NVLINK_ERROR_DL_REPLAY: return PutUll(l->replay_errors, counterValue);
-      case NVML_NVLINK_ERROR_DL_RECOVERY: return PutUll(l->recovery_errors, counterValue);
-      case NVML_NVLINK_ERROR_DL_CRC_FLIT: return PutUll(l->crc_flit_errors, counterValue);
-      case NVML_NVLINK_ERROR_DL_CRC_DATA: return PutUll(l->crc_data_errors, counterValue);
-      default: return NVML_ERROR_INVALID_ARGUMENT;
+      case NVML_NVLINK_ERROR_DL_REPLAY:
+        return PutUll(l->replay_errors, counterValue);
+      case NVML_NVLINK_ERROR_DL_RECOVERY:
+        return PutUll(l->recovery_errors, counterValue);
+      case NVML_NVLINK_ERROR_DL_CRC_FLIT:
+        return PutUll(l->crc_flit_errors, counterValue);
+      case NVML_NVLINK_ERROR_DL_CRC_DATA:
+        return PutUll(l->crc_data_errors, counterValue);
+      default:
+        return NVML_ERROR_INVALID_ARGUMENT;
     }
   });
 }
 
-nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(
-    nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_t* infos) {
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device,
+                                                     unsigned int* infoCount,
+                                                     nvmlProcessInfo_t* infos) {
   return GetProcesses(device, infoCount, infos);
 }
 
-nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(
-    nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_t* infos) {
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device,
+                                                     unsigned int* infoCount,
+                                                     nvmlProcessInfo_t* infos) {
   return GetProcesses(device, infoCount, infos);
 }
 

@@ -185,29 +185,31 @@ nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char* serial,
   });
 }
 
-nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device,
-                                          char* partNumber,
+nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char* partNumber,
                                           unsigned int length) {
-  return WithGpu(device, {"board_part_number"}, [&](const GpuCall& c) -> nvmlReturn_t {
-    return CopyString(c.now.board_part_number.value_or(""), partNumber,
-                      length);
-  });
+  return WithGpu(device, {"board_part_number"},
+                 [&](const GpuCall& c) -> nvmlReturn_t {
+                   return CopyString(c.now.board_part_number.value_or(""),
+                                     partNumber, length);
+                 });
 }
 
 nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char* version,
                                        unsigned int length) {
-  return WithGpu(device, {"vbios_version"}, [&](const GpuCall& c) -> nvmlReturn_t {
-    return CopyString(c.now.vbios_version.value_or(""), version, length);
-  });
+  return WithGpu(
+      device, {"vbios_version"}, [&](const GpuCall& c) -> nvmlReturn_t {
+        return CopyString(c.now.vbios_version.value_or(""), version, length);
+      });
 }
 
 nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device,
                                               char* version,
                                               unsigned int length) {
-  return WithGpu(device, {"inforom_image_version"}, [&](const GpuCall& c) -> nvmlReturn_t {
-    return CopyString(c.now.inforom_image_version.value_or(""), version,
-                      length);
-  });
+  return WithGpu(device, {"inforom_image_version"},
+                 [&](const GpuCall& c) -> nvmlReturn_t {
+                   return CopyString(c.now.inforom_image_version.value_or(""),
+                                     version, length);
+                 });
 }
 
 nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t* pci) {
@@ -225,8 +227,8 @@ nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t* pci) {
     pci->pciDeviceId = c.gpu->pci_device_id;
     std::snprintf(pci->busId, sizeof pci->busId, "%08X:%02X:%02X.0", domain,
                   bus, dev);
-    std::snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy,
-                  "%04X:%02X:%02X.0", domain, bus, dev);
+    std::snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%04X:%02X:%02X.0",
+                  domain, bus, dev);
     return NVML_SUCCESS;
   });
 }

@@ -7,6 +7,6 @@
 
 extern "C" __attribute__((visibility("default"), used))
 const void* const fake_nvml_exports[] = {
-    NVML_FUNCTIONS(FAKE_NVML_ADDRESS)
-    reinterpret_cast<const void*>(&nvmlErrorString),
+    NVML_FUNCTIONS(FAKE_NVML_ADDRESS) reinterpret_cast<const void*>(
+        &nvmlErrorString),
 };

@@ -22,7 +22,7 @@ struct Timeline {
   Kind kind = Kind::kValues;
   std::vector<double> values;  // kValues: cycled, each held period_s
   double period_s = 1.0;
-  double from = 0, to = 0, seconds = 0;           // kRamp
+  double from = 0, to = 0, seconds = 0;          // kRamp
   std::vector<std::pair<double, double>> steps;  // kSteps: (at_s, value)
 
   // The value at time t; nullopt means "the base value" (before the first
@@ -35,11 +35,11 @@ enum class FaultKind { kLost, kHang, kXid, kSlow, kError };
 struct Fault {
   FaultKind kind = FaultKind::kLost;
   double at_s = 0;
-  unsigned long long xid = 0;  // kXid
-  int delay_ms = 0;            // kSlow
-  std::string field;           // kError: the field or setter it breaks
+  unsigned long long xid = 0;         // kXid
+  int delay_ms = 0;                   // kSlow
+  std::string field;                  // kError: the field or setter it breaks
   nvmlReturn_t error = NVML_SUCCESS;  // kError
-  bool delivered = false;      // kXid: handed out by nvmlEventSetWait_v2
+  bool delivered = false;             // kXid: handed out by nvmlEventSetWait_v2
 };
 
 struct FakeGpu {

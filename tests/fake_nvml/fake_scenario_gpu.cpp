@@ -96,10 +96,12 @@ std::vector<gpudoctor::NvLinkStatus> ParseNvLinks(const json& value,
   for (std::size_t i = 0; i < value.size(); ++i) {
     std::string at = where + "[" + std::to_string(i) + "]";
     const json& e = value[i];
-    CheckKeys(e, at, {"link", "active", "crc_flit_errors", "crc_data_errors",
-                      "replay_errors", "recovery_errors"});
+    CheckKeys(e, at,
+              {"link", "active", "crc_flit_errors", "crc_data_errors",
+               "replay_errors", "recovery_errors"});
     gpudoctor::NvLinkStatus link;
-    link.link = static_cast<unsigned>(e.value("link", static_cast<unsigned>(i)));
+    link.link =
+        static_cast<unsigned>(e.value("link", static_cast<unsigned>(i)));
     auto get = [&](const char* key) {
       return e.contains(key) ? OptionalInt(e[key], at + "." + key)
                              : std::nullopt;
@@ -137,14 +139,20 @@ void ApplyGpuJson(const json& entry, const std::string& where, FakeGpu& gpu) {
     if (const auto* field = gpudoctor::FindGpuField(key)) {
       SetScalar(g, *field, value, at);
     } else if (key == "name" || key == "uuid") {
-      (key == "name" ? g.name : g.uuid) = value.is_null() ? "" : value.get<std::string>();
+      (key == "name" ? g.name : g.uuid) =
+          value.is_null() ? "" : value.get<std::string>();
     } else if (key == "pci_bus_id") {
-      g.pci_bus_id = value.is_null() ? "" : gpudoctor::NormalizePciBusId(value.get<std::string>());
-      if (!value.is_null() && g.pci_bus_id.empty()) Fail(at, "malformed bus id");
+      g.pci_bus_id =
+          value.is_null()
+              ? ""
+              : gpudoctor::NormalizePciBusId(value.get<std::string>());
+      if (!value.is_null() && g.pci_bus_id.empty())
+        Fail(at, "malformed bus id");
     } else if (key == "pci_device_id") {
       gpu.pci_device_id = value.is_string()
-          ? static_cast<unsigned>(std::stoul(value.get<std::string>(), nullptr, 16))
-          : static_cast<unsigned>(Number(value, at));
+                              ? static_cast<unsigned>(std::stoul(
+                                    value.get<std::string>(), nullptr, 16))
+                              : static_cast<unsigned>(Number(value, at));
     } else if (key == "pstate") {
       g.pstate = ParsePstate(value, at);
     } else if (key == "clock_event_reasons") {
@@ -152,16 +160,20 @@ void ApplyGpuJson(const json& entry, const std::string& where, FakeGpu& gpu) {
     } else if (key == "fan_speeds_percent") {
       g.fan_speeds_percent.clear();
       if (!value.is_null()) {
-        for (const json& v : value) g.fan_speeds_percent.push_back(std::llround(Number(v, at)));
+        for (const json& v : value)
+          g.fan_speeds_percent.push_back(std::llround(Number(v, at)));
       }
       if (!entry.contains("fan_speed_percent")) {
-        g.fan_speed_percent = g.fan_speeds_percent.empty()
-            ? std::nullopt : std::optional<std::int64_t>(g.fan_speeds_percent[0]);
+        g.fan_speed_percent =
+            g.fan_speeds_percent.empty()
+                ? std::nullopt
+                : std::optional<std::int64_t>(g.fan_speeds_percent[0]);
       }
     } else if (key == "processes") {
       g.processes = ParseProcesses(value, at);
     } else if (key == "nvlinks") {
-      g.nvlinks = value.is_null() ? std::vector<gpudoctor::NvLinkStatus>{} : ParseNvLinks(value, at);
+      g.nvlinks = value.is_null() ? std::vector<gpudoctor::NvLinkStatus>{}
+                                  : ParseNvLinks(value, at);
     } else if (key == "metrics") {
       ApplyMetricsJson(value, at, gpu);
     } else if (key == "faults") {

@@ -107,8 +107,9 @@ void ApplyTopLevel(const json& doc, Scenario& s) {
 
 Scenario FromJsonText(const std::string& path, const std::string& text) {
   json doc = json::parse(text);
-  CheckKeys(doc, "", {"description", "driver_version", "cuda_driver_version",
-                      "nvml_version", "init_error", "init_delay_ms", "gpus"});
+  CheckKeys(doc, "",
+            {"description", "driver_version", "cuda_driver_version",
+             "nvml_version", "init_error", "init_delay_ms", "gpus"});
   Scenario s;
   bool took_versions = false;
   std::filesystem::path dir = std::filesystem::path(path).parent_path();

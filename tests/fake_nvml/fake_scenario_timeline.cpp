@@ -11,8 +11,8 @@ using nlohmann::json;
 Timeline ParseTimeline(const json& spec, const std::string& where) {
   CheckKeys(spec, where, {"values", "period_s", "ramp", "steps"});
   Timeline t;
-  int kinds = spec.contains("values") + spec.contains("ramp") +
-              spec.contains("steps");
+  int kinds =
+      spec.contains("values") + spec.contains("ramp") + spec.contains("steps");
   if (kinds != 1) Fail(where, "needs exactly one of values, ramp, steps");
   if (spec.contains("period_s") && !spec.contains("values")) {
     Fail(where, "period_s goes with values");
@@ -20,14 +20,18 @@ Timeline ParseTimeline(const json& spec, const std::string& where) {
   if (spec.contains("values")) {
     t.kind = Timeline::Kind::kValues;
     const json& values = spec["values"];
-    if (!values.is_array() || values.empty()) Fail(where, "values must be a non-empty list");
-    for (const json& v : values) t.values.push_back(Number(v, where + ".values"));
-    t.period_s = spec.contains("period_s") ? Number(spec["period_s"], where) : 1.0;
+    if (!values.is_array() || values.empty())
+      Fail(where, "values must be a non-empty list");
+    for (const json& v : values)
+      t.values.push_back(Number(v, where + ".values"));
+    t.period_s =
+        spec.contains("period_s") ? Number(spec["period_s"], where) : 1.0;
     if (t.period_s <= 0) Fail(where, "period_s must be > 0");
   } else if (spec.contains("ramp")) {
     t.kind = Timeline::Kind::kRamp;
     const json& ramp = spec["ramp"];
-    if (!ramp.is_array() || ramp.size() != 3) Fail(where, "ramp is [from, to, seconds]");
+    if (!ramp.is_array() || ramp.size() != 3)
+      Fail(where, "ramp is [from, to, seconds]");
     t.from = Number(ramp[0], where + ".ramp");
     t.to = Number(ramp[1], where + ".ramp");
     t.seconds = Number(ramp[2], where + ".ramp");
@@ -36,7 +40,8 @@ Timeline ParseTimeline(const json& spec, const std::string& where) {
     const json& steps = spec["steps"];
     if (!steps.is_array()) Fail(where, "steps is [[at_s, value], ...]");
     for (const json& step : steps) {
-      if (!step.is_array() || step.size() != 2) Fail(where, "a step is [at_s, value]");
+      if (!step.is_array() || step.size() != 2)
+        Fail(where, "a step is [at_s, value]");
       t.steps.emplace_back(Number(step[0], where), Number(step[1], where));
     }
   }
@@ -54,14 +59,17 @@ FaultKind ParseKind(const json& kind, const std::string& where) {
 }
 
 Fault ParseFault(const json& spec, const std::string& where) {
-  CheckKeys(spec, where, {"kind", "at_s", "code", "delay_ms", "field", "error"});
+  CheckKeys(spec, where,
+            {"kind", "at_s", "code", "delay_ms", "field", "error"});
   if (!spec.contains("kind")) Fail(where, "needs a kind");
   Fault f;
   f.kind = ParseKind(spec["kind"], where + ".kind");
   f.at_s = spec.contains("at_s") ? Number(spec["at_s"], where + ".at_s") : 0;
   auto require = [&](const char* key, FaultKind only) {
     if (spec.contains(key) != (f.kind == only)) {
-      Fail(where, std::string(key) + (f.kind == only ? " is required" : " does not belong here"));
+      Fail(where,
+           std::string(key) +
+               (f.kind == only ? " is required" : " does not belong here"));
     }
   };
   require("code", FaultKind::kXid);
@@ -69,15 +77,19 @@ Fault ParseFault(const json& spec, const std::string& where) {
   require("field", FaultKind::kError);
   require("error", FaultKind::kError);
   if (f.kind == FaultKind::kXid) {
-    f.xid = static_cast<unsigned long long>(Number(spec["code"], where + ".code"));
+    f.xid =
+        static_cast<unsigned long long>(Number(spec["code"], where + ".code"));
   } else if (f.kind == FaultKind::kSlow) {
-    f.delay_ms = static_cast<int>(Number(spec["delay_ms"], where + ".delay_ms"));
+    f.delay_ms =
+        static_cast<int>(Number(spec["delay_ms"], where + ".delay_ms"));
   } else if (f.kind == FaultKind::kError) {
     f.field = spec["field"].get<std::string>();
-    if (!IsFaultableField(f.field)) Fail(where, "unknown field '" + f.field + "'");
+    if (!IsFaultableField(f.field))
+      Fail(where, "unknown field '" + f.field + "'");
     std::string name = spec["error"].get<std::string>();
     auto code = ReturnCodeByName(name);
-    if (!code || *code == NVML_SUCCESS) Fail(where, "unknown error '" + name + "'");
+    if (!code || *code == NVML_SUCCESS)
+      Fail(where, "unknown error '" + name + "'");
     f.error = *code;
   }
   return f;

@@ -93,7 +93,8 @@ nvmlReturn_t EnterGpu(unsigned index, std::unique_lock<std::mutex>& lock,
     }
   }
   for (const Fault& f : gpu.faults) {
-    if (f.kind == FaultKind::kLost && t >= f.at_s) return NVML_ERROR_GPU_IS_LOST;
+    if (f.kind == FaultKind::kLost && t >= f.at_s)
+      return NVML_ERROR_GPU_IS_LOST;
   }
   for (std::string_view field : fields) {
     if (nvmlReturn_t rc = ErrorFaultFor(gpu, field, t); rc != NVML_SUCCESS) {
@@ -133,8 +134,9 @@ nvmlReturn_t PutUll(const std::optional<std::int64_t>& value,
 
 nvmlReturn_t PutScaled(const std::optional<double>& value, double scale,
                        unsigned* out) {
-  if (!value) return out == nullptr ? NVML_ERROR_INVALID_ARGUMENT
-                                    : NVML_ERROR_NOT_SUPPORTED;
+  if (!value)
+    return out == nullptr ? NVML_ERROR_INVALID_ARGUMENT
+                          : NVML_ERROR_NOT_SUPPORTED;
   return PutUint(std::llround(std::clamp(*value * scale, 0.0, 4.0e9)), out);
 }
 

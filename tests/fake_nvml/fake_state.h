@@ -44,9 +44,9 @@ double SteadySeconds();
 // The values of one GPU for the duration of one call.
 struct GpuCall {
   unsigned index = 0;
-  FakeGpu* gpu = nullptr;          // base state, for setters
-  gpudoctor::GpuStatus now;        // base with metrics applied
-  double t = 0;                    // scenario time of the call
+  FakeGpu* gpu = nullptr;    // base state, for setters
+  gpudoctor::GpuStatus now;  // base with metrics applied
+  double t = 0;              // scenario time of the call
 };
 
 nvmlDevice_t HandleOf(unsigned index);
@@ -73,16 +73,14 @@ nvmlReturn_t WithGpu(nvmlDevice_t device,
   int index = IndexOf(device);
   if (index < 0) return NVML_ERROR_INVALID_ARGUMENT;
   GpuCall call;
-  nvmlReturn_t rc =
-      EnterGpu(static_cast<unsigned>(index), lock, fields, &call);
+  nvmlReturn_t rc = EnterGpu(static_cast<unsigned>(index), lock, fields, &call);
   if (rc != NVML_SUCCESS) return rc;
   return body(call);
 }
 
 // Copies text into an NVML string buffer (INSUFFICIENT_SIZE when short;
 // NOT_SUPPORTED for an empty value).
-nvmlReturn_t CopyString(const std::string& text, char* buffer,
-                        unsigned length);
+nvmlReturn_t CopyString(const std::string& text, char* buffer, unsigned length);
 
 // Writes a field to an NVML out-parameter: INVALID_ARGUMENT for a null
 // pointer, NOT_SUPPORTED for a null field; values clamp to the C type.

@@ -31,13 +31,13 @@ inline NvmlApi LoadApi() {
     api.error = dlerror();
     return api;
   }
-#define FAKE_TEST_RESOLVE(name, params)                              \
+#define FAKE_TEST_RESOLVE(name, params)                               \
   api.name = reinterpret_cast<decltype(api.name)>(dlsym(lib, #name)); \
   if (api.name == nullptr) api.error += " missing " #name;
   NVML_FUNCTIONS(FAKE_TEST_RESOLVE)
 #undef FAKE_TEST_RESOLVE
-  api.nvmlErrorString = reinterpret_cast<nvmlErrorString_fn>(
-      dlsym(lib, "nvmlErrorString"));
+  api.nvmlErrorString =
+      reinterpret_cast<nvmlErrorString_fn>(dlsym(lib, "nvmlErrorString"));
   if (api.nvmlErrorString == nullptr) api.error += " missing nvmlErrorString";
   return api;
 }
@@ -72,8 +72,7 @@ class FakeNvmlTest : public ::testing::Test {
   // TearDown leaves the library uninitialised for the next test.
   nvmlReturn_t Init(const std::string& path, double time_offset_s = 0) {
     setenv("FAKE_NVML_SCENARIO", path.c_str(), 1);
-    setenv("FAKE_NVML_TIME_OFFSET_S", std::to_string(time_offset_s).c_str(),
-           1);
+    setenv("FAKE_NVML_TIME_OFFSET_S", std::to_string(time_offset_s).c_str(), 1);
     nvmlReturn_t rc = Api().nvmlInit_v2();
     if (rc == NVML_SUCCESS) ++inits_;
     return rc;

@@ -40,9 +40,10 @@ TEST_F(FakeNvmlTest, UnknownKeyMissingAndMalformedFilesFailInit) {
   EXPECT_EQ(Init(WriteFile("badfault.json",
                            R"({"gpus":[{"faults":[{"kind":"melt"}]}]})")),
             NVML_ERROR_UNKNOWN);
-  EXPECT_EQ(Init(WriteFile("badmetric.json",
-                           R"({"gpus":[{"metrics":{"name":{"values":[1]}}}]})")),
-            NVML_ERROR_UNKNOWN);
+  EXPECT_EQ(
+      Init(WriteFile("badmetric.json",
+                     R"({"gpus":[{"metrics":{"name":{"values":[1]}}}]})")),
+      NVML_ERROR_UNKNOWN);
 }
 
 TEST_F(FakeNvmlTest, InitIsReferenceCountedAndScenarioReloaded) {
@@ -103,10 +104,12 @@ TEST_F(FakeNvmlTest, JsonScenarioValues) {
   EXPECT_EQ(min, 100000u);
   EXPECT_EQ(max, 400000u);
   unsigned long long energy = 0;
-  ASSERT_EQ(nvml().nvmlDeviceGetTotalEnergyConsumption(d, &energy), NVML_SUCCESS);
-  EXPECT_EQ(energy, 123456789ULL);
-  ASSERT_EQ(nvml().nvmlDeviceGetPcieThroughput(d, NVML_PCIE_UTIL_TX_BYTES, &value),
+  ASSERT_EQ(nvml().nvmlDeviceGetTotalEnergyConsumption(d, &energy),
             NVML_SUCCESS);
+  EXPECT_EQ(energy, 123456789ULL);
+  ASSERT_EQ(
+      nvml().nvmlDeviceGetPcieThroughput(d, NVML_PCIE_UTIL_TX_BYTES, &value),
+      NVML_SUCCESS);
   EXPECT_EQ(value, 1024u);  // 1 MiB/s in KB/s
   ASSERT_EQ(nvml().nvmlDeviceGetCurrPcieLinkWidth(d, &value), NVML_SUCCESS);
   EXPECT_EQ(value, 8u);
@@ -114,9 +117,11 @@ TEST_F(FakeNvmlTest, JsonScenarioValues) {
   ASSERT_EQ(nvml().nvmlDeviceGetPerformanceState(d, &pstate), NVML_SUCCESS);
   EXPECT_EQ(pstate, 0);
   unsigned long long reasons = 0;
-  ASSERT_EQ(nvml().nvmlDeviceGetCurrentClocksEventReasons(d, &reasons), NVML_SUCCESS);
+  ASSERT_EQ(nvml().nvmlDeviceGetCurrentClocksEventReasons(d, &reasons),
+            NVML_SUCCESS);
   EXPECT_EQ(reasons, 0x4ULL | 0x20ULL);
-  ASSERT_EQ(nvml().nvmlDeviceGetCurrentClocksThrottleReasons(d, &reasons), NVML_SUCCESS);
+  ASSERT_EQ(nvml().nvmlDeviceGetCurrentClocksThrottleReasons(d, &reasons),
+            NVML_SUCCESS);
   EXPECT_EQ(reasons, 0x24ULL);
   int mode = -1;
   ASSERT_EQ(nvml().nvmlDeviceGetComputeMode(d, &mode), NVML_SUCCESS);
@@ -132,10 +137,12 @@ TEST_F(FakeNvmlTest, TemperaturesFansAndFieldValues) {
   nvmlDevice_t d = Handle(0);
   unsigned value = 0;
   ASSERT_EQ(nvml().nvmlDeviceGetTemperatureThreshold(
-                d, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &value), NVML_SUCCESS);
+                d, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &value),
+            NVML_SUCCESS);
   EXPECT_EQ(value, 92u);
   ASSERT_EQ(nvml().nvmlDeviceGetTemperatureThreshold(
-                d, NVML_TEMPERATURE_THRESHOLD_GPU_MAX, &value), NVML_SUCCESS);
+                d, NVML_TEMPERATURE_THRESHOLD_GPU_MAX, &value),
+            NVML_SUCCESS);
   EXPECT_EQ(value, 87u);
   nvmlFieldValue_t fields[3] = {};
   fields[0].fieldId = NVML_FI_DEV_MEMORY_TEMP;
@@ -165,7 +172,8 @@ TEST_F(FakeNvmlTest, NullAndAbsentFieldsAreNotSupported) {
   ASSERT_EQ(nvml().nvmlDeviceGetTemperature(d, NVML_TEMPERATURE_GPU, &value),
             NVML_SUCCESS);
   EXPECT_EQ(value, 35u);
-  EXPECT_EQ(nvml().nvmlDeviceGetPowerUsage(d, &value), NVML_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(nvml().nvmlDeviceGetPowerUsage(d, &value),
+            NVML_ERROR_NOT_SUPPORTED);
   int pstate = 0;
   EXPECT_EQ(nvml().nvmlDeviceGetPerformanceState(d, &pstate),
             NVML_ERROR_NOT_SUPPORTED);
@@ -173,8 +181,8 @@ TEST_F(FakeNvmlTest, NullAndAbsentFieldsAreNotSupported) {
   EXPECT_EQ(nvml().nvmlDeviceGetNvLinkState(d, 0, &pstate),
             NVML_ERROR_NOT_SUPPORTED);
   unsigned long long count = 0;
-  EXPECT_EQ(nvml().nvmlDeviceGetTotalEccErrors(d, NVML_MEMORY_ERROR_TYPE_CORRECTED,
-                                               NVML_VOLATILE_ECC, &count),
+  EXPECT_EQ(nvml().nvmlDeviceGetTotalEccErrors(
+                d, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, &count),
             NVML_ERROR_NOT_SUPPORTED);
   char text[96];
   EXPECT_EQ(nvml().nvmlDeviceGetSerial(d, text, sizeof text),
@@ -187,16 +195,19 @@ TEST_F(FakeNvmlTest, NullAndAbsentFieldsAreNotSupported) {
   EXPECT_STREQ(pci.busId, "00000000:02:00.0");
   EXPECT_EQ(pci.pciDeviceId, 0x20B010DEu);
   unsigned processes = 5;
-  ASSERT_EQ(nvml().nvmlDeviceGetComputeRunningProcesses_v3(d, &processes, nullptr),
-            NVML_SUCCESS);
+  ASSERT_EQ(
+      nvml().nvmlDeviceGetComputeRunningProcesses_v3(d, &processes, nullptr),
+      NVML_SUCCESS);
   EXPECT_EQ(processes, 0u);
 }
 
 TEST_F(FakeNvmlTest, HandlesAndStringBuffers) {
   ASSERT_EQ(Init(DataPath("two_gpus.json")), NVML_SUCCESS);
   nvmlDevice_t d = nullptr;
-  EXPECT_EQ(nvml().nvmlDeviceGetHandleByIndex_v2(2, &d), NVML_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(nvml().nvmlDeviceGetHandleByIndex(2, &d), NVML_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(nvml().nvmlDeviceGetHandleByIndex_v2(2, &d),
+            NVML_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(nvml().nvmlDeviceGetHandleByIndex(2, &d),
+            NVML_ERROR_INVALID_ARGUMENT);
   ASSERT_EQ(nvml().nvmlDeviceGetHandleByIndex(0, &d), NVML_SUCCESS);
   EXPECT_EQ(d, Handle(0));
   EXPECT_NE(Handle(0), Handle(1));
@@ -205,9 +216,10 @@ TEST_F(FakeNvmlTest, HandlesAndStringBuffers) {
             NVML_ERROR_INSUFFICIENT_SIZE);
   unsigned value = 0;
   int bogus = 0;
-  EXPECT_EQ(nvml().nvmlDeviceGetTemperature(reinterpret_cast<nvmlDevice_t>(&bogus),
-                                            NVML_TEMPERATURE_GPU, &value),
-            NVML_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      nvml().nvmlDeviceGetTemperature(reinterpret_cast<nvmlDevice_t>(&bogus),
+                                      NVML_TEMPERATURE_GPU, &value),
+      NVML_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(nvml().nvmlErrorString(NVML_ERROR_GPU_IS_LOST), "GPU is lost");
   EXPECT_STREQ(nvml().nvmlErrorString(12345), "Unknown Error");
 }
@@ -227,27 +239,34 @@ TEST_F(FakeNvmlTest, ProcessesEccRetiredPagesRemappedRowsNvLinks) {
   EXPECT_EQ(infos[1].usedGpuMemory, ~0ULL);
   EXPECT_EQ(infos[0].gpuInstanceId, 0xFFFFFFFFu);
   char name[64];
-  ASSERT_EQ(nvml().nvmlSystemGetProcessName(4242, name, sizeof name), NVML_SUCCESS);
+  ASSERT_EQ(nvml().nvmlSystemGetProcessName(4242, name, sizeof name),
+            NVML_SUCCESS);
   EXPECT_STREQ(name, "python3 train.py");
-  EXPECT_EQ(nvml().nvmlSystemGetProcessName(1, name, sizeof name), NVML_ERROR_NOT_FOUND);
+  EXPECT_EQ(nvml().nvmlSystemGetProcessName(1, name, sizeof name),
+            NVML_ERROR_NOT_FOUND);
 
   unsigned long long ecc = 0;
-  ASSERT_EQ(nvml().nvmlDeviceGetTotalEccErrors(d, NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
-                                               NVML_AGGREGATE_ECC, &ecc), NVML_SUCCESS);
+  ASSERT_EQ(
+      nvml().nvmlDeviceGetTotalEccErrors(d, NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+                                         NVML_AGGREGATE_ECC, &ecc),
+      NVML_SUCCESS);
   EXPECT_EQ(ecc, 1u);
   unsigned pages = 0;
   ASSERT_EQ(nvml().nvmlDeviceGetRetiredPages(
-                d, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, &pages,
-                nullptr), NVML_ERROR_INSUFFICIENT_SIZE);
+                d, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS,
+                &pages, nullptr),
+            NVML_ERROR_INSUFFICIENT_SIZE);
   EXPECT_EQ(pages, 2u);
   unsigned long long addresses[2] = {};
   ASSERT_EQ(nvml().nvmlDeviceGetRetiredPages(
-                d, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, &pages,
-                addresses), NVML_SUCCESS);
+                d, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS,
+                &pages, addresses),
+            NVML_SUCCESS);
   EXPECT_NE(addresses[0], addresses[1]);
   unsigned corr = 0, unc = 0, pending = 0, failure = 9;
-  ASSERT_EQ(nvml().nvmlDeviceGetRemappedRows(d, &corr, &unc, &pending, &failure),
-            NVML_SUCCESS);
+  ASSERT_EQ(
+      nvml().nvmlDeviceGetRemappedRows(d, &corr, &unc, &pending, &failure),
+      NVML_SUCCESS);
   EXPECT_EQ(corr, 4u);
   EXPECT_EQ(pending, 1u);
   EXPECT_EQ(failure, 0u);
@@ -255,13 +274,16 @@ TEST_F(FakeNvmlTest, ProcessesEccRetiredPagesRemappedRowsNvLinks) {
   int active = -1;
   ASSERT_EQ(nvml().nvmlDeviceGetNvLinkState(d, 1, &active), NVML_SUCCESS);
   EXPECT_EQ(active, NVML_FEATURE_DISABLED);
-  EXPECT_EQ(nvml().nvmlDeviceGetNvLinkState(d, 2, &active), NVML_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(nvml().nvmlDeviceGetNvLinkState(d, 2, &active),
+            NVML_ERROR_INVALID_ARGUMENT);
   unsigned long long errors = 0;
-  ASSERT_EQ(nvml().nvmlDeviceGetNvLinkErrorCounter(d, 0, NVML_NVLINK_ERROR_DL_CRC_DATA,
-                                                   &errors), NVML_SUCCESS);
+  ASSERT_EQ(nvml().nvmlDeviceGetNvLinkErrorCounter(
+                d, 0, NVML_NVLINK_ERROR_DL_CRC_DATA, &errors),
+            NVML_SUCCESS);
   EXPECT_EQ(errors, 2u);
-  EXPECT_EQ(nvml().nvmlDeviceGetNvLinkErrorCounter(d, 1, NVML_NVLINK_ERROR_DL_RECOVERY,
-                                                   &errors), NVML_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(nvml().nvmlDeviceGetNvLinkErrorCounter(
+                d, 1, NVML_NVLINK_ERROR_DL_RECOVERY, &errors),
+            NVML_ERROR_NOT_SUPPORTED);
 }
 
 TEST_F(FakeNvmlTest, XmlScenarioServesTheDocumentsValues) {
@@ -284,17 +306,20 @@ TEST_F(FakeNvmlTest, XmlScenarioServesTheDocumentsValues) {
   EXPECT_EQ(value, 170000u);
   ASSERT_EQ(nvml().nvmlDeviceGetMaxPcieLinkGeneration(d, &value), NVML_SUCCESS);
   EXPECT_EQ(value, 4u);
-  ASSERT_EQ(nvml().nvmlDeviceGetPcieThroughput(d, NVML_PCIE_UTIL_TX_BYTES, &value),
-            NVML_SUCCESS);
+  ASSERT_EQ(
+      nvml().nvmlDeviceGetPcieThroughput(d, NVML_PCIE_UTIL_TX_BYTES, &value),
+      NVML_SUCCESS);
   EXPECT_EQ(value, 550u);
   unsigned long long reasons = 0;
-  ASSERT_EQ(nvml().nvmlDeviceGetCurrentClocksEventReasons(d, &reasons), NVML_SUCCESS);
+  ASSERT_EQ(nvml().nvmlDeviceGetCurrentClocksEventReasons(d, &reasons),
+            NVML_SUCCESS);
   EXPECT_EQ(reasons, 0x1ULL);
   nvmlPciInfo_t pci{};
   ASSERT_EQ(nvml().nvmlDeviceGetPciInfo_v3(d, &pci), NVML_SUCCESS);
   EXPECT_STREQ(pci.busId, "00000000:2D:00.0");
   EXPECT_EQ(pci.pciDeviceId, 0x248710DEu);
-  EXPECT_EQ(nvml().nvmlDeviceGetSerial(d, text, sizeof text), NVML_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(nvml().nvmlDeviceGetSerial(d, text, sizeof text),
+            NVML_ERROR_NOT_SUPPORTED);
 }
 
 TEST_F(FakeNvmlTest, JsonGpuOnXmlBaseWithOverrides) {
@@ -312,9 +337,11 @@ TEST_F(FakeNvmlTest, JsonGpuOnXmlBaseWithOverrides) {
   ASSERT_EQ(nvml().nvmlDeviceGetPciInfo_v3(d, &pci), NVML_SUCCESS);
   EXPECT_STREQ(pci.busId, "00000000:C1:00.0");
   unsigned value = 0;
-  ASSERT_EQ(nvml().nvmlDeviceGetTemperature(d, NVML_TEMPERATURE_GPU, &value), NVML_SUCCESS);
+  ASSERT_EQ(nvml().nvmlDeviceGetTemperature(d, NVML_TEMPERATURE_GPU, &value),
+            NVML_SUCCESS);
   EXPECT_EQ(value, 88u);
-  EXPECT_EQ(nvml().nvmlDeviceGetPowerUsage(d, &value), NVML_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(nvml().nvmlDeviceGetPowerUsage(d, &value),
+            NVML_ERROR_NOT_SUPPORTED);
   ASSERT_EQ(nvml().nvmlDeviceGetPowerManagementLimit(d, &value), NVML_SUCCESS);
   EXPECT_EQ(value, 230000u);
 }

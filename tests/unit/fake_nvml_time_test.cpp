@@ -78,7 +78,8 @@ TEST_F(FakeNvmlTest, LostFaultAfterItsTime) {
   TearDown();
   ASSERT_EQ(Init(DataPath("faults.json"), 31), NVML_SUCCESS);
   nvmlDevice_t d = nullptr;
-  EXPECT_EQ(nvml().nvmlDeviceGetHandleByIndex_v2(0, &d), NVML_ERROR_GPU_IS_LOST);
+  EXPECT_EQ(nvml().nvmlDeviceGetHandleByIndex_v2(0, &d),
+            NVML_ERROR_GPU_IS_LOST);
   unsigned count = 0;
   ASSERT_EQ(nvml().nvmlDeviceGetCount_v2(&count), NVML_SUCCESS);
   EXPECT_EQ(count, 3u);
@@ -113,7 +114,8 @@ TEST_F(FakeNvmlTest, SlowAndErrorFaults) {
   EXPECT_EQ(rc, NVML_SUCCESS);
   EXPECT_GE(steady_clock::now() - start, milliseconds(45));
   unsigned value = 0;
-  EXPECT_EQ(nvml().nvmlDeviceGetPowerUsage(d, &value), NVML_ERROR_NO_PERMISSION);
+  EXPECT_EQ(nvml().nvmlDeviceGetPowerUsage(d, &value),
+            NVML_ERROR_NO_PERMISSION);
   EXPECT_EQ(nvml().nvmlDeviceGetPowerManagementLimit(d, &value), NVML_SUCCESS);
   EXPECT_EQ(nvml().nvmlDeviceSetPowerManagementLimit(d, 200000),
             NVML_ERROR_NO_PERMISSION);
@@ -127,7 +129,8 @@ TEST_F(FakeNvmlTest, XidDeliveredOnceThroughEvents) {
   unsigned long long types = 0;
   ASSERT_EQ(nvml().nvmlDeviceGetSupportedEventTypes(d, &types), NVML_SUCCESS);
   EXPECT_EQ(types, nvmlEventTypeXidCriticalError);
-  EXPECT_EQ(nvml().nvmlDeviceRegisterEvents(d, 0x1, set), NVML_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(nvml().nvmlDeviceRegisterEvents(d, 0x1, set),
+            NVML_ERROR_NOT_SUPPORTED);
   ASSERT_EQ(nvml().nvmlDeviceRegisterEvents(d, types, set), NVML_SUCCESS);
   nvmlEventData_t data{};
   // Due at 12 s; we start at 11.9 s, so it arrives within a 1 s wait.
@@ -155,23 +158,28 @@ TEST_F(FakeNvmlTest, SettersChangeStateAndAreLogged) {
   ASSERT_EQ(nvml().nvmlDeviceGetEnforcedPowerLimit(d, &value), NVML_SUCCESS);
   EXPECT_EQ(value, 275000u);
 
-  ASSERT_EQ(nvml().nvmlDeviceSetPersistenceMode(d, NVML_FEATURE_ENABLED), NVML_SUCCESS);
+  ASSERT_EQ(nvml().nvmlDeviceSetPersistenceMode(d, NVML_FEATURE_ENABLED),
+            NVML_SUCCESS);
   int mode = -1;
   ASSERT_EQ(nvml().nvmlDeviceGetPersistenceMode(d, &mode), NVML_SUCCESS);
   EXPECT_EQ(mode, NVML_FEATURE_ENABLED);
-  ASSERT_EQ(nvml().nvmlDeviceSetComputeMode(d, NVML_COMPUTEMODE_PROHIBITED), NVML_SUCCESS);
+  ASSERT_EQ(nvml().nvmlDeviceSetComputeMode(d, NVML_COMPUTEMODE_PROHIBITED),
+            NVML_SUCCESS);
   ASSERT_EQ(nvml().nvmlDeviceGetComputeMode(d, &mode), NVML_SUCCESS);
   EXPECT_EQ(mode, NVML_COMPUTEMODE_PROHIBITED);
 
-  ASSERT_EQ(nvml().nvmlDeviceSetApplicationsClocks(d, 5001, 1500), NVML_SUCCESS);
-  ASSERT_EQ(nvml().nvmlDeviceGetApplicationsClock(d, NVML_CLOCK_GRAPHICS, &value),
+  ASSERT_EQ(nvml().nvmlDeviceSetApplicationsClocks(d, 5001, 1500),
             NVML_SUCCESS);
+  ASSERT_EQ(
+      nvml().nvmlDeviceGetApplicationsClock(d, NVML_CLOCK_GRAPHICS, &value),
+      NVML_SUCCESS);
   EXPECT_EQ(value, 1500u);
   EXPECT_EQ(nvml().nvmlDeviceSetApplicationsClocks(d, 5001, 2500),
             NVML_ERROR_INVALID_ARGUMENT);
   ASSERT_EQ(nvml().nvmlDeviceResetApplicationsClocks(d), NVML_SUCCESS);
-  ASSERT_EQ(nvml().nvmlDeviceGetApplicationsClock(d, NVML_CLOCK_GRAPHICS, &value),
-            NVML_SUCCESS);
+  ASSERT_EQ(
+      nvml().nvmlDeviceGetApplicationsClock(d, NVML_CLOCK_GRAPHICS, &value),
+      NVML_SUCCESS);
   EXPECT_EQ(value, 1200u);
 
   std::ifstream in(log);
@@ -182,8 +190,10 @@ TEST_F(FakeNvmlTest, SettersChangeStateAndAreLogged) {
             "nvmlDeviceSetPowerManagementLimit gpu=0 limit_mw=275000 -> 0\n"
             "nvmlDeviceSetPersistenceMode gpu=0 mode=1 -> 0\n"
             "nvmlDeviceSetComputeMode gpu=0 mode=2 -> 0\n"
-            "nvmlDeviceSetApplicationsClocks gpu=0 mem_mhz=5001 graphics_mhz=1500 -> 0\n"
-            "nvmlDeviceSetApplicationsClocks gpu=0 mem_mhz=5001 graphics_mhz=2500 -> 2\n"
+            "nvmlDeviceSetApplicationsClocks gpu=0 mem_mhz=5001 "
+            "graphics_mhz=1500 -> 0\n"
+            "nvmlDeviceSetApplicationsClocks gpu=0 mem_mhz=5001 "
+            "graphics_mhz=2500 -> 2\n"
             "nvmlDeviceResetApplicationsClocks gpu=0 -> 0\n");
 }
 

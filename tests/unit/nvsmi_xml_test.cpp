@@ -26,13 +26,13 @@ std::string ReadFixture(const std::string& name) {
   return text.str();
 }
 
-#define LOAD_FIXTURE_OR_SKIP(var, name)                                   \
-  std::string var##_text = ReadFixture(name);                             \
-  if (var##_text.empty()) {                                               \
-    GTEST_SKIP() << "fixture " << (XmlFixtureDir() / name)                \
-                 << " not found (shared fixtures missing)";               \
-  }                                                                       \
-  Result<SystemStatus> var = ParseNvidiaSmiXml(var##_text, name);         \
+#define LOAD_FIXTURE_OR_SKIP(var, name)                           \
+  std::string var##_text = ReadFixture(name);                     \
+  if (var##_text.empty()) {                                       \
+    GTEST_SKIP() << "fixture " << (XmlFixtureDir() / name)        \
+                 << " not found (shared fixtures missing)";       \
+  }                                                               \
+  Result<SystemStatus> var = ParseNvidiaSmiXml(var##_text, name); \
   ASSERT_TRUE(var.ok()) << var.error().message;
 
 TEST(NvsmiXml, Rtx3060Driver570SchemaV12) {
@@ -195,7 +195,8 @@ TEST(NvsmiXml, DualA5000Driver590SchemaV13) {
   EXPECT_EQ(g1.temperature_c, 15);
   ASSERT_TRUE(g1.processes);
   ASSERT_EQ(g1.processes->size(), 1u);
-  EXPECT_EQ((*g1.processes)[0].name, "/root/src/llama.cpp/build/bin/llama-server");
+  EXPECT_EQ((*g1.processes)[0].name,
+            "/root/src/llama.cpp/build/bin/llama-server");
   EXPECT_EQ((*g1.processes)[0].used_memory_bytes, 17246 * kMiB);
 }
 
@@ -212,7 +213,8 @@ TEST(NvsmiXml, EveryFixtureParses) {
     GTEST_SKIP() << XmlFixtureDir() << " not found (shared fixtures missing)";
   }
   int files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(XmlFixtureDir())) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(XmlFixtureDir())) {
     if (entry.path().extension() != ".xml") continue;
     std::string text = ReadFixture(entry.path().filename().string());
     auto doc = ParseNvidiaSmiXml(text, entry.path().filename().string());
