@@ -208,6 +208,22 @@ TEST(NvsmiXml, Rtx4090Driver535PowerDrawInGpuPowerReadings) {
   EXPECT_EQ(doc->gpus[0].power_max_limit_w, 600.0);
 }
 
+TEST(NvsmiXml, TruncatedDocumentsNeverCrash) {
+  std::string text =
+      ReadFixture("netdata-a100-sxm4-40gb-mig-510.47.03-v11.xml");
+  if (text.empty()) GTEST_SKIP() << "shared fixtures missing";
+  int errors = 0;
+  for (std::size_t size = 0; size < text.size(); size += 61) {
+    auto doc = ParseNvidiaSmiXml(std::string_view(text).substr(0, size), "cut");
+    if (!doc.ok()) {
+      EXPECT_EQ(doc.error().code, ErrorCode::kCorrupt);
+      ++errors;
+    }
+  }
+  // Every strict prefix lacks the closing </nvidia_smi_log>.
+  EXPECT_EQ(errors, static_cast<int>((text.size() + 60) / 61));
+}
+
 TEST(NvsmiXml, EveryFixtureParses) {
   if (!std::filesystem::is_directory(XmlFixtureDir())) {
     GTEST_SKIP() << XmlFixtureDir() << " not found (shared fixtures missing)";
