@@ -26,7 +26,16 @@ std::optional<CudaSupportVerdict> Verdict(const CudaFacts& facts, CudaVersion v)
 void CollectToolkits(const CollectContext& ctx, CudaFacts& facts) {
   const std::string default_key = CanonicalKey(ctx, "/usr/local/cuda");
   std::set<std::string> seen;
+  // Real directories first, so that /usr/local/cuda -> cuda-12.2 is listed
+  // under its own name and the link only marks the default.
+  std::vector<std::string> dirs;
+  std::vector<std::string> links;
   for (const auto& dir : GlobRoot(ctx, "/usr/local/cuda*")) {
+    std::error_code ec;
+    (fs::is_symlink(UnderRoot(ctx, dir), ec) ? links : dirs).push_back(dir);
+  }
+  dirs.insert(dirs.end(), links.begin(), links.end());
+  for (const auto& dir : dirs) {
     if (!IsRootDir(ctx, dir)) continue;
     const std::string key = CanonicalKey(ctx, dir);
     if (!seen.insert(key).second) continue;  // /usr/local/cuda -> cuda-12.2, listed once

@@ -1,6 +1,7 @@
 #include "knowledge/cuda_driver_table.h"
 
 #include <array>
+#include <string>
 
 namespace gpudoctor {
 namespace {
@@ -71,9 +72,14 @@ constexpr std::array<MinorCompatRow, 3> kMinorCompat{{
     {13, "580"},
 }};
 
+// Table values are full versions, except the family minimums that NVIDIA
+// states as a branch ("580"): those mean <branch>.0.
 DriverVersion Driver(std::string_view text) {
-  // The tables are checked by a unit test, so every row parses.
-  return ParseDriverVersion(text).value_or(DriverVersion{});
+  if (auto v = ParseDriverVersion(text)) return *v;
+  DriverVersion branch;
+  if (auto parts = SplitVersion(text, 1, 1)) branch.major = parts->parts[0];
+  branch.text = std::string(text);
+  return branch;  // every row is checked by a unit test
 }
 
 std::optional<DriverVersion> NativeMinimum(const CudaVersion& cuda) {
