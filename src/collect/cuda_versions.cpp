@@ -6,6 +6,7 @@
 #include "collect/exec_capture.h"
 #include "collect/library_dirs.h"
 #include "collect/root_glob.h"
+#include "parse/framework_versions.h"
 
 namespace gpudoctor {
 namespace {
@@ -21,6 +22,30 @@ std::string CanonicalKey(const CollectContext& ctx, const std::string& path) {
 std::optional<CudaSupportVerdict> Verdict(const CudaFacts& facts, CudaVersion v) {
   if (!facts.driver) return std::nullopt;
   return CheckCudaOnDriver(v, *facts.driver, facts.driver_cuda);
+}
+
+// Wheel-built toolkits (dist-info/nvidia_cuda_runtime-13.0.96.dist-info)
+// carry no version.json; the runtime component's major.minor names the release.
+std::optional<CudaVersion> VersionFromDistInfo(const CollectContext& ctx, const std::string& dir,
+                                               std::string* file) {
+  auto names = ListRootDir(ctx, dir + "/dist-info");
+  if (!names.ok()) return std::nullopt;
+  for (const auto& name : *names) {
+    auto dist = ParseDistInfoDirName(name);
+    if (!dist || dist->name.rfind("nvidia-cuda-runtime", 0) != 0) continue;
+    if (auto v = ParseCudaVersionText(dist->version)) {
+      *file = dir + "/dist-info/" + name;
+      return CudaVersion{v->major, v->minor, std::nullopt};
+    }
+  }
+  return std::nullopt;
+}
+
+// "/usr/local/cuda-12.2" -> 12.2, the last resort.
+std::optional<CudaVersion> VersionFromDirName(const std::string& dir) {
+  const auto dash = dir.rfind("/cuda-");
+  if (dash == std::string::npos) return std::nullopt;
+  return ParseCudaVersionText(std::string_view(dir).substr(dash + 6));
 }
 
 void CollectToolkits(const CollectContext& ctx, CudaFacts& facts) {
@@ -49,11 +74,14 @@ void CollectToolkits(const CollectContext& ctx, CudaFacts& facts) {
       t.version_file = dir + "/version.txt";
       version = ParseCudaVersionTxt(*txt);
     }
+    if (!version) version = VersionFromDistInfo(ctx, dir, &t.version_file);
+    if (!version && (version = VersionFromDirName(dir))) t.version_file = "directory name";
     if (!version) {
       facts.sources.push_back(SourceStatus{dir, false, "no readable version.json or version.txt"});
       continue;
     }
-    facts.sources.push_back(SourceStatus{t.version_file, true, ""});
+    facts.sources.push_back(SourceStatus{t.version_file == "directory name" ? dir : t.version_file,
+                                         true, ""});
     t.version = *version;
     t.is_default = key == default_key;
     t.on_driver = Verdict(facts, t.version);

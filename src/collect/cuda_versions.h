@@ -16,8 +16,10 @@ namespace gpudoctor {
 
 struct CudaToolkitInstall {
   std::string path;          // "/usr/local/cuda-12.2"
-  std::string version_file;  // "/usr/local/cuda-12.2/version.json"
-  CudaVersion version;       // toolkit version, patch = update ("12.2.2")
+  // Where the version came from: version.json, version.txt, the runtime's
+  // dist-info directory (wheel-built toolkits), or "directory name".
+  std::string version_file;
+  CudaVersion version;  // toolkit version; patch = update ("12.2.2") from version.json only
   bool is_default = false;   // /usr/local/cuda resolves here
   std::optional<CudaSupportVerdict> on_driver;
 };

@@ -91,12 +91,12 @@ void ReadDistInfo(const CollectContext& ctx, const std::string& site, const std:
   auto dist = ParseDistInfoDirName(dir);
   if (!dist) return;
   const bool framework = IsFrameworkDist(dist->name);
-  auto wheel = ParseCudaWheelName(dist->name);
-  if (!framework && !wheel) return;
+  if (!framework && !ParseCudaWheelName(dist->name, dist->version)) return;
   // METADATA holds the unescaped version; the directory name is the fallback.
   if (auto meta = ReadRootFile(ctx, site + "/" + dir + "/METADATA", 64 << 10); meta.ok()) {
     if (auto parsed = ParseDistMetadata(*meta)) dist->version = parsed->version;
   }
+  auto wheel = ParseCudaWheelName(dist->name, dist->version);
   if (wheel) {
     env.cuda_wheels.push_back(CudaWheel{dist->name, dist->version, wheel->cuda_major});
     if (wheel->family == "nvidia-cuda-runtime") {

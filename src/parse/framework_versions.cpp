@@ -189,7 +189,7 @@ LocalBuildTag ParseLocalBuildTag(std::string_view version) {
   return tag;
 }
 
-std::optional<CudaWheelName> ParseCudaWheelName(std::string_view name) {
+std::optional<CudaWheelName> ParseCudaWheelName(std::string_view name, std::string_view version) {
   auto major_at = [](std::string_view digits) -> int {
     int v = 0;
     const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
@@ -197,9 +197,17 @@ std::optional<CudaWheelName> ParseCudaWheelName(std::string_view name) {
   };
   if (name.substr(0, 7) == "nvidia-") {
     const auto cu = name.rfind("-cu");
-    if (cu == std::string_view::npos || cu < 7) return std::nullopt;
-    if (int major = major_at(name.substr(cu + 3)); major != 0) {
-      return CudaWheelName{std::string(name.substr(0, cu)), major};
+    if (cu != std::string_view::npos && cu >= 7) {
+      if (int major = major_at(name.substr(cu + 3)); major != 0) {
+        return CudaWheelName{std::string(name.substr(0, cu)), major};
+      }
+    }
+    if (name.substr(0, 12) == "nvidia-cuda-") {
+      const auto parts = SplitVersion(version.substr(0, version.find_first_not_of("0123456789.")),
+                                      1, 4);
+      if (parts && parts->parts[0] >= 9 && parts->parts[0] <= 99) {
+        return CudaWheelName{std::string(name), parts->parts[0]};
+      }
     }
     return std::nullopt;
   }

@@ -70,11 +70,15 @@ LocalBuildTag ParseLocalBuildTag(std::string_view version);
 // The CUDA major a wheel is built for, from its normalised name:
 // "nvidia-cuda-runtime-cu12" -> {"nvidia-cuda-runtime", 12},
 // "jax-cuda12-plugin" / "jax-cuda12-pjrt" -> {"jax-cuda-plugin"/"jax-cuda-pjrt", 12},
-// "cupy-cuda12x" -> {"cupy", 12}. nullopt for other names.
+// "cupy-cuda12x" -> {"cupy", 12}. CUDA 13 renamed the toolkit component
+// wheels without a suffix ("nvidia-cuda-runtime" 13.0.96): for
+// "nvidia-cuda-*" names without "-cuNN" the major comes from `version`.
+// nullopt for other names.
 struct CudaWheelName {
   std::string family;
   int cuda_major = 0;
 };
-std::optional<CudaWheelName> ParseCudaWheelName(std::string_view normalized_name);
+std::optional<CudaWheelName> ParseCudaWheelName(std::string_view normalized_name,
+                                                std::string_view version = {});
 
 }  // namespace gpudoctor

@@ -58,6 +58,24 @@ TEST(CudaVersionsCollect, ToolkitsRuntimesAgainstDriver) {
   EXPECT_EQ(f.runtimes[1].on_driver->support, CudaSupport::kMinorCompatOnly);
 }
 
+TEST(CudaVersionsCollect, WheelBuiltToolkitAndDirectoryName) {
+  test::TempDir root;
+  // CUDA 13 toolkits assembled from wheels have dist-info, no version.json.
+  root.Write("usr/local/cuda-13.0/dist-info/nvidia_cuda_runtime-13.0.96.dist-info/RECORD", "");
+  root.Write("usr/local/cuda-13.0/dist-info/nvidia_cufft-12.0.0.61.dist-info/RECORD", "");
+  root.Write("usr/local/cuda-12.6/bin/README", "");
+  CudaCollectOptions opts;
+  opts.driver = ParseDriverVersion("575.57.08");
+  const CudaFacts f = CollectCudaVersions(CollectContext{root.path()}, opts);
+  ASSERT_EQ(f.toolkits.size(), 2u);
+  EXPECT_EQ(f.toolkits[0].version.ToString(), "12.6");
+  EXPECT_EQ(f.toolkits[0].version_file, "directory name");
+  EXPECT_EQ(f.toolkits[1].version.ToString(), "13.0");
+  EXPECT_EQ(f.toolkits[1].version_file,
+            "/usr/local/cuda-13.0/dist-info/nvidia_cuda_runtime-13.0.96.dist-info");
+  EXPECT_EQ(f.toolkits[1].on_driver->support, CudaSupport::kDriverTooOld);  // 13.x needs >= 580
+}
+
 TEST(CudaVersionsCollect, NothingInstalledIsRecorded) {
   test::TempDir root;
   const CudaFacts f = CollectCudaVersions(CollectContext{root.path()}, {});

@@ -126,6 +126,14 @@ TEST(CudaWheelName, Families) {
   EXPECT_FALSE(ParseCudaWheelName("nvidia-nccl"));
   EXPECT_FALSE(ParseCudaWheelName("torch"));
   EXPECT_FALSE(ParseCudaWheelName("nvidia-cuda-runtime-cuxx"));
+  // CUDA 13 component wheels drop the suffix; the version names the major.
+  auto rt13 = ParseCudaWheelName("nvidia-cuda-runtime", "13.0.96");
+  ASSERT_TRUE(rt13);
+  EXPECT_EQ(rt13->family, "nvidia-cuda-runtime");
+  EXPECT_EQ(rt13->cuda_major, 13);
+  EXPECT_FALSE(ParseCudaWheelName("nvidia-cuda-runtime"));         // no version known
+  EXPECT_FALSE(ParseCudaWheelName("nvidia-cufft", "12.0.0.61"));   // own versioning
+  EXPECT_EQ(ParseCudaWheelName("nvidia-cudnn-cu13", "9.19.0.56")->cuda_major, 13);
 }
 
 }  // namespace

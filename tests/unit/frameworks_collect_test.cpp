@@ -125,6 +125,24 @@ TEST(FrameworksCollect, TensorflowAndMixedCudaWheels) {
   EXPECT_TRUE(missing_recorded);
 }
 
+TEST(FrameworksCollect, Cuda13UnsuffixedRuntimeWheel) {
+  test::TempDir root;
+  const std::string site = "usr/lib/python3.12/site-packages/";
+  root.Write(site + "torch/version.py", TorchVersionPy("2.9.0+cu130", "'13.0'"));
+  root.Write(site + "nvidia_cuda_runtime-13.0.96.dist-info/METADATA",
+             "Name: nvidia-cuda-runtime\nVersion: 13.0.96\n\n");
+  root.Write(site + "nvidia_cudnn_cu13-9.19.0.56.dist-info/METADATA",
+             "Name: nvidia-cudnn-cu13\nVersion: 9.19.0.56\n\n");
+  const FrameworkFacts f = CollectFrameworks(CollectContext{root.path()}, Driver("570.124.06"));
+  ASSERT_EQ(f.environments.size(), 1u);
+  const PythonEnvironment& e = f.environments[0];
+  EXPECT_EQ(e.bundled_runtime->ToString(), "13.0");
+  EXPECT_EQ(e.bundled_runtime_on_driver->support, CudaSupport::kDriverTooOld);
+  EXPECT_EQ(e.cuda_majors, (std::vector<int>{13}));
+  EXPECT_TRUE(e.issues.empty());
+  EXPECT_TRUE(Has(e.frameworks[0].check.issues, FrameworkIssueId::kDriverTooOld));
+}
+
 TEST(FrameworksCollect, NoPythonIsRecorded) {
   test::TempDir root;
   const FrameworkFacts f = CollectFrameworks(CollectContext{root.path()}, {});
