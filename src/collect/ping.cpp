@@ -30,7 +30,7 @@ PingStats SummarizeProbes(unsigned sent, const std::vector<double>& rtts_ms) {
   PingStats s;
   s.sent = sent;
   s.received = static_cast<unsigned>(rtts_ms.size());
-  s.loss_percent = sent == 0 ? 100.0 : 100.0 * (sent - std::min(sent, s.received)) / sent;
+  if (sent > 0) s.loss_percent = 100.0 * (sent - std::min(sent, s.received)) / sent;
   if (rtts_ms.empty()) return s;
   double lo = rtts_ms.front(), hi = rtts_ms.front(), sum = 0;
   for (double r : rtts_ms) {

@@ -33,7 +33,7 @@ struct PingOptions {
 struct PingStats {
   unsigned sent = 0;
   unsigned received = 0;
-  double loss_percent = 0;  // 100 when nothing was sent
+  std::optional<double> loss_percent;  // std::nullopt when nothing was sent
   std::optional<double> min_ms, avg_ms, max_ms;
   std::optional<double> stddev_ms;  // population standard deviation, like ping's mdev
 };

@@ -64,7 +64,7 @@ Json ToJson(const PingResult& r) {
   if (!r.available) out["why"] = r.why;
   out["sent"] = r.stats.sent;
   out["received"] = r.stats.received;
-  out["loss_percent"] = r.stats.loss_percent;
+  out["loss_percent"] = OrNull(r.stats.loss_percent);
   out["min_ms"] = OrNull(r.stats.min_ms);
   out["avg_ms"] = OrNull(r.stats.avg_ms);
   out["max_ms"] = OrNull(r.stats.max_ms);

@@ -18,7 +18,8 @@ namespace gpudoctor {
 nlohmann::ordered_json ToJson(const NetFacts& facts);
 
 // {target, address, method ("icmp_datagram"/"icmp_raw"/"tcp_connect"/
-//  "none"), available, why?, sent, received, loss_percent, min_ms, avg_ms,
+//  "none"), available, why?, sent, received, loss_percent (null when nothing
+//  was sent), min_ms, avg_ms,
 //  max_ms, stddev_ms, notes: [..]}
 nlohmann::ordered_json ToJson(const PingResult& ping);
 

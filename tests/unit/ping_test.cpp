@@ -39,13 +39,14 @@ TEST(PingStats, Summary) {
   auto s = SummarizeProbes(5, {1.0, 2.0, 3.0, 6.0});
   EXPECT_EQ(s.sent, 5u);
   EXPECT_EQ(s.received, 4u);
-  EXPECT_DOUBLE_EQ(s.loss_percent, 20.0);
+  EXPECT_DOUBLE_EQ(s.loss_percent.value_or(-1), 20.0);
   EXPECT_DOUBLE_EQ(*s.min_ms, 1.0);
   EXPECT_DOUBLE_EQ(*s.max_ms, 6.0);
   EXPECT_DOUBLE_EQ(*s.avg_ms, 3.0);
   EXPECT_NEAR(*s.stddev_ms, std::sqrt(3.5), 1e-12);
   auto none = SummarizeProbes(3, {});
-  EXPECT_DOUBLE_EQ(none.loss_percent, 100.0);
+  EXPECT_DOUBLE_EQ(none.loss_percent.value_or(-1), 100.0);
+  EXPECT_EQ(SummarizeProbes(0, {}).loss_percent, std::nullopt);  // nothing probed: no loss figure
   EXPECT_FALSE(none.avg_ms.has_value());
 }
 
@@ -111,7 +112,7 @@ TEST(Ping, TcpConnectToLoopbackListener) {
   EXPECT_EQ(r.address, "127.0.0.1");
   EXPECT_EQ(r.stats.sent, 5u);
   EXPECT_EQ(r.stats.received, 5u);
-  EXPECT_DOUBLE_EQ(r.stats.loss_percent, 0.0);
+  EXPECT_DOUBLE_EQ(r.stats.loss_percent.value_or(-1), 0.0);
   ASSERT_TRUE(r.stats.avg_ms.has_value());
   EXPECT_GE(*r.stats.min_ms, 0.0);
   EXPECT_LE(*r.stats.min_ms, *r.stats.avg_ms);
@@ -157,6 +158,8 @@ TEST(Ping, IcmpToLoopbackOrTheReasonWhyNot) {
     }
   } else {
     EXPECT_EQ(r.method, PingMethod::kNone);
+    EXPECT_EQ(r.stats.sent, 0u);
+    EXPECT_EQ(r.stats.loss_percent, std::nullopt);
     EXPECT_NE(r.why.find("CAP_NET_RAW"), std::string::npos) << r.why;
     EXPECT_NE(r.why.find("HOST:PORT"), std::string::npos) << r.why;
   }
