@@ -63,6 +63,8 @@ struct KernelEvent {
   std::string message;                    // first line, prefix stripped
   std::vector<std::string> continuation;  // following lines of the same message
   std::size_t count = 1;                  // identical repeats folded into one
+  std::optional<WallTime> last_time;      // time of the last repeat (count > 1)
+  std::optional<double> last_monotonic_s;
   SourceRef source;                       // first occurrence
   std::string detail;                     // kind-specific: UUID, driver version, action...
 };

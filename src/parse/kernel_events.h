@@ -1,0 +1,86 @@
+// Kernel-log events (Xid, SXid, fallen off the bus, GSP, NCCL, AER, OOM,
+// fabric manager, ...) from lines in any format kernel_line.h reads.
+//
+// What becomes an event, and what each field holds:
+//  - Every Xid line is a kXid event: code, pci ("dddd:bb:dd.f"), pid and
+//    process when the line names them ('<unknown>' -> none), `message` = the
+//    Xid text after pid/name, `detail` = the MIG suffix ("GPU-I:01") or, for
+//    Xid 154, the recovery action.
+//  - Some Xid lines also yield a second, derived event of the same time and
+//    place: Xid 79 -> kFallenOffBus, Xid 119 with an RPC timeout text ->
+//    kGspTimeout (detail = RPC function), Xid 154 -> kRecoveryAction (detail =
+//    "GPU Reset Required", "Node Reboot Required", "Drain and Reset", ...).
+//  - A multi-line message (indented continuation lines, RPC history tables,
+//    register dumps, crash-dump notes, the three-line probe-time "fallen off
+//    the bus" message, SXid/AER detail lines) is one event; the lines after
+//    the first go to `continuation`. The device line that follows an Xid 79
+//    line belongs to the Xid event.
+//  - Repeats of the same kind/code/pci/pid/process/message/detail fold into
+//    the first occurrence (count, last_time) when they come within
+//    fold_window_s of the previous one (always, when times are unknown).
+//  - PCIe AER events are kept only when a line of the group names the nvidia
+//    driver or an NVIDIA device id (10de).
+// Pure: no I/O. Not thread-safe per scanner; separate scanners are independent.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/kernel_event.h"
+#include "parse/kernel_line.h"
+
+namespace gpudoctor {
+
+struct ExtractOptions {
+  LineTimeContext time;        // year and UTC offset for stamps that lack them
+  bool fold_repeats = true;
+  double fold_window_s = 300;  // repeats further apart stay separate events
+};
+
+// Streaming extractor: feed lines in order, then Finish().
+class KernelEventScanner {
+ public:
+  explicit KernelEventScanner(ExtractOptions opts = {});
+  ~KernelEventScanner();
+  KernelEventScanner(const KernelEventScanner&) = delete;
+  KernelEventScanner& operator=(const KernelEventScanner&) = delete;
+
+  void AddLine(const LogLine& line);
+  // Same, without building a LogLine. `time`/`monotonic_s` as the source knows them.
+  void AddText(std::string_view text, const SourceRef& ref,
+               std::optional<WallTime> time = std::nullopt,
+               std::optional<double> monotonic_s = std::nullopt);
+  // A line that cannot matter went by (it ends a multi-line message).
+  void Break();
+  // True when relative stamps (dmesg -H) are in use: then callers that skip
+  // lines must pass each skipped line to NoteTime so that times add up.
+  bool tracks_relative_time() const;
+  void NoteTime(std::string_view text);
+
+  std::size_t events_so_far() const;
+  std::vector<KernelEvent> Finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+// Scans a buffer of whole lines ("...\n...\n") read from `file`, whose first
+// line is line number first_line (1-based), feeding only the lines that may
+// matter. Returns the number of lines in the buffer.
+std::size_t ScanKernelLogBuffer(std::string_view text, const std::string& file,
+                                std::size_t first_line, KernelEventScanner& scanner);
+
+std::vector<KernelEvent> ExtractKernelEvents(const std::vector<LogLine>& lines,
+                                             const ExtractOptions& opts = {});
+
+// PCI address -> GPU UUID from kGpuUuid events (the latest wins).
+std::map<std::string, std::string> PciToUuid(const std::vector<KernelEvent>& events);
+
+// Xid 79 or any fallen-off-the-bus event.
+bool IndicatesGpuLost(const KernelEvent& e);
+
+}  // namespace gpudoctor

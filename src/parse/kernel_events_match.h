@@ -1,0 +1,60 @@
+// Internal to the kernel-event extractor: what one message line says, before
+// multi-line grouping and folding. Split by source: NVRM (NVIDIA kernel
+// driver) lines in kernel_events_nvrm.cpp, everything else in
+// kernel_events_other.cpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/kernel_event.h"
+
+namespace gpudoctor::kevents {
+
+struct LineMatch {
+  KernelEventKind kind = KernelEventKind::kXid;
+  std::optional<int> code;
+  std::string pci;  // normalised "dddd:bb:dd.f"
+  std::optional<std::int64_t> pid;
+  std::string process;
+  std::string detail;
+  std::string message;   // empty: use the line's message
+  bool probe_head = false;  // "The NVIDIA GPU ..." waiting for its next lines
+  bool nvidia = true;       // false: an AER group not (yet) known to be NVIDIA's
+};
+
+// `nvrm` is the text after "NVRM:" (leading spaces kept).
+std::optional<LineMatch> MatchNvrm(std::string_view nvrm);
+std::optional<LineMatch> MatchOther(std::string_view message, std::string_view ident);
+
+// Whether an NVRM line continues the open event `open` rather than starting
+// a new one: indented bodies, RPC history tables, crash-dump notes, ...
+bool IsNvrmFollowUp(std::string_view nvrm, const KernelEvent& open);
+// Whether a non-NVRM line continues `open` (SXid detail lines, AER detail
+// lines, NCCL watchdog follow-ups).
+bool IsOtherFollowUp(std::string_view message, const KernelEvent& open);
+
+// An AER line printed by the nvidia driver or naming an NVIDIA device id.
+bool IsNvidiaAerLine(std::string_view message);
+// Xid 154 recovery action name ("Node Reboot Required") from its message.
+std::string RecoveryActionOf(std::string_view message);
+// Xid 119 RPC function ("103 (GSP_RM_ALLOC)") from a GSP timeout message.
+std::string RpcFunctionOf(std::string_view message);
+
+// "PCI:0000:a1:00", "0000:a1:00", "00000000:86:00.0" -> "0000:a1:00.0";
+// empty when malformed.
+std::string NormalizeKernelPci(std::string_view text);
+// The first PCI address in `text` ("dddd:bb:dd" with optional ".f"), or "".
+std::string_view FindPci(std::string_view text);
+
+inline bool Has(std::string_view s, std::string_view what) {
+  return s.find(what) != std::string_view::npos;
+}
+inline std::string_view TrimLeft(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return s;
+}
+
+}  // namespace gpudoctor::kevents

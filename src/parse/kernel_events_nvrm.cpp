@@ -1,0 +1,214 @@
+// NVRM lines: Xid, fallen off the bus, RmInitAdapter, GSP timeouts and
+// heartbeats, driver load, GPU UUID, probe failures (facts section 3).
+#include <cctype>
+
+#include "core/gpu_status.h"
+#include "parse/kernel_events_match.h"
+#include "parse/text_cursor.h"
+
+namespace gpudoctor::kevents {
+namespace {
+
+bool IsHex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+
+std::size_t HexRun(std::string_view s, std::size_t i) {
+  std::size_t n = 0;
+  while (i + n < s.size() && IsHex(s[i + n])) ++n;
+  return n;
+}
+
+// Length of "dddd:bb:dd[.f]" at i (domain 4..8 hex digits), 0 if none.
+std::size_t PciAt(std::string_view s, std::size_t i) {
+  std::size_t d = HexRun(s, i);
+  if (d < 4 || d > 8 || i + d >= s.size() || s[i + d] != ':') return 0;
+  std::size_t j = i + d + 1;
+  if (HexRun(s, j) != 2 || j + 2 >= s.size() || s[j + 2] != ':') return 0;
+  j += 3;
+  if (HexRun(s, j) != 2) return 0;
+  j += 2;
+  if (j + 1 < s.size() && s[j] == '.' && IsHex(s[j + 1])) j += 2;
+  return j - i;
+}
+
+// "Expected function 103 (GSP_RM_ALLOC) (0x2081 0x4)." -> "103 (GSP_RM_ALLOC)".
+std::string RpcFunction(std::string_view s) {
+  auto at = s.find("Expected function ");
+  if (at == std::string_view::npos) return {};
+  std::string_view f = s.substr(at + 18);
+  auto end = f.find(" (0x");
+  if (end == std::string_view::npos) end = f.find_first_of(".!");
+  return std::string(f.substr(0, end));
+}
+
+// Xid 154: "... changed from 0x0 (None) to 0x2 (Node Reboot Required)". The
+// value decides, not the text (610-series drivers print other words).
+std::string RecoveryAction(std::string_view s) {
+  static constexpr std::string_view kNames[] = {"None", "GPU Reset Required",
+                                                "Node Reboot Required", "Drain P2P",
+                                                "Drain and Reset", "Recover IMEX Domain"};
+  auto at = s.find(" to 0x");
+  if (at == std::string_view::npos) return {};
+  std::string_view v = s.substr(at + 6);
+  unsigned value = 0;
+  std::size_t n = 0;
+  while (n < v.size() && IsHex(v[n]) && n < 8) {
+    char ch = static_cast<char>(std::tolower(static_cast<unsigned char>(v[n++])));
+    value = value * 16 + static_cast<unsigned>(ch <= '9' ? ch - '0' : ch - 'a' + 10);
+  }
+  if (n > 0 && value < std::size(kNames)) return std::string(kNames[value]);
+  auto open = v.find('('), close = v.find(')');
+  if (open != std::string_view::npos && close > open) {
+    return std::string(v.substr(open + 1, close - open - 1));
+  }
+  return std::string(v.substr(0, n));
+}
+
+// "Xid (PCI:0000:a1:00 GPU-I:01): 79, pid='<unknown>', name=<unknown>, msg".
+std::optional<LineMatch> MatchXid(std::string_view s) {
+  TextCursor c(s);
+  if (!c.Lit("Xid (")) return std::nullopt;
+  auto close = c.rest().find("): ");
+  if (close == std::string_view::npos) return std::nullopt;
+  std::string_view inside = c.rest().substr(0, close);
+  c.set_pos(c.pos() + close + 3);
+  int code = 0;
+  if (!c.Int(code, 1, 6)) return std::nullopt;
+  LineMatch m;
+  m.kind = KernelEventKind::kXid;
+  m.code = code;
+  if (inside.substr(0, 4) == "PCI:") inside.remove_prefix(4);
+  auto space = inside.find(' ');
+  m.pci = NormalizeKernelPci(inside.substr(0, space));
+  if (space != std::string_view::npos) m.detail = std::string(TrimLeft(inside.substr(space)));
+  c.Lit(',');
+  c.SkipSpaces();
+  if (c.Lit("pid=")) {
+    std::string_view pid;
+    auto comma = c.rest().find(',');
+    pid = c.rest().substr(0, comma);
+    std::uint64_t v = 0;
+    TextCursor pc(pid);
+    if (pc.Uint64(v) && pc.done()) m.pid = static_cast<std::int64_t>(v);
+    c.set_pos(c.pos() + (comma == std::string_view::npos ? pid.size() : comma + 1));
+    c.SkipSpaces();
+  }
+  if (c.Lit("name=")) {
+    auto comma = c.rest().find(", ");
+    std::string_view name = c.rest().substr(0, comma);
+    if (name != "<unknown>") m.process = std::string(name);
+    c.set_pos(c.pos() + (comma == std::string_view::npos ? name.size() : comma + 2));
+  }
+  m.message = std::string(c.rest());
+  if (code == 154) m.detail = RecoveryAction(m.message);
+  return m;
+}
+
+LineMatch Make(KernelEventKind kind, std::string_view pci_source, std::string detail = {}) {
+  LineMatch m;
+  m.kind = kind;
+  m.pci = NormalizeKernelPci(FindPci(pci_source));
+  m.detail = std::move(detail);
+  return m;
+}
+
+// "loading NVIDIA UNIX x86_64 Kernel Module  535.161.07  Sat Feb ..." -> version.
+std::string DriverVersion(std::string_view s) {
+  auto at = s.find("Module");
+  if (at == std::string_view::npos) return {};
+  TextCursor c(s, at);
+  std::string_view tok;
+  while (c.SkipSpaces(), c.Token(tok)) {
+    if (TextCursor::IsDigit(tok.front()) && Has(tok, ".")) return std::string(tok);
+  }
+  return {};
+}
+
+std::optional<LineMatch> MatchGpuAt(std::string_view s) {
+  // "GPU at PCI:0000:a1:00: GPU-979426f2-..." (and without "PCI:")
+  auto uuid = s.find(": GPU-");
+  if (uuid == std::string_view::npos) return std::nullopt;
+  LineMatch m = Make(KernelEventKind::kGpuUuid, s.substr(0, uuid + 1));
+  std::string_view u = s.substr(uuid + 2);
+  m.detail = std::string(u.substr(0, u.find(' ')));
+  return m;
+}
+
+}  // namespace
+
+std::string_view FindPci(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (i > 0 && IsHex(text[i - 1])) continue;
+    if (std::size_t n = PciAt(text, i)) return text.substr(i, n);
+  }
+  return {};
+}
+
+std::string NormalizeKernelPci(std::string_view text) {
+  if (text.substr(0, 4) == "PCI:") text.remove_prefix(4);
+  while (!text.empty() && (text.back() == ':' || text.back() == ',')) text.remove_suffix(1);
+  if (text.empty() || PciAt(text, 0) != text.size()) return {};
+  std::string full(text);
+  if (full.find('.') == std::string::npos) full += ".0";
+  return NormalizePciBusId(full);
+}
+
+std::optional<LineMatch> MatchNvrm(std::string_view nvrm) {
+  std::string_view s = TrimLeft(nvrm);
+  if (auto x = MatchXid(s)) return x;
+  if (Has(s, "fallen off the bus")) return Make(KernelEventKind::kFallenOffBus, s);
+  if (s.substr(0, 15) == "The NVIDIA GPU ") {
+    LineMatch m = Make(KernelEventKind::kProbeFailed, s);
+    m.probe_head = true;
+    return m;
+  }
+  if (s.substr(0, 24) == "The NVIDIA probe routine") {
+    auto n = s.find(" for ");
+    std::string detail(n == std::string_view::npos ? s : s.substr(n + 5));
+    while (!detail.empty() && detail.back() == '.') detail.pop_back();
+    return Make(KernelEventKind::kProbeFailed, "", detail);
+  }
+  if (auto at = s.find("RmInitAdapter failed!"); at != std::string_view::npos) {
+    std::string_view codes = TrimLeft(s.substr(at + 21));
+    return Make(KernelEventKind::kRmInitFailed, s.substr(0, at),
+                std::string(codes.substr(0, codes.find(' '))));
+  }
+  if (Has(s, "Cannot initialize GSP firmware RM")) {
+    return Make(KernelEventKind::kRmInitFailed, s, "GSP firmware init");
+  }
+  if (Has(s, "waiting for RPC")) return Make(KernelEventKind::kGspTimeout, s, RpcFunction(s));
+  if (s.substr(0, 33) == "Rate limiting GSP RPC error print") {
+    return Make(KernelEventKind::kGspTimeout, s, "rate limited");
+  }
+  if (Has(s, "eartbeat timed out")) return Make(KernelEventKind::kGspHeartbeat, "");
+  if (s.substr(0, 19) == "loading NVIDIA UNIX") {
+    return Make(KernelEventKind::kDriverLoaded, "", DriverVersion(s));
+  }
+  if (s.substr(0, 7) == "GPU at ") return MatchGpuAt(s);
+  return std::nullopt;
+}
+
+std::string RecoveryActionOf(std::string_view message) { return RecoveryAction(message); }
+std::string RpcFunctionOf(std::string_view message) { return RpcFunction(message); }
+
+bool IsNvrmFollowUp(std::string_view nvrm, const KernelEvent& open) {
+  if (nvrm.substr(0, 3) == "   ") return true;  // "NVRM:     entry function ..."
+  std::string_view s = TrimLeft(nvrm);
+  for (std::string_view lead : {"GPU Board Serial Number", "A GPU crash dump has been created",
+                                "nvidia-bug-report.sh as root", "the NVIDIA kernel module is"}) {
+    if (s.substr(0, lead.size()) == lead) return true;
+  }
+  // "GPU4 GSP RPC buffer contains", "GPU4 RPC history", "GPU4 RPC event history"
+  if (s.substr(0, 3) == "GPU" && s.size() > 3 && TextCursor::IsDigit(s[3]) &&
+      (Has(s, " RPC history") || Has(s, " RPC event history") || Has(s, "RPC buffer contains"))) {
+    return true;
+  }
+  if (open.kind == KernelEventKind::kGspHeartbeat && Has(s, "eartbeat")) return true;
+  if (open.kind == KernelEventKind::kXid && Has(s, "PMU has halted")) return true;
+  // The device line that follows an Xid 79 line.
+  if (open.kind == KernelEventKind::kXid && open.code == 79 && Has(s, "fallen off the bus")) {
+    return NormalizeKernelPci(FindPci(s)) == open.pci_bus_id;
+  }
+  return false;
+}
+
+}  // namespace gpudoctor::kevents

@@ -1,0 +1,80 @@
+// One kernel-log line with its prefix taken apart: the time stamp in any of
+// the formats dmesg, syslog, journalctl, /dev/kmsg and the NVIDIA fabric
+// manager write, the host and program name of syslog/journal lines, and the
+// message that remains.
+//
+// Recognised prefixes (tried in this order, first match wins):
+//   4,9921,9370042162,-;msg                       /dev/kmsg record (monotonic µs)
+//   2024-08-01T12:34:56,123456+00:00 msg          dmesg --time-format iso
+//   2025-02-15T17:37:45.123456+00:00 host kernel: msg   RFC 3339 syslog,
+//                                                 journalctl -o short-iso(-precise)
+//   [  123.456789] msg                            dmesg (monotonic seconds)
+//   [  +0.000123] msg                             dmesg -H relative line
+//   [Sun Feb 23 16:24:18 2025] msg                dmesg -T / --ctime
+//   [Feb23 16:24] msg                             dmesg -H absolute line
+//   [Feb 25 2025 13:59:45] [INFO] ...             fabricmanager.log
+//   [rank1]:[E626 06:24:44.903 file.cpp:616] msg  glog (PyTorch / NCCL)
+//   kern  :err   : <any of the above> msg         dmesg --decode
+//   Feb 15 17:37:45 host kernel: [82659.75] msg   syslog, kern.log, messages,
+//                                                 journalctl short / short-precise,
+//                                                 with or without host name
+//   kernel: msg                                   bare journal excerpt
+//   <spaces>msg                                   continuation of the line before
+//
+// Month names: English, German, French, Spanish, Italian, Portuguese,
+// Russian (abbreviated, both cases), Chinese/Japanese "1月" and "一月",
+// Korean "1월". Year-less stamps take ctx.year; naive local stamps are
+// converted to UTC by subtracting ctx.utc_offset. Pure; never throws.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string_view>
+
+#include "core/kernel_event.h"
+
+namespace gpudoctor {
+
+struct LineTimeContext {
+  int year = 1970;                     // for stamps without a year
+  std::chrono::seconds utc_offset{0};  // local time = UTC + utc_offset
+};
+
+enum class LinePrefix {
+  kNone,
+  kKmsg,
+  kDmesgMonotonic,
+  kDmesgRelative,
+  kDmesgWall,   // -T, --ctime
+  kDmesgHuman,  // -H absolute "[Feb23 16:24]"
+  kIso,         // dmesg --time-format iso, RFC 3339 syslog, journal short-iso
+  kSyslog,      // "Feb 15 17:37:45 host ident:"
+  kFabricManager,
+  kGlog,
+  kContinuation,  // leading white space, no stamp
+};
+
+struct KernelLine {
+  std::string_view text;     // after the time stamp (may hold "host ident:")
+  std::string_view message;  // after the host name and the ident
+  std::string_view host;     // empty when none
+  std::string_view ident;    // "kernel", "nv-fabricmanager[4177]"; empty when none
+  std::optional<WallTime> time;
+  std::optional<double> monotonic_s;
+  std::optional<double> relative_s;  // dmesg -H "[  +0.000123]"
+  int level = -1;                    // syslog level 0..7 when the prefix says
+  LinePrefix prefix = LinePrefix::kNone;
+};
+
+KernelLine ParseKernelLine(std::string_view line, const LineTimeContext& ctx);
+
+// Month 1..12 from a (localised) abbreviated or full month name at the start
+// of `s`; `consumed` receives the bytes used (a trailing '.' included).
+std::optional<int> ParseMonthName(std::string_view s, std::size_t* consumed);
+
+// UTC time point from calendar fields; nullopt when out of range.
+std::optional<WallTime> MakeWallTime(int year, int month, int day, int hour, int minute,
+                                     int second, double fraction,
+                                     std::chrono::seconds utc_offset);
+
+}  // namespace gpudoctor

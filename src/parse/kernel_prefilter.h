@@ -1,0 +1,28 @@
+// The hot path of kernel-log scanning: find the lines that may hold an event
+// without looking at the others. A line "may matter" when it contains one of
+// a few literal needles ("NVRM", "SXid", "NCCL", "libnccl", "Killed process",
+// "oom-killer", "AER", "PCIe Bus Error", "PCIe bandwidth", "fabric",
+// "[ERROR]", "failed with error"). Every event the extractor knows contains
+// at least one of them, and so does every continuation line it accepts.
+//
+// The search classifies 32 bytes at a time by a rare "anchor" byte of each
+// needle (AVX2 nibble lookup when the CPU has it, a byte table otherwise) and
+// verifies the needle only where an anchor occurs. Pure; thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace gpudoctor {
+
+// Offset of the first needle occurrence at or after `from`, or npos.
+std::size_t NextKernelNeedle(std::string_view text, std::size_t from = 0);
+
+inline bool LineMayMatter(std::string_view line) {
+  return NextKernelNeedle(line) != std::string_view::npos;
+}
+
+// Number of '\n' in text[from, to).
+std::size_t CountNewlines(std::string_view text, std::size_t from, std::size_t to);
+
+}  // namespace gpudoctor

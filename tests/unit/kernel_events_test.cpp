@@ -1,0 +1,289 @@
+#include "parse/kernel_events.h"
+
+#include <gtest/gtest.h>
+
+#include "parse/kernel_prefilter.h"
+
+namespace gpudoctor {
+namespace {
+
+using K = KernelEventKind;
+
+std::vector<KernelEvent> Extract(const std::vector<std::string>& texts,
+                                 ExtractOptions opts = {}) {
+  std::vector<LogLine> lines;
+  for (const auto& t : texts) lines.push_back(LogLine{t, SourceRef{"t.log", lines.size() + 1}, {}, {}});
+  return ExtractKernelEvents(lines, opts);
+}
+
+TEST(KernelEvents, XidFieldsAcrossDriverEras) {
+  auto ev = Extract({
+      "NVRM: Xid (PCI:0000:3b:00 GPU-I:01 GPU-CI:02): 43, pid=123, name=python, Ch 00000010",
+      "NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2)",
+      "NVRM: Xid (0000:01:00): 31, Ch 0000000b, engmask 00000120, intr 10000000",
+      "NVRM: Xid (PCI:0000:0a:00): 62, pid='<unknown>', name=<unknown>, 2023b230 20238a3a",
+  });
+  ASSERT_EQ(ev.size(), 4u);
+  EXPECT_EQ(ev[0].pci_bus_id, "0000:3b:00.0");
+  EXPECT_EQ(ev[0].detail, "GPU-I:01 GPU-CI:02");
+  EXPECT_EQ(ev[0].pid, 123);
+  EXPECT_EQ(ev[0].process, "python");
+  EXPECT_EQ(ev[0].message, "Ch 00000010");
+  EXPECT_EQ(ev[1].pci_bus_id, "0018:01:00.0");
+  EXPECT_EQ(ev[1].code, 145);
+  EXPECT_FALSE(ev[1].pid.has_value());
+  EXPECT_EQ(ev[2].pci_bus_id, "0000:01:00.0");
+  EXPECT_EQ(ev[2].message, "Ch 0000000b, engmask 00000120, intr 10000000");
+  EXPECT_FALSE(ev[3].pid.has_value());
+  EXPECT_EQ(ev[3].process, "");
+  EXPECT_EQ(ev[3].message, "2023b230 20238a3a");
+}
+
+TEST(KernelEvents, FallenOffTheBusInEveryForm) {
+  auto ev = Extract({
+      "[ 5107.644336] NVRM: Xid (PCI:0000:03:00): 79, GPU has fallen off the bus.",
+      "[ 5107.644340] NVRM: GPU 0000:03:00.0: GPU has fallen off the bus.",
+      "irrelevant line",
+      "NVRM: GPU at 0000:01:00.0 has fallen off the bus.",
+      "NVRM: GPU 0000:91:00.0: GPU has fallen off the bus.",
+      "NVRM: The NVIDIA GPU 0000:5d:00.0",
+      "NVRM: (PCI ID: 10de:2330) installed in this system has",
+      "NVRM: fallen off the bus and is not responding to commands.",
+      "nvidia: probe of 0000:5d:00.0 failed with error -1",
+      "nvidia 0000:5e:00.0: probe with driver nvidia failed with error -1",
+  });
+  ASSERT_EQ(ev.size(), 7u);
+  EXPECT_EQ(ev[0].kind, K::kXid);
+  EXPECT_EQ(ev[0].continuation.size(), 1u);  // the device line belongs to the Xid
+  EXPECT_EQ(ev[1].kind, K::kFallenOffBus);     // derived from the Xid 79
+  EXPECT_EQ(ev[1].pci_bus_id, "0000:03:00.0");
+  EXPECT_EQ(ev[2].kind, K::kFallenOffBus);  // legacy wording
+  EXPECT_EQ(ev[2].pci_bus_id, "0000:01:00.0");
+  EXPECT_EQ(ev[3].kind, K::kFallenOffBus);  // device line alone
+  EXPECT_EQ(ev[3].pci_bus_id, "0000:91:00.0");
+  EXPECT_EQ(ev[4].kind, K::kFallenOffBus);  // probe-time, records arriving one by one
+  EXPECT_EQ(ev[4].detail, "probe");
+  EXPECT_EQ(ev[4].pci_bus_id, "0000:5d:00.0");
+  EXPECT_EQ(ev[4].continuation.size(), 2u);
+  EXPECT_EQ(ev[5].kind, K::kProbeFailed);
+  EXPECT_EQ(ev[5].pci_bus_id, "0000:5d:00.0");
+  EXPECT_EQ(ev[5].detail, "error -1");
+  EXPECT_EQ(ev[6].pci_bus_id, "0000:5e:00.0");
+  for (const auto& e : ev) EXPECT_EQ(IndicatesGpuLost(e), e.kind != K::kProbeFailed);
+}
+
+TEST(KernelEvents, UnsupportedGpuIsAProbeFailure) {
+  auto ev = Extract({"NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:2b85)",
+                     "NVRM: installed in this system is not supported by the",
+                     "NVRM: NVIDIA 470.82.01 driver release."});
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, K::kProbeFailed);
+  EXPECT_EQ(ev[0].detail, "unsupported GPU");
+}
+
+TEST(KernelEvents, RecoveryActionsByValue) {
+  auto ev = Extract({
+      "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x4 "
+      "(Drain and Reset)",
+      "NVRM: Xid (PCI:0000:02:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 "
+      "(OS Reboot)",
+  });
+  ASSERT_EQ(ev.size(), 4u);
+  EXPECT_EQ(ev[1].kind, K::kRecoveryAction);
+  EXPECT_EQ(ev[1].detail, "Drain and Reset");
+  EXPECT_EQ(ev[3].detail, "Node Reboot Required");
+}
+
+TEST(KernelEvents, GspTimeoutWordings) {
+  auto ev = Extract({
+      "NVRM: Xid (PCI:0000:01:00): 119, pid=1, name=a, Timeout waiting for RPC from GSP! "
+      "Expected function FREE (0x1 0x2).",
+      "NVRM: Xid (PCI:0000:02:00): 119, pid=1, name=a, Timeout after 6s of waiting for RPC "
+      "response from GPU1 GSP! Expected function 76 (GSP_RM_CONTROL) (0x2 0x3) sequence 9.",
+      "NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out",
+      "NVRM: _kgspIsHeartbeatTimedOut: Heartbeat timed out, diff 79682 timeout 5200",
+      "NVRM: RmInitAdapter: Cannot initialize GSP firmware RM",
+      "NVRM: RmInitAdapter failed! (0x26:0xffff:1227)",
+  });
+  ASSERT_EQ(ev.size(), 7u);
+  EXPECT_EQ(ev[1].kind, K::kGspTimeout);
+  EXPECT_EQ(ev[1].detail, "FREE");
+  EXPECT_EQ(ev[3].detail, "76 (GSP_RM_CONTROL)");
+  EXPECT_EQ(ev[4].kind, K::kGspHeartbeat);
+  EXPECT_EQ(ev[4].continuation.size(), 1u);
+  EXPECT_EQ(ev[5].kind, K::kRmInitFailed);
+  EXPECT_EQ(ev[5].detail, "GSP firmware init");
+  EXPECT_EQ(ev[6].detail, "(0x26:0xffff:1227)");
+  EXPECT_EQ(ev[6].pci_bus_id, "");
+}
+
+TEST(KernelEvents, SxidDetailLinesJoinTheirEvent) {
+  auto ev = Extract({
+      "[6781753.400584] nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal, Link 48 LTSSM "
+      "Fault Up",
+      "[6781753.404848] nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Severity 1 Engine "
+      "instance 60 Sub-engine instance 00",
+      "[6781753.404900] nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Data {0x1, 0x2}",
+      "[6781754.0] nvidia-nvswitch2: SXid (PCI:0000:07:00.0): 12028, Non-fatal, Link 3 x",
+  });
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].code, 20034);
+  EXPECT_EQ(ev[0].detail, "fatal");
+  EXPECT_EQ(ev[0].continuation.size(), 2u);
+  EXPECT_EQ(ev[1].detail, "non-fatal");
+  EXPECT_EQ(ev[1].pci_bus_id, "0000:07:00.0");
+}
+
+TEST(KernelEvents, AerOnlyForNvidiaDevices) {
+  auto ev = Extract({
+      "pcieport 0000:00:03.1: AER: Corrected error received: 0000:01:00.0",
+      "nvidia 0000:01:00.0: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, "
+      "(Receiver ID)",
+      "nvidia 0000:01:00.0: AER:   device [10de:2204] error status/mask=00000001/0000a000",
+      "nvidia 0000:01:00.0: AER:    [ 0] RxErr",
+      "pcieport 0000:80:01.1: AER: Uncorrected (Non-Fatal) error received: 0000:81:00.0",
+      "mlx5_core 0000:81:00.0: AER: PCIe Bus Error: severity=Uncorrected (Non-Fatal)",
+      "nvidia 0000:3b:00.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer",
+  });
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].kind, K::kPcieAer);
+  EXPECT_EQ(ev[0].pci_bus_id, "0000:01:00.0");
+  EXPECT_EQ(ev[0].detail, "corrected");
+  EXPECT_EQ(ev[0].continuation.size(), 3u);
+  EXPECT_EQ(ev[1].pci_bus_id, "0000:3b:00.0");
+  EXPECT_EQ(ev[1].detail, "uncorrected fatal");
+}
+
+TEST(KernelEvents, OomInvocationAndVictimAreOneEvent) {
+  auto ev = Extract({
+      "[ 10.0] python3 invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0",
+      "[ 10.1] Mem-Info:",
+      "[ 10.2] Out of memory: Killed process 4242 (python3) total-vm:123kB, anon-rss:99kB",
+      "[ 20.0] Memory cgroup out of memory: Killed process 77 (trainer) total-vm:1kB",
+  });
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].pid, 4242);
+  EXPECT_EQ(ev[0].process, "python3");
+  EXPECT_EQ(ev[0].detail, "killed");
+  EXPECT_EQ(ev[0].continuation.size(), 1u);
+  EXPECT_EQ(ev[1].pid, 77);
+  EXPECT_EQ(ev[1].detail, "killed (cgroup limit)");
+}
+
+TEST(KernelEvents, FloodsFoldAndWindowsSplit) {
+  std::vector<std::string> flood;
+  for (int i = 0; i < 1000; ++i) {
+    flood.push_back("[" + std::to_string(100 + i) + ".5] NVRM: Xid (PCI:0000:01:00): 31, pid=7, "
+                    "name=x, Ch 00000001");
+  }
+  flood.push_back("[5000.0] NVRM: Xid (PCI:0000:01:00): 31, pid=7, name=x, Ch 00000001");
+  auto ev = Extract(flood);
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].count, 1000u);
+  EXPECT_DOUBLE_EQ(*ev[0].monotonic_s, 100.5);
+  EXPECT_DOUBLE_EQ(*ev[0].last_monotonic_s, 1099.5);
+  EXPECT_EQ(ev[0].source.line, 1u);
+  EXPECT_EQ(ev[1].count, 1u);  // 3900 s later: a new episode
+
+  ExtractOptions no_fold;
+  no_fold.fold_repeats = false;
+  EXPECT_EQ(Extract(flood, no_fold).size(), 1001u);
+}
+
+TEST(KernelEvents, OtherSources) {
+  auto ev = Extract({
+      "NVRM: loading NVIDIA UNIX Open Kernel Module for aarch64  580.95.05  Release Build",
+      "NVRM: GPU at PCI:0000:91:00: GPU-b6c3b2be-c55b-d076-fa0e-d464e4c7e08b",
+      "traps: python[999] general protection fault ip:7f in libnccl.so.2.18.1[7f000+1000]",
+      "nv-fabricmanager[3228]: fabric manager NVIDIA GPU driver interface version 530.30.02 "
+      "don't match with driver version 530.41.03.",
+      "pci 0000:04:00.0: 252.048 Gb/s available PCIe bandwidth, limited by 16.0 GT/s PCIe x16 "
+      "link at 0000:01:00.0 (capable of 504.112 Gb/s with 32.0 GT/s PCIe x16 link)",
+  });
+  ASSERT_EQ(ev.size(), 5u);
+  EXPECT_EQ(ev[0].detail, "580.95.05");
+  EXPECT_EQ(PciToUuid(ev).at("0000:91:00.0"), "GPU-b6c3b2be-c55b-d076-fa0e-d464e4c7e08b");
+  EXPECT_EQ(ev[2].kind, K::kNcclSegfault);
+  EXPECT_EQ(ev[2].pid, 999);
+  EXPECT_EQ(ev[2].detail, "libnccl.so.2.18.1");
+  EXPECT_EQ(ev[3].detail, "version mismatch");
+  EXPECT_EQ(ev[3].pid, 3228);
+  EXPECT_EQ(ev[3].process, "nv-fabricmanager");
+  EXPECT_EQ(ev[4].pci_bus_id, "0000:04:00.0");
+}
+
+TEST(KernelEvents, DmesgHumanRelativeTimesAddUp) {
+  ExtractOptions opts;
+  opts.time.year = 2025;
+  auto ev = Extract({"[Feb23 16:24] usb 1-1: new device", "[  +0.500000] nothing here",
+                     "[  +1.250000] NVRM: Xid (PCI:0000:01:00): 13, x"},
+                    opts);
+  ASSERT_EQ(ev.size(), 1u);
+  ASSERT_TRUE(ev[0].time.has_value());
+  using namespace std::chrono;
+  auto expect = sys_days{year{2025} / 2 / 23} + hours{16} + minutes{24} + milliseconds{1750};
+  EXPECT_EQ(duration_cast<milliseconds>(ev[0].time->time_since_epoch()),
+            duration_cast<milliseconds>(expect.time_since_epoch()));
+}
+
+TEST(KernelEvents, SourceTimesWin) {
+  LogLine l{"NVRM: Xid (PCI:0000:01:00): 13, x", SourceRef{"/dev/kmsg", 0},
+            WallTime(std::chrono::seconds(1700000000)), 12.5};
+  auto ev = ExtractKernelEvents({l});
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].time, l.time);
+  EXPECT_EQ(ev[0].monotonic_s, 12.5);
+  EXPECT_EQ(ev[0].source.file, "/dev/kmsg");
+}
+
+TEST(KernelEvents, BufferScanMatchesLineByLine) {
+  std::string text;
+  std::vector<std::string> lines;
+  for (int i = 0; i < 200; ++i) {
+    lines.push_back("[" + std::to_string(i) + ".0] usb 1-1: ordinary line number " +
+                    std::to_string(i));
+    if (i % 50 == 7) {
+      lines.push_back("[" + std::to_string(i) + ".1] NVRM: Xid (PCI:0000:01:00): 13, n " +
+                      std::to_string(i));
+      lines.push_back("[" + std::to_string(i) + ".2] NVRM:     indented body");
+    }
+  }
+  for (const auto& l : lines) text += l + "\n";
+  KernelEventScanner scanner;
+  EXPECT_EQ(ScanKernelLogBuffer(text, "t.log", 1, scanner), lines.size());
+  auto fast = scanner.Finish();
+  auto slow = Extract(lines);
+  ASSERT_EQ(fast.size(), slow.size());
+  ASSERT_EQ(fast.size(), 4u);
+  for (std::size_t i = 0; i < fast.size(); ++i) {
+    EXPECT_EQ(fast[i].source.line, slow[i].source.line);
+    EXPECT_EQ(fast[i].message, slow[i].message);
+    EXPECT_EQ(fast[i].continuation, slow[i].continuation);
+  }
+  EXPECT_EQ(fast[0].source.line, 9u);
+}
+
+TEST(KernelPrefilter, FindsEveryNeedleAndSkipsNoise) {
+  const std::pair<const char*, std::size_t> cases[] = {
+      {"NVRM: x", 0},           {"a SXid (", 2},
+      {"WorkNCCL(", 4},         {"in libnccl.so", 3},
+      {"Killed process 1", 0},  {"x invoked oom-killer:", 10},
+      {"AER: x", 0},            {"PCIe Bus Error", 0},
+      {"PCIe bandwidth", 0},    {"nvidia-fabricmanager", 7},
+      {"[ERROR] [tid 1]", 0},   {"probe failed with error -1", 6},
+  };
+  for (const auto& [s, at] : cases) {
+    EXPECT_TRUE(LineMayMatter(s)) << s;
+    // Long enough for the 32-byte vector path, with the needle at every alignment.
+    for (std::size_t pad = 0; pad < 40; pad += 13) {
+      std::string padded = std::string(pad + 40, 'z') + s + std::string(40, 'y');
+      EXPECT_EQ(NextKernelNeedle(padded), pad + 40 + at) << s;
+    }
+  }
+  EXPECT_FALSE(LineMayMatter("[  1.0] usb 1-1: new high-speed USB device number 2"));
+  EXPECT_FALSE(LineMayMatter("EXT4-fs (sda1): mounted filesystem with ordered data mode"));
+  EXPECT_EQ(CountNewlines(std::string(100, '\n'), 10, 60), 50u);
+}
+
+}  // namespace
+}  // namespace gpudoctor
