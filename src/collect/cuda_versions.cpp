@@ -80,15 +80,16 @@ void CollectToolkits(const CollectContext& ctx, CudaFacts& facts) {
       facts.sources.push_back(SourceStatus{dir, false, "no readable version.json or version.txt"});
       continue;
     }
-    facts.sources.push_back(SourceStatus{t.version_file == "directory name" ? dir : t.version_file,
-                                         true, ""});
+    facts.sources.push_back(
+        SourceStatus{t.version_file == "directory name" ? dir : t.version_file, true, ""});
     t.version = *version;
     t.is_default = key == default_key;
     t.on_driver = Verdict(facts, t.version);
     facts.toolkits.push_back(std::move(t));
   }
   if (facts.toolkits.empty()) {
-    facts.sources.push_back(SourceStatus{"/usr/local/cuda*", false, "no CUDA toolkit installed there"});
+    facts.sources.push_back(
+        SourceStatus{"/usr/local/cuda*", false, "no CUDA toolkit installed there"});
   }
 }
 
@@ -107,7 +108,8 @@ void CollectNvcc(const CollectContext& ctx, CudaFacts& facts) {
   }
   auto parsed = ParseNvccVersion(out->output);
   if (!parsed) {
-    facts.sources.push_back(SourceStatus{"nvcc --version", false, "no \"release X.Y\" in its output"});
+    facts.sources.push_back(
+        SourceStatus{"nvcc --version", false, "no \"release X.Y\" in its output"});
     return;
   }
   facts.sources.push_back(SourceStatus{"nvcc --version", true, ""});

@@ -132,7 +132,8 @@ DriverFacts CollectDriverVersions(const CollectContext& ctx, const DriverCollect
   if (version_text.ok()) {
     facts.kernel_module = ParseProcDriverVersion(*version_text);
     if (!facts.kernel_module) {
-      version_text = Error{ErrorCode::kCorrupt, std::string(kProcVersion) + ": no NVRM version line"};
+      version_text =
+          Error{ErrorCode::kCorrupt, std::string(kProcVersion) + ": no NVRM version line"};
     }
   } else if (version_text.error().code == ErrorCode::kNotFound) {
     version_text = Error{ErrorCode::kNotFound,

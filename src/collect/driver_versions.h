@@ -25,14 +25,14 @@ struct DriverLibraryFile {
 
 struct GspFacts {
   std::optional<GspFirmwareParam> enable_gpu_firmware;  // /proc/driver/nvidia/params
-  std::string firmware_dir;                   // "/lib/firmware/nvidia/535.183.01"
-  std::vector<std::string> firmware_files;    // gsp*.bin names in firmware_dir
+  std::string firmware_dir;                             // "/lib/firmware/nvidia/535.183.01"
+  std::vector<std::string> firmware_files;              // gsp*.bin names in firmware_dir
 };
 
 struct PersistencedFacts {
-  std::string source;          // "nvidia-persistenced.service" or the pid file path
+  std::string source;           // "nvidia-persistenced.service" or the pid file path
   std::optional<bool> running;  // nullopt: could not tell
-  std::string active_state;    // from systemd, when read there
+  std::string active_state;     // from systemd, when read there
   std::string sub_state;
   std::optional<std::uint32_t> pid;
 };

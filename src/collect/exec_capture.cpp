@@ -90,8 +90,8 @@ Result<ExecOutput> ExecCapture(const std::vector<std::string>& argv,
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // EOF: the child (and anything it started) closed the pipe
     if (out.output.size() < max_output) {
-      out.output.append(buf, std::min<std::size_t>(static_cast<std::size_t>(n),
-                                                   max_output - out.output.size()));
+      out.output.append(
+          buf, std::min<std::size_t>(static_cast<std::size_t>(n), max_output - out.output.size()));
     }
   }
   ::close(fds[0]);

@@ -34,9 +34,9 @@ void ReadVersion(const CollectContext& ctx, const FabricManagerOptions& options,
       facts.version_source = "nv-fabricmanager --version";
       return;
     }
-    facts.sources.push_back(out.ok() ? SourceStatus{"nv-fabricmanager --version", false,
-                                                    "no version in its output"}
-                                     : StatusOf("nv-fabricmanager --version", out));
+    facts.sources.push_back(
+        out.ok() ? SourceStatus{"nv-fabricmanager --version", false, "no version in its output"}
+                 : StatusOf("nv-fabricmanager --version", out));
   }
   auto status = ReadRootFile(ctx, kDpkgStatus);
   facts.sources.push_back(StatusOf(kDpkgStatus, status));
@@ -56,8 +56,8 @@ void ScanLog(const CollectContext& ctx, const FabricManagerOptions& options,
   const auto path = UnderRoot(ctx, facts.log_path);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    facts.sources.push_back(SourceStatus{facts.log_path, false,
-                                         ErrnoError(errno, facts.log_path).message});
+    facts.sources.push_back(
+        SourceStatus{facts.log_path, false, ErrnoError(errno, facts.log_path).message});
     return;
   }
   struct stat st {};
@@ -120,7 +120,8 @@ FabricManagerFacts CollectFabricManager(const CollectContext& ctx,
     facts.sources.push_back(StatusOf(kUnit, state));
     if (state.ok()) facts.service = *state;
   } else {
-    facts.sources.push_back(SourceStatus{kUnit, false, "no service manager reader (not the live root)"});
+    facts.sources.push_back(
+        SourceStatus{kUnit, false, "no service manager reader (not the live root)"});
   }
   ReadVersion(ctx, options, facts);
   if (facts.version && facts.driver) {

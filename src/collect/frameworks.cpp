@@ -185,7 +185,8 @@ std::vector<std::pair<std::string, std::string>> SiteDirs(const CollectContext& 
 
 }  // namespace
 
-FrameworkFacts CollectFrameworks(const CollectContext& ctx, const FrameworkCollectOptions& options) {
+FrameworkFacts CollectFrameworks(const CollectContext& ctx,
+                                 const FrameworkCollectOptions& options) {
   FrameworkFacts facts;
   facts.driver = options.driver;
   facts.driver_cuda = options.driver_cuda;

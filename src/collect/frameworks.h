@@ -15,9 +15,9 @@
 namespace gpudoctor {
 
 struct FrameworkInstall {
-  std::string name;     // "torch", "tensorflow", "jax", "jaxlib"
-  std::string version;  // "2.3.1+cu121"
-  std::string source;   // the file or directory the version came from
+  std::string name;                 // "torch", "tensorflow", "jax", "jaxlib"
+  std::string version;              // "2.3.1+cu121"
+  std::string source;               // the file or directory the version came from
   std::optional<CudaVersion> cuda;  // CUDA major.minor it was built with
   std::optional<int> cuda_major;    // when only the major is known (JAX plugins)
   std::string cuda_source;          // "torch/version.py", "+cu121 tag", "build_info.py", ...
@@ -42,7 +42,7 @@ struct PythonEnvironment {
   // against the driver: this is the runtime torch/jax wheels load.
   std::optional<CudaVersion> bundled_runtime;
   std::optional<CudaSupportVerdict> bundled_runtime_on_driver;
-  std::vector<int> cuda_majors;  // distinct majors of frameworks and wheels
+  std::vector<int> cuda_majors;          // distinct majors of frameworks and wheels
   std::vector<FrameworkIssueId> issues;  // environment-wide (mixed majors)
 };
 

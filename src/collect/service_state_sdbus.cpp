@@ -70,8 +70,8 @@ class SdBusServiceStateReader final : public ServiceStateReader {
         s.exec_main_status = status;
       }
       std::uint32_t pid = 0;
-      if (sd_bus_get_property_trivial(bus_, kDest, path.c_str(), kServiceIface, "MainPID",
-                                      nullptr, 'u', &pid) >= 0) {
+      if (sd_bus_get_property_trivial(bus_, kDest, path.c_str(), kServiceIface, "MainPID", nullptr,
+                                      'u', &pid) >= 0) {
         s.main_pid = pid;
       }
     }
@@ -98,7 +98,8 @@ class SdBusServiceStateReader final : public ServiceStateReader {
   std::string StringProperty(const std::string& path, const char* iface, const char* member) {
     char* value = nullptr;
     std::string out;
-    if (sd_bus_get_property_string(bus_, kDest, path.c_str(), iface, member, nullptr, &value) >= 0 &&
+    if (sd_bus_get_property_string(bus_, kDest, path.c_str(), iface, member, nullptr, &value) >=
+            0 &&
         value != nullptr) {
       out = value;
     }

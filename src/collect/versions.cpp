@@ -4,7 +4,8 @@ namespace gpudoctor {
 
 VersionFacts CollectVersionFacts(const CollectContext& ctx, const VersionInputs& inputs) {
   VersionFacts facts;
-  facts.driver = CollectDriverVersions(ctx, DriverCollectOptions{inputs.nvml_driver, inputs.services});
+  facts.driver =
+      CollectDriverVersions(ctx, DriverCollectOptions{inputs.nvml_driver, inputs.services});
   const std::optional<DriverVersion> driver = facts.driver.effective_version;
 
   CudaCollectOptions cuda;

@@ -27,7 +27,7 @@ struct VersionInputs {
   std::optional<CudaVersion> nvml_cuda;      // nvmlSystemGetCudaDriverVersion_v2
   // From the PCI collector; nullopt runs the small sysfs check here.
   std::optional<bool> nvswitch_present;
-  std::vector<std::string> python_envs;      // --python-env DIR (repeatable)
+  std::vector<std::string> python_envs;  // --python-env DIR (repeatable)
   // systemd reader for the live root (MakeSystemdServiceStateReader()); null
   // under --root, where pid files stand in and the FM service is "not available".
   ServiceStateReader* services = nullptr;

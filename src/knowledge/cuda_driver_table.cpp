@@ -149,10 +149,14 @@ CudaSupportVerdict CheckCudaOnDriver(const CudaVersion& needed, const DriverVers
 
 std::string_view CudaSupportName(CudaSupport s) {
   switch (s) {
-    case CudaSupport::kSupported: return "supported";
-    case CudaSupport::kMinorCompatOnly: return "minor_compat_only";
-    case CudaSupport::kDriverTooOld: return "driver_too_old";
-    case CudaSupport::kUnknown: return "unknown";
+    case CudaSupport::kSupported:
+      return "supported";
+    case CudaSupport::kMinorCompatOnly:
+      return "minor_compat_only";
+    case CudaSupport::kDriverTooOld:
+      return "driver_too_old";
+    case CudaSupport::kUnknown:
+      return "unknown";
   }
   return "unknown";
 }

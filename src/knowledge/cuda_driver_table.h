@@ -60,8 +60,8 @@ enum class CudaSupport {
 
 struct CudaSupportVerdict {
   CudaSupport support = CudaSupport::kUnknown;
-  CudaVersion driver_max_cuda;               // what the driver supports natively
-  std::optional<DriverVersion> min_driver;   // native minimum for `needed`
+  CudaVersion driver_max_cuda;                           // what the driver supports natively
+  std::optional<DriverVersion> min_driver;               // native minimum for `needed`
   std::optional<DriverVersion> min_driver_minor_compat;  // family minimum, if any
 };
 

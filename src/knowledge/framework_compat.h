@@ -15,11 +15,11 @@
 namespace gpudoctor {
 
 enum class FrameworkIssueId {
-  kDriverTooOld,      // built for a CUDA the driver cannot run at all
-  kMinorCompatOnly,   // runs only through minor-version compatibility
-  kCpuOnlyBuild,      // a CPU build where GPUs are expected
-  kRocmBuild,         // an AMD ROCm build: cannot use NVIDIA GPUs
-  kMixedCudaMajors,   // CUDA runtimes of several major versions in one environment
+  kDriverTooOld,     // built for a CUDA the driver cannot run at all
+  kMinorCompatOnly,  // runs only through minor-version compatibility
+  kCpuOnlyBuild,     // a CPU build where GPUs are expected
+  kRocmBuild,        // an AMD ROCm build: cannot use NVIDIA GPUs
+  kMixedCudaMajors,  // CUDA runtimes of several major versions in one environment
 };
 
 struct FrameworkIssueInfo {

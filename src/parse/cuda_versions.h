@@ -21,8 +21,8 @@ std::optional<CudaVersion> ParseCudaVersionTxt(std::string_view text);
 // `nvcc --version`:
 //   Cuda compilation tools, release 12.2, V12.2.140
 struct NvccVersion {
-  CudaVersion release;     // 12.2
-  std::string build;       // "12.2.140" (after the V), empty when absent
+  CudaVersion release;  // 12.2
+  std::string build;    // "12.2.140" (after the V), empty when absent
 };
 std::optional<NvccVersion> ParseNvccVersion(std::string_view text);
 

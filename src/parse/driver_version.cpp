@@ -34,9 +34,8 @@ std::optional<KernelModuleVersion> ParseProcDriverVersion(std::string_view text)
   // Fields are separated by runs of spaces; the version is the first
   // whitespace-separated token after "Module" (and after "for <arch>" on the
   // open module) that parses as a driver version.
-  std::string_view rest = line.substr(line.find("Module") == std::string_view::npos
-                                          ? line.size()
-                                          : line.find("Module") + 6);
+  std::string_view rest = line.substr(
+      line.find("Module") == std::string_view::npos ? line.size() : line.find("Module") + 6);
   if (auto unix_pos = line.find("NVIDIA UNIX "); unix_pos != std::string_view::npos) {
     std::string_view after = line.substr(unix_pos + 12);
     const std::string_view first = after.substr(0, after.find(' '));
@@ -107,10 +106,18 @@ GspFirmwareParam DecodeEnableGpuFirmware(std::uint32_t raw) {
   GspFirmwareParam p;
   p.raw = raw;
   switch (raw & 0xFu) {
-    case 0: p.mode = GspMode::kDisabled; break;
-    case 1: p.mode = GspMode::kEnabled; break;
-    case 2: p.mode = GspMode::kDefault; break;
-    default: p.mode = GspMode::kUnknown; break;
+    case 0:
+      p.mode = GspMode::kDisabled;
+      break;
+    case 1:
+      p.mode = GspMode::kEnabled;
+      break;
+    case 2:
+      p.mode = GspMode::kDefault;
+      break;
+    default:
+      p.mode = GspMode::kUnknown;
+      break;
   }
   p.allow_fallback = (raw & 0x10u) != 0;
   p.default_on_ws_server = (raw & 0x20u) != 0;
@@ -119,10 +126,14 @@ GspFirmwareParam DecodeEnableGpuFirmware(std::uint32_t raw) {
 
 std::string_view GspModeName(GspMode mode) {
   switch (mode) {
-    case GspMode::kDisabled: return "disabled";
-    case GspMode::kEnabled: return "enabled";
-    case GspMode::kDefault: return "default";
-    case GspMode::kUnknown: return "unknown";
+    case GspMode::kDisabled:
+      return "disabled";
+    case GspMode::kEnabled:
+      return "enabled";
+    case GspMode::kDefault:
+      return "default";
+    case GspMode::kUnknown:
+      return "unknown";
   }
   return "unknown";
 }

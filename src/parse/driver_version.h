@@ -18,10 +18,10 @@ namespace gpudoctor {
 //   NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  (...)  ...
 struct KernelModuleVersion {
   DriverVersion version;
-  bool open_module = false;     // "Open Kernel Module"
-  std::string arch;             // "x86_64", "aarch64"; empty when not stated
-  std::string build_info;       // the rest of the first line after the version
-  std::string gcc_version;      // the "GCC version:" line, when present
+  bool open_module = false;  // "Open Kernel Module"
+  std::string arch;          // "x86_64", "aarch64"; empty when not stated
+  std::string build_info;    // the rest of the first line after the version
+  std::string gcc_version;   // the "GCC version:" line, when present
 };
 
 // nullopt when no "NVRM version:" line with a driver version is found.

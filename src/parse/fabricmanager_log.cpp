@@ -70,9 +70,8 @@ std::optional<FmVersionMismatch> ParseFmVersionMismatch(std::string_view line) {
     // Versions contain dots, so stop at the first character that is neither
     // a digit nor a dot followed by a digit.
     std::size_t n = 0;
-    while (n < s.size() &&
-           ((s[n] >= '0' && s[n] <= '9') ||
-            (s[n] == '.' && n + 1 < s.size() && s[n + 1] >= '0' && s[n + 1] <= '9'))) {
+    while (n < s.size() && ((s[n] >= '0' && s[n] <= '9') || (s[n] == '.' && n + 1 < s.size() &&
+                                                             s[n + 1] >= '0' && s[n + 1] <= '9'))) {
       ++n;
     }
     return std::string(s.substr(0, n));

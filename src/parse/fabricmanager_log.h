@@ -46,9 +46,9 @@ struct FmLogError {
 struct FmLogSummary {
   std::size_t lines = 0;
   std::size_t entries = 0;
-  std::size_t error_count = 0;    // ERROR, CRITICAL and FATAL entries
-  std::size_t warning_count = 0;  // WARNING / WARN entries
-  std::vector<FmLogError> last_errors;  // oldest first, at most max_errors
+  std::size_t error_count = 0;                        // ERROR, CRITICAL and FATAL entries
+  std::size_t warning_count = 0;                      // WARNING / WARN entries
+  std::vector<FmLogError> last_errors;                // oldest first, at most max_errors
   std::optional<FmVersionMismatch> version_mismatch;  // the last one seen
   std::string first_time_text;
   std::string last_time_text;

@@ -12,9 +12,7 @@ std::string_view Trim(std::string_view s) {
   return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
 }
 
-bool IsIdentChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-}
+bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 
 // Reads a Python value token at the start of `s`.
 PyValue ReadValue(std::string_view s) {
@@ -203,8 +201,8 @@ std::optional<CudaWheelName> ParseCudaWheelName(std::string_view name, std::stri
       }
     }
     if (name.substr(0, 12) == "nvidia-cuda-") {
-      const auto parts = SplitVersion(version.substr(0, version.find_first_not_of("0123456789.")),
-                                      1, 4);
+      const auto parts =
+          SplitVersion(version.substr(0, version.find_first_not_of("0123456789.")), 1, 4);
       if (parts && parts->parts[0] >= 9 && parts->parts[0] <= 99) {
         return CudaWheelName{std::string(name), parts->parts[0]};
       }

@@ -26,9 +26,9 @@ std::optional<PyValue> FindPyValue(std::string_view text, std::string_view key);
 
 // site-packages/torch/version.py.
 struct TorchVersionPy {
-  std::string version;                 // __version__: "2.3.1+cu121"
-  std::optional<std::string> cuda;     // "12.1"; nullopt for CPU/ROCm builds (None)
-  std::optional<std::string> hip;      // ROCm builds
+  std::string version;              // __version__: "2.3.1+cu121"
+  std::optional<std::string> cuda;  // "12.1"; nullopt for CPU/ROCm builds (None)
+  std::optional<std::string> hip;   // ROCm builds
   std::string git_version;
 };
 // nullopt when there is no __version__.
@@ -49,7 +49,7 @@ std::string NormalizeDistName(std::string_view name);
 
 // "nvidia_cuda_runtime_cu12-12.1.105.dist-info" -> {"nvidia-cuda-runtime-cu12", "12.1.105"}.
 struct DistName {
-  std::string name;     // normalised
+  std::string name;  // normalised
   std::string version;
 };
 std::optional<DistName> ParseDistInfoDirName(std::string_view dir_name);

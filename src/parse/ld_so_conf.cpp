@@ -27,7 +27,8 @@ LdSoConf ParseLdSoConf(std::string_view text) {
     if (end == std::string_view::npos) end = text.size();
     std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
-    if (const auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+    if (const auto hash = line.find('#'); hash != std::string_view::npos)
+      line = line.substr(0, hash);
     auto words = SplitAny(line, " \t\r");
     if (words.empty()) continue;
     if (words.front() == "include") {

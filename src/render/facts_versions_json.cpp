@@ -24,9 +24,7 @@ Json Cuda(const std::optional<CudaVersion>& v) {
   return OrNull(v, [](const CudaVersion& c) { return c.ToString(); });
 }
 
-Json Verdict(const std::optional<CudaSupportVerdict>& v) {
-  return v ? ToJson(*v) : Json(nullptr);
-}
+Json Verdict(const std::optional<CudaSupportVerdict>& v) { return v ? ToJson(*v) : Json(nullptr); }
 
 Json Sources(const std::vector<SourceStatus>& sources) {
   Json arr = Json::array();
@@ -61,8 +59,8 @@ Json Framework(const FrameworkInstall& f) {
   j["version"] = f.version.empty() ? Json(nullptr) : Json(f.version);
   j["source"] = f.source;
   j["cuda_build"] = Cuda(f.cuda);
-  j["cuda_build_major"] = f.cuda ? Json(f.cuda->major)
-                                 : OrNull(f.cuda_major, [](int v) { return v; });
+  j["cuda_build_major"] =
+      f.cuda ? Json(f.cuda->major) : OrNull(f.cuda_major, [](int v) { return v; });
   j["cuda_build_source"] = f.cuda_source.empty() ? Json(nullptr) : Json(f.cuda_source);
   j["cudnn_build"] = Str(f.cudnn);
   j["cpu_only_build"] = f.cpu_only;
@@ -85,8 +83,8 @@ Json ToJson(const SourceStatus& source) {
 Json ToJson(const CudaSupportVerdict& v) {
   Json j;
   j["support"] = CudaSupportName(v.support);
-  j["driver_max_cuda"] = v.driver_max_cuda.major == 0 ? Json(nullptr)
-                                                      : Json(v.driver_max_cuda.ToString());
+  j["driver_max_cuda"] =
+      v.driver_max_cuda.major == 0 ? Json(nullptr) : Json(v.driver_max_cuda.ToString());
   j["min_driver_native"] = Driver(v.min_driver);
   j["min_driver_minor_compat"] = Driver(v.min_driver_minor_compat);
   return j;
@@ -113,7 +111,8 @@ Json ToJson(const DriverFacts& f) {
   j["user_space_libraries"] = std::move(libs);
   j["nvml_version"] = Driver(f.nvml_version);
   j["driver_version"] = Driver(f.effective_version);
-  j["driver_version_source"] = f.effective_source.empty() ? Json(nullptr) : Json(f.effective_source);
+  j["driver_version_source"] =
+      f.effective_source.empty() ? Json(nullptr) : Json(f.effective_source);
   j["version_mismatch"] = f.version_mismatch;
   j["version_mismatch_details"] = f.mismatch_details;
   Json gsp;
@@ -189,7 +188,8 @@ Json ToJson(const FrameworkFacts& f) {
     env["frameworks"] = std::move(fws);
     Json wheels = Json::array();
     for (const auto& w : e.cuda_wheels) {
-      wheels.push_back(Json{{"name", w.name}, {"version", w.version}, {"cuda_major", w.cuda_major}});
+      wheels.push_back(
+          Json{{"name", w.name}, {"version", w.version}, {"cuda_major", w.cuda_major}});
     }
     env["cuda_wheels"] = std::move(wheels);
     env["bundled_cuda_runtime"] = Cuda(e.bundled_runtime);
@@ -233,8 +233,9 @@ Json ToJson(const FabricManagerFacts& f) {
     log["skipped_bytes"] = f.log_skipped_bytes;
     log["last_errors"] = std::move(errors);
     if (f.log->version_mismatch) {
-      log["version_mismatch"] = Json{{"fabric_manager_version", f.log->version_mismatch->fm_version},
-                                     {"driver_version", f.log->version_mismatch->driver_version}};
+      log["version_mismatch"] =
+          Json{{"fabric_manager_version", f.log->version_mismatch->fm_version},
+               {"driver_version", f.log->version_mismatch->driver_version}};
     } else {
       log["version_mismatch"] = nullptr;
     }

@@ -72,9 +72,9 @@ struct MinCase {
 
 TEST(CudaDriverTable, MinDriverFor) {
   const MinCase cases[] = {
-      {"12.2", false, "535.54.03"},       // GA row without a patch
+      {"12.2", false, "535.54.03"},  // GA row without a patch
       {"12.2.0", false, "535.54.03"},
-      {"12.2.1", false, "535.86.09"},     // update 1
+      {"12.2.1", false, "535.86.09"},  // update 1
       {"12.2.2", false, "535.104.05"},
       {"12.4", false, "550.54.14"},
       {"12.4.1", false, "550.54.15"},
@@ -84,17 +84,17 @@ TEST(CudaDriverTable, MinDriverFor) {
       {"13.0.2", false, "580.95.05"},
       {"11.8", false, "520.61.05"},
       {"11.4.4", false, "470.82.01"},
-      {"11.0.1", false, "450.36.06"},     // 11.0.1 RC
-      {"10.1.243", false, "418.39"},      // build numbers, one row
+      {"11.0.1", false, "450.36.06"},  // 11.0.1 RC
+      {"10.1.243", false, "418.39"},   // build numbers, one row
       {"9.2.148", false, "396.37"},
-      {"12.4", true, "525.60.13"},        // minor-version compatibility
+      {"12.4", true, "525.60.13"},  // minor-version compatibility
       {"12.0", true, "525.60.13"},
       {"11.8", true, "450.80.02"},
-      {"11.0.2", true, "450.51.05"},      // the release's own minimum is lower
+      {"11.0.2", true, "450.51.05"},  // the release's own minimum is lower
       {"13.2", true, "580"},
-      {"12.7", true, "525.60.13"},        // no 12.7 toolkit, but the family rule applies
+      {"12.7", true, "525.60.13"},  // no 12.7 toolkit, but the family rule applies
       {"12.7", false, std::nullopt},
-      {"10.2", true, "440.33"},           // no minor compat before 11
+      {"10.2", true, "440.33"},  // no minor compat before 11
       {"14.0", true, std::nullopt},
       {"7.5", false, std::nullopt},
   };
@@ -139,8 +139,7 @@ TEST(CudaDriverTable, CheckCudaOnDriver) {
             CudaSupport::kSupported);
   EXPECT_EQ(CheckCudaOnDriver(C("12.7"), D("565.57.01")).support, CudaSupport::kMinorCompatOnly);
   // A toolkit update that needs more than the GA driver.
-  EXPECT_EQ(CheckCudaOnDriver(C("12.2.2"), D("535.54.03")).support,
-            CudaSupport::kMinorCompatOnly);
+  EXPECT_EQ(CheckCudaOnDriver(C("12.2.2"), D("535.54.03")).support, CudaSupport::kMinorCompatOnly);
   EXPECT_EQ(CudaSupportName(CudaSupport::kDriverTooOld), "driver_too_old");
 }
 

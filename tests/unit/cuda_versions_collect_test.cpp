@@ -1,9 +1,8 @@
-#include "collect/cuda_versions.h"
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
+#include "collect/cuda_versions.h"
 #include "support/temp_files.h"
 
 namespace gpudoctor {

@@ -1,6 +1,6 @@
-#include "parse/cuda_versions.h"
-
 #include <gtest/gtest.h>
+
+#include "parse/cuda_versions.h"
 
 namespace gpudoctor {
 namespace {

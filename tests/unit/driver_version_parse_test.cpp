@@ -1,7 +1,6 @@
-#include "parse/driver_version.h"
-
 #include <gtest/gtest.h>
 
+#include "parse/driver_version.h"
 #include "parse/ld_so_conf.h"
 
 namespace gpudoctor {
@@ -45,9 +44,9 @@ TEST(ProcDriverVersion, Rejects) {
 }
 
 TEST(LibraryName, VersionFromFileName) {
-  EXPECT_EQ(DriverVersionFromLibraryName("libnvidia-ml.so.535.183.01", "libnvidia-ml.so")
-                ->ToString(),
-            "535.183.01");
+  EXPECT_EQ(
+      DriverVersionFromLibraryName("libnvidia-ml.so.535.183.01", "libnvidia-ml.so")->ToString(),
+      "535.183.01");
   EXPECT_EQ(DriverVersionFromLibraryName("libcuda.so.595.84", "libcuda.so")->ToString(), "595.84");
   EXPECT_FALSE(DriverVersionFromLibraryName("libnvidia-ml.so.1", "libnvidia-ml.so"));
   EXPECT_FALSE(DriverVersionFromLibraryName("libnvidia-ml.so", "libnvidia-ml.so"));

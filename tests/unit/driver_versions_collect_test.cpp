@@ -1,7 +1,6 @@
-#include "collect/driver_versions.h"
-
 #include <gtest/gtest.h>
 
+#include "collect/driver_versions.h"
 #include "support/fake_service_state.h"
 #include "support/temp_files.h"
 

@@ -1,11 +1,10 @@
-#include "collect/fabric_manager.h"
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "collect/fabric_manager.h"
 #include "support/fake_service_state.h"
 #include "support/temp_files.h"
 
@@ -57,7 +56,8 @@ TEST(FabricManagerCollect, InactiveWithNvSwitchesPresent) {
   EXPECT_EQ(f.log_path, "/var/log/fabricmanager.log");
   EXPECT_FALSE(f.log);
   bool log_recorded = false;
-  for (const auto& s : f.sources) log_recorded |= s.source == "/var/log/fabricmanager.log" && !s.available;
+  for (const auto& s : f.sources)
+    log_recorded |= s.source == "/var/log/fabricmanager.log" && !s.available;
   EXPECT_TRUE(log_recorded);
 }
 
@@ -97,13 +97,14 @@ TEST(FabricManagerCollect, LogErrorsWithConfiguredPath) {
   test::TempDir root;
   root.Write("usr/share/nvidia/nvswitch/fabricmanager.cfg",
              "LOG_LEVEL=4\nLOG_FILE_NAME=/var/log/fm/fm.log\n");
-  root.Write("var/log/fm/fm.log",
-             "[Jul 09 2024 18:14:07] [INFO] [tid 12727] Fabric Manager starting\n"
-             "[Jul 09 2024 18:14:08] [ERROR] [tid 12727] fabric manager NVIDIA GPU driver interface "
-             "version 535.161.08 don't match with driver version 535.183.01. Please update with "
-             "matching NVIDIA driver package.\n"
-             "[Jul 23 2024 07:53:55] [ERROR] [tid 841] detected NVSwitch fatal error 20034 on fid 0 "
-             "on NVSwitch pci bus id 00000000:86:00.0 physical id 3 port 33\n");
+  root.Write(
+      "var/log/fm/fm.log",
+      "[Jul 09 2024 18:14:07] [INFO] [tid 12727] Fabric Manager starting\n"
+      "[Jul 09 2024 18:14:08] [ERROR] [tid 12727] fabric manager NVIDIA GPU driver interface "
+      "version 535.161.08 don't match with driver version 535.183.01. Please update with "
+      "matching NVIDIA driver package.\n"
+      "[Jul 23 2024 07:53:55] [ERROR] [tid 841] detected NVSwitch fatal error 20034 on fid 0 "
+      "on NVSwitch pci bus id 00000000:86:00.0 physical id 3 port 33\n");
   const FabricManagerFacts f = CollectFabricManager(CollectContext{root.path()}, {});
   EXPECT_EQ(f.log_path, "/var/log/fm/fm.log");
   ASSERT_TRUE(f.log);
@@ -138,7 +139,8 @@ TEST(FabricManagerCollect, LargeLogScannedFromTail) {
 }
 
 TEST(FabricManagerCollect, RealFabricManagerLogFixture) {
-  const std::filesystem::path fixture = std::filesystem::path(SHARED_DIR) /
+  const std::filesystem::path fixture =
+      std::filesystem::path(SHARED_DIR) /
       "fixtures/kernel/gpud-testdata-fabricmanager-log-nvswitch-nonfatal-12028.log";
   std::ifstream in(fixture);
   if (!in) GTEST_SKIP() << "fixture not found: " << fixture;

@@ -20,7 +20,8 @@ TEST(FmLogLine, EntryFields) {
   EXPECT_EQ(e->level, "ERROR");
   EXPECT_EQ(e->tid, 841u);
   EXPECT_EQ(e->message.substr(0, 38), "detected NVSwitch fatal error 20034 on");
-  auto info = ParseFmLogLine("[Feb 25 2025 13:59:45] [INFO] [tid 1803] multicast group 0 is freed.\r");
+  auto info =
+      ParseFmLogLine("[Feb 25 2025 13:59:45] [INFO] [tid 1803] multicast group 0 is freed.\r");
   ASSERT_TRUE(info);
   EXPECT_EQ(info->level, "INFO");
   EXPECT_EQ(info->message, "multicast group 0 is freed.");
@@ -35,7 +36,8 @@ TEST(FmLogLine, EntryFields) {
 TEST(FmLogLine, VersionMismatchWordings) {
   auto old = ParseFmVersionMismatch(
       "nv-fabricmanager[3228]: fabric manager NVIDIA GPU driver interface version 530.30.02 "
-      "don't match with driver version 530.41.03. Please update with matching NVIDIA driver package.");
+      "don't match with driver version 530.41.03. Please update with matching NVIDIA driver "
+      "package.");
   ASSERT_TRUE(old);
   EXPECT_EQ(old->fm_version, "530.30.02");
   EXPECT_EQ(old->driver_version, "530.41.03");
@@ -93,7 +95,8 @@ std::string ReadFixture(const std::string& name) {
 }
 
 TEST(FmLogScan, RealLogFromGpud) {
-  const std::string text = ReadFixture("gpud-testdata-fabricmanager-log-nvswitch-nonfatal-12028.log");
+  const std::string text =
+      ReadFixture("gpud-testdata-fabricmanager-log-nvswitch-nonfatal-12028.log");
   if (text.empty()) GTEST_SKIP() << "fixture not found below " << SHARED_DIR;
   const auto s = ScanFabricManagerLog(text, 20);
   EXPECT_EQ(s.error_count, 1u);

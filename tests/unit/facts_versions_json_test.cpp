@@ -12,8 +12,9 @@ namespace {
 
 TEST(FactsVersionsJson, WholeTreeFromFakeRoot) {
   test::TempDir root;
-  root.Write("proc/driver/nvidia/version",
-             "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  535.183.01  Release Build\n");
+  root.Write(
+      "proc/driver/nvidia/version",
+      "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  535.183.01  Release Build\n");
   root.Write("proc/driver/nvidia/params", "EnableGpuFirmware: 18\n");
   root.Write("usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15", "");
   root.Write("usr/local/cuda-12.2/version.json", R"({"cuda": {"version": "12.2.2"}})");

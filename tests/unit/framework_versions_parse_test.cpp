@@ -1,6 +1,6 @@
-#include "parse/framework_versions.h"
-
 #include <gtest/gtest.h>
+
+#include "parse/framework_versions.h"
 
 namespace gpudoctor {
 namespace {
@@ -35,12 +35,14 @@ TEST(TorchVersionPy, OldStyleCpuAndRocm) {
   EXPECT_FALSE(cpu->cuda);
   EXPECT_FALSE(cpu->hip);
   auto rocm = ParseTorchVersionPy(
-      "__version__ = '2.5.0+rocm6.2'\ncuda: Optional[str] = None\nhip: Optional[str] = '6.2.41133'\n");
+      "__version__ = '2.5.0+rocm6.2'\ncuda: Optional[str] = None\nhip: Optional[str] = "
+      "'6.2.41133'\n");
   ASSERT_TRUE(rocm);
   EXPECT_EQ(rocm->hip, "6.2.41133");
   // A name listed in __all__ but never assigned is not a value.
-  auto listed = ParseTorchVersionPy("__all__ = ['__version__', 'cuda', 'git_version']\n"
-                                    "__version__ = \"1.0\"\n");
+  auto listed = ParseTorchVersionPy(
+      "__all__ = ['__version__', 'cuda', 'git_version']\n"
+      "__version__ = \"1.0\"\n");
   ASSERT_TRUE(listed);
   EXPECT_FALSE(listed->cuda);
   EXPECT_FALSE(ParseTorchVersionPy("cuda = '12.1'\n"));
@@ -131,8 +133,8 @@ TEST(CudaWheelName, Families) {
   ASSERT_TRUE(rt13);
   EXPECT_EQ(rt13->family, "nvidia-cuda-runtime");
   EXPECT_EQ(rt13->cuda_major, 13);
-  EXPECT_FALSE(ParseCudaWheelName("nvidia-cuda-runtime"));         // no version known
-  EXPECT_FALSE(ParseCudaWheelName("nvidia-cufft", "12.0.0.61"));   // own versioning
+  EXPECT_FALSE(ParseCudaWheelName("nvidia-cuda-runtime"));        // no version known
+  EXPECT_FALSE(ParseCudaWheelName("nvidia-cufft", "12.0.0.61"));  // own versioning
   EXPECT_EQ(ParseCudaWheelName("nvidia-cudnn-cu13", "9.19.0.56")->cuda_major, 13);
 }
 

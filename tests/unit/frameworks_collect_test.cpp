@@ -1,7 +1,6 @@
-#include "collect/frameworks.h"
-
 #include <gtest/gtest.h>
 
+#include "collect/frameworks.h"
 #include "support/temp_files.h"
 
 namespace gpudoctor {
@@ -11,7 +10,8 @@ constexpr const char* kSite = "usr/local/lib/python3.10/dist-packages/";
 
 std::string TorchVersionPy(const std::string& version, const std::string& cuda) {
   return "from typing import Optional\n__all__ = ['__version__', 'debug', 'cuda', 'git_version', "
-         "'hip']\n__version__ = '" + version + "'\ndebug = False\ncuda: Optional[str] = " + cuda +
+         "'hip']\n__version__ = '" +
+         version + "'\ndebug = False\ncuda: Optional[str] = " + cuda +
          "\ngit_version = 'abc'\nhip: Optional[str] = None\n";
 }
 
@@ -92,8 +92,9 @@ TEST(FrameworksCollect, CpuBuildAndDistInfoOnlyTag) {
 TEST(FrameworksCollect, TensorflowAndMixedCudaWheels) {
   test::TempDir root;
   const std::string env = "srv/venvs/train/lib/python3.11/site-packages/";
-  root.Write(env + "tensorflow/python/platform/build_info.py",
-             "build_info = {'cuda_version': '12.3', 'cudnn_version': '8', 'is_cuda_build': True}\n");
+  root.Write(
+      env + "tensorflow/python/platform/build_info.py",
+      "build_info = {'cuda_version': '12.3', 'cudnn_version': '8', 'is_cuda_build': True}\n");
   root.Write(env + "tensorflow-2.16.1.dist-info/METADATA", "Name: tensorflow\nVersion: 2.16.1\n\n");
   root.Write(env + "nvidia_cuda_runtime_cu12-12.3.101.dist-info/METADATA",
              "Name: nvidia-cuda-runtime-cu12\nVersion: 12.3.101\n\n");
@@ -121,7 +122,8 @@ TEST(FrameworksCollect, TensorflowAndMixedCudaWheels) {
   EXPECT_EQ(e.cuda_majors, (std::vector<int>{11, 12}));
   EXPECT_TRUE(Has(e.issues, FrameworkIssueId::kMixedCudaMajors));
   bool missing_recorded = false;
-  for (const auto& s : f.sources) missing_recorded |= s.source == "/srv/venvs/missing" && !s.available;
+  for (const auto& s : f.sources)
+    missing_recorded |= s.source == "/srv/venvs/missing" && !s.available;
   EXPECT_TRUE(missing_recorded);
 }
 

@@ -1,7 +1,6 @@
 #include "collect/service_state.h"
 
 #include <gtest/gtest.h>
-
 #include <systemd/sd-daemon.h>
 
 namespace gpudoctor {
