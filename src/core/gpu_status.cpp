@@ -1,7 +1,10 @@
 #include "core/gpu_status.h"
 
 #include <cctype>
+#include <algorithm>
 #include <cstdio>
+#include <string_view>
+#include <vector>
 
 namespace gpudoctor {
 
@@ -24,30 +27,60 @@ std::string CudaVersionText(std::int64_t encoded) {
   return buf;
 }
 
+namespace {
+
+// Parses 1..max_digits hex digits that make up all of `text`.
+bool ParseHex(std::string_view text, std::size_t max_digits, unsigned* out) {
+  if (text.empty() || text.size() > max_digits) return false;
+  unsigned value = 0;
+  for (char c : text) {
+    int digit = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+                : (c >= 'a' && c <= 'f')                     ? c - 'a' + 10
+                                                             : -1;
+    if (digit < 0) return false;
+    value = value * 16 + static_cast<unsigned>(digit);
+  }
+  *out = value;
+  return true;
+}
+
+}  // namespace
+
 std::string NormalizePciBusId(const std::string& text) {
-  // Accept "DDDDDDDD:BB:DD.F", "DDDD:BB:DD.F" and "BB:DD.F".
-  unsigned domain = 0, bus = 0, device = 0, function = 0;
-  int used = 0;
+  // Accept "DDDDDDDD:BB:DD.F", "DDDD:BB:DD.F", "BB:DD.F" and the kernel log's
+  // "DDDD:BB:DD" (function 0).
   std::string lower;
   for (char c : text) {
     if (!std::isspace(static_cast<unsigned char>(c))) {
       lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
     }
   }
-  if (std::sscanf(lower.c_str(), "%x:%x:%x.%x%n", &domain, &bus, &device,
-                  &function, &used) == 4 &&
-      used == static_cast<int>(lower.size())) {
-  } else if (std::sscanf(lower.c_str(), "%x:%x.%x%n", &bus, &device, &function,
-                         &used) == 3 &&
-             used == static_cast<int>(lower.size())) {
-    domain = 0;
-  } else {
+  std::string_view rest = lower;
+  unsigned function = 0;
+  if (auto dot = rest.rfind('.'); dot != std::string_view::npos) {
+    if (!ParseHex(rest.substr(dot + 1), 1, &function)) return {};
+    rest = rest.substr(0, dot);
+  } else if (std::count(lower.begin(), lower.end(), ':') != 2) {
+    return {};  // without a function only the full domain:bus:device form
+  }
+  std::vector<std::string_view> parts;
+  while (true) {
+    auto colon = rest.find(':');
+    parts.push_back(rest.substr(0, colon));
+    if (colon == std::string_view::npos) break;
+    rest = rest.substr(colon + 1);
+  }
+  unsigned domain = 0, bus = 0, device = 0;
+  if (parts.size() == 3) {
+    if (!ParseHex(parts[0], 8, &domain)) return {};
+    parts.erase(parts.begin());
+  } else if (parts.size() != 2) {
     return {};
   }
-  if (domain > 0xffff || bus > 0xff || device > 0x1f || function > 7) return {};
+  if (!ParseHex(parts[0], 2, &bus) || !ParseHex(parts[1], 2, &device)) return {};
+  if (domain > 0xffff || device > 0x1f || function > 7) return {};
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", domain, bus, device,
-                function);
+  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", domain, bus, device, function);
   return buf;
 }
 

@@ -135,7 +135,8 @@ struct SystemStatus {
 
 // "12.2" for 12020; empty when absent.
 std::string CudaVersionText(std::int64_t encoded);
-// "0000:3b:00.0" from "00000000:3B:00.0" or "0000:3b:00.0"; empty if malformed.
+// "0000:3b:00.0" from "00000000:3B:00.0", "0000:3b:00.0", "3b:00.0" or the
+// kernel log's "0000:3b:00" (function 0); empty if malformed.
 std::string NormalizePciBusId(const std::string& text);
 
 }  // namespace gpudoctor

@@ -83,6 +83,21 @@ unsigned FanCount(const GpuStatus& g) {
   return g.fan_speed_percent ? 1 : 0;
 }
 
+// A scenario may give any two of used/free (with total); the third follows
+// from total = used + free + reserved, as on a real GPU.
+bool CompleteMemory(const GpuStatus& g, std::int64_t* used, std::int64_t* free_bytes) {
+  if (!g.memory_total_bytes || (!g.memory_used_bytes && !g.memory_free_bytes)) {
+    return false;
+  }
+  std::int64_t total = *g.memory_total_bytes;
+  std::int64_t reserved = g.memory_reserved_bytes.value_or(0);
+  *used = g.memory_used_bytes.value_or(total - reserved - g.memory_free_bytes.value_or(0));
+  *free_bytes = g.memory_free_bytes.value_or(total - reserved - *used);
+  if (*used < 0) *used = 0;
+  if (*free_bytes < 0) *free_bytes = 0;
+  return true;
+}
+
 }  // namespace
 
 extern "C" {
@@ -116,15 +131,13 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device,
           return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
         }
         const GpuStatus& g = c.now;
-        if (!g.memory_total_bytes || !g.memory_used_bytes ||
-            !g.memory_free_bytes) {
-          return NVML_ERROR_NOT_SUPPORTED;
-        }
+        std::int64_t used = 0, free_bytes = 0;
+        if (!CompleteMemory(g, &used, &free_bytes)) return NVML_ERROR_NOT_SUPPORTED;
         memory->total = static_cast<unsigned long long>(*g.memory_total_bytes);
         memory->reserved = static_cast<unsigned long long>(
             g.memory_reserved_bytes.value_or(0));
-        memory->free = static_cast<unsigned long long>(*g.memory_free_bytes);
-        memory->used = static_cast<unsigned long long>(*g.memory_used_bytes);
+        memory->free = static_cast<unsigned long long>(free_bytes);
+        memory->used = static_cast<unsigned long long>(used);
         return NVML_SUCCESS;
       });
 }
@@ -136,15 +149,13 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device,
       [&](const GpuCall& c) -> nvmlReturn_t {
         if (memory == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
         const GpuStatus& g = c.now;
-        if (!g.memory_total_bytes || !g.memory_used_bytes ||
-            !g.memory_free_bytes) {
-          return NVML_ERROR_NOT_SUPPORTED;
-        }
+        std::int64_t used = 0, free_bytes = 0;
+        if (!CompleteMemory(g, &used, &free_bytes)) return NVML_ERROR_NOT_SUPPORTED;
         // v1 "used" includes what the driver reserves.
         memory->total = static_cast<unsigned long long>(*g.memory_total_bytes);
-        memory->free = static_cast<unsigned long long>(*g.memory_free_bytes);
+        memory->free = static_cast<unsigned long long>(free_bytes);
         memory->used = static_cast<unsigned long long>(
-            *g.memory_used_bytes + g.memory_reserved_bytes.value_or(0));
+            used + g.memory_reserved_bytes.value_or(0));
         return NVML_SUCCESS;
       });
 }

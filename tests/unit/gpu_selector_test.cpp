@@ -46,7 +46,11 @@ TEST(PciBusId, Normalises) {
   EXPECT_EQ(NormalizePciBusId("00000000:3B:00.0"), "0000:3b:00.0");
   EXPECT_EQ(NormalizePciBusId("0000:3b:00.0"), "0000:3b:00.0");
   EXPECT_EQ(NormalizePciBusId("3B:00.0"), "0000:3b:00.0");
+  EXPECT_EQ(NormalizePciBusId("0000:3B:00"), "0000:3b:00.0");
   EXPECT_EQ(NormalizePciBusId("garbage"), "");
+  EXPECT_EQ(NormalizePciBusId("3b:00"), "");
+  EXPECT_EQ(NormalizePciBusId("0000:3b:0g.0"), "");
+  EXPECT_EQ(NormalizePciBusId(""), "");
   EXPECT_EQ(NormalizePciBusId("0000:3b:00.0x"), "");
   EXPECT_EQ(NormalizePciBusId("0000:3b:40.0"), "");  // device > 0x1f
 }
