@@ -98,7 +98,8 @@ void ReadV1(const CollectContext& ctx, const std::vector<CgroupLine>& lines, Cgr
   out.cgroup_path = cpu_group;
   const std::string cpu_mount = V1Mount(ctx, {"cpu,cpuacct", "cpu", "cpuacct,cpu"});
   if (cpu_mount.empty()) {
-    out.sources.push_back(SourceStatus{"/sys/fs/cgroup/cpu", false, "cgroup v1 cpu controller not mounted"});
+    out.sources.push_back(
+        SourceStatus{"/sys/fs/cgroup/cpu", false, "cgroup v1 cpu controller not mounted"});
   } else {
     Tightest<double>(
         ctx, cpu_mount, cpu_group, "cpu.cfs_quota_us",
@@ -115,7 +116,8 @@ void ReadV1(const CollectContext& ctx, const std::vector<CgroupLine>& lines, Cgr
   }
   const std::string mem_mount = V1Mount(ctx, {"memory"});
   if (mem_mount.empty()) {
-    out.sources.push_back(SourceStatus{"/sys/fs/cgroup/memory", false, "cgroup v1 memory controller not mounted"});
+    out.sources.push_back(
+        SourceStatus{"/sys/fs/cgroup/memory", false, "cgroup v1 memory controller not mounted"});
     return;
   }
   Tightest<std::uint64_t>(
@@ -159,10 +161,13 @@ CgroupLimits ReadCgroupLimits(const CollectContext& ctx, std::string_view pid) {
     }
     ReadV2(ctx, *v2_path, out);
   } else {
-    out.sources.push_back(SourceStatus{source, false, "no cgroup v2 entry and no v1 cpu controller"});
+    out.sources.push_back(
+        SourceStatus{source, false, "no cgroup v2 entry and no v1 cpu controller"});
   }
-  if (!out.cpu_quota_file.empty()) out.sources.push_back(SourceStatus{out.cpu_quota_file, true, ""});
-  if (!out.memory_limit_file.empty()) out.sources.push_back(SourceStatus{out.memory_limit_file, true, ""});
+  if (!out.cpu_quota_file.empty())
+    out.sources.push_back(SourceStatus{out.cpu_quota_file, true, ""});
+  if (!out.memory_limit_file.empty())
+    out.sources.push_back(SourceStatus{out.memory_limit_file, true, ""});
   return out;
 }
 

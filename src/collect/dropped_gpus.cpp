@@ -9,9 +9,12 @@ namespace gpudoctor {
 
 const char* DropReasonName(DropReason reason) {
   switch (reason) {
-    case DropReason::kNotInNvml: return "not_in_nvml";
-    case DropReason::kNoAnswer: return "no_answer";
-    case DropReason::kBelowExpectedCount: return "below_expected_count";
+    case DropReason::kNotInNvml:
+      return "not_in_nvml";
+    case DropReason::kNoAnswer:
+      return "no_answer";
+    case DropReason::kBelowExpectedCount:
+      return "below_expected_count";
   }
   return "not_in_nvml";
 }
@@ -29,23 +32,24 @@ std::vector<DroppedGpu> FindDroppedGpus(const std::vector<PciDevice>& sysfs_gpus
   for (const auto& gpu : sysfs_gpus) {
     if (gpu.kind != PciFunctionKind::kGpu) continue;
     if (!gpu.answers) {
-      out.push_back(DroppedGpu{gpu.bus_id, DropReason::kNoAnswer,
-                               "GPU " + gpu.bus_id + " does not answer on the bus: " +
-                                   gpu.no_answer_detail});
+      out.push_back(
+          DroppedGpu{gpu.bus_id, DropReason::kNoAnswer,
+                     "GPU " + gpu.bus_id + " does not answer on the bus: " + gpu.no_answer_detail});
       continue;
     }
     ++answering;
     if (!in_nvml.count(gpu.bus_id)) {
-      out.push_back(DroppedGpu{gpu.bus_id, DropReason::kNotInNvml,
-                               "GPU " + gpu.bus_id + " is on the PCI bus but NVML does not list it"});
+      out.push_back(
+          DroppedGpu{gpu.bus_id, DropReason::kNotInNvml,
+                     "GPU " + gpu.bus_id + " is on the PCI bus but NVML does not list it"});
     }
   }
   if (expected_count) {
     const auto seen = std::max<std::size_t>(in_nvml.size(), answering);
     if (seen < *expected_count) {
-      out.push_back(DroppedGpu{"", DropReason::kBelowExpectedCount,
-                               std::to_string(seen) + " GPUs seen, " +
-                                   std::to_string(*expected_count) + " expected"});
+      out.push_back(DroppedGpu{
+          "", DropReason::kBelowExpectedCount,
+          std::to_string(seen) + " GPUs seen, " + std::to_string(*expected_count) + " expected"});
     }
   }
   return out;

@@ -15,12 +15,13 @@
 namespace gpudoctor {
 
 enum class DropReason {
-  kNotInNvml,          // on the bus, missing from NVML
-  kNoAnswer,           // does not answer on the bus
-  kBelowExpectedCount, // fewer GPUs than expected
+  kNotInNvml,           // on the bus, missing from NVML
+  kNoAnswer,            // does not answer on the bus
+  kBelowExpectedCount,  // fewer GPUs than expected
 };
 
-const char* DropReasonName(DropReason reason);  // "not_in_nvml", "no_answer", "below_expected_count"
+const char* DropReasonName(
+    DropReason reason);  // "not_in_nvml", "no_answer", "below_expected_count"
 
 struct DroppedGpu {
   std::string bus_id;  // normalised; empty for kBelowExpectedCount

@@ -78,7 +78,8 @@ CpuInfo ReadCpuInfo(const CollectContext& ctx, std::optional<double> cgroup_quot
   }
   info.cgroup_quota_cores = cgroup_quota_cores;
   if (info.online_cores) info.effective_cores = static_cast<double>(*info.online_cores);
-  if (cgroup_quota_cores && (!info.effective_cores || *cgroup_quota_cores < *info.effective_cores)) {
+  if (cgroup_quota_cores &&
+      (!info.effective_cores || *cgroup_quota_cores < *info.effective_cores)) {
     info.effective_cores = cgroup_quota_cores;
   }
   return info;

@@ -22,8 +22,8 @@ namespace gpudoctor {
 
 struct CpuSnapshot {
   std::chrono::steady_clock::time_point taken;
-  std::optional<ProcStat> stat;            // /proc/stat
-  std::vector<ProcessTicks> processes;     // /proc/<pid>/stat, when asked for
+  std::optional<ProcStat> stat;         // /proc/stat
+  std::vector<ProcessTicks> processes;  // /proc/<pid>/stat, when asked for
   std::vector<SourceStatus> sources;
 };
 
@@ -40,7 +40,7 @@ struct CpuUsage {
   std::string why;         // when not available
   double window_s = 0;     // b.taken - a.taken
   CpuPercent total;
-  std::vector<CoreUsage> cores;  // cores present in both readings
+  std::vector<CoreUsage> cores;           // cores present in both readings
   std::vector<ProcessCpu> top_processes;  // without cmdline (see ReadCmdlines)
 };
 
@@ -50,8 +50,8 @@ CpuUsage Diff(const CpuSnapshot& a, const CpuSnapshot& b, std::size_t top_n = 5)
 // Everything about the host CPU that is not a rate.
 struct CpuInfo {
   std::optional<LoadAvg> load;
-  std::optional<unsigned> online_cores;   // /sys/devices/system/cpu/online
-  std::string online_list;                // as the kernel wrote it, "0-3,8-11"
+  std::optional<unsigned> online_cores;      // /sys/devices/system/cpu/online
+  std::string online_list;                   // as the kernel wrote it, "0-3,8-11"
   std::optional<double> cgroup_quota_cores;  // copied from CgroupLimits
   // min(online cores, cgroup quota): the cores this machine or container
   // may actually use.

@@ -26,8 +26,8 @@ struct HostFacts {
   CpuInfo cpu;         // load, online cores, quota, effective cores
   MemoryFacts memory;
   CgroupLimits cgroup;
-  std::optional<double> cores_per_gpu;        // effective cores / GPU count
-  std::optional<RamToGpuRatio> ram_to_gpu;    // host RAM (or cgroup limit) / GPU memory
+  std::optional<double> cores_per_gpu;      // effective cores / GPU count
+  std::optional<RamToGpuRatio> ram_to_gpu;  // host RAM (or cgroup limit) / GPU memory
 };
 
 // Reads CPU, memory and cgroup evidence twice, sleeping `sample_window`

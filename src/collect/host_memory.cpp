@@ -33,7 +33,8 @@ MemoryFacts MemoryBetween(const MemorySnapshot& a, const MemorySnapshot& b,
     const MemInfo& m = *b.meminfo;
     facts.total_bytes = m.total_bytes();
     facts.available_bytes = m.available_bytes();
-    if (facts.total_bytes && facts.available_bytes && *facts.available_bytes <= *facts.total_bytes) {
+    if (facts.total_bytes && facts.available_bytes &&
+        *facts.available_bytes <= *facts.total_bytes) {
       facts.used_bytes = *facts.total_bytes - *facts.available_bytes;
       if (*facts.total_bytes > 0) {
         facts.used_percent = 100.0 * static_cast<double>(*facts.used_bytes) /
@@ -54,7 +55,8 @@ MemoryFacts MemoryBetween(const MemorySnapshot& a, const MemorySnapshot& b,
     if (auto out = CounterRatePerSecond(*a.vmstat, *b.vmstat, "pswpout", facts.window_s)) {
       facts.swap_out_bytes_per_s = *out * page;
     }
-    facts.major_faults_per_s = CounterRatePerSecond(*a.vmstat, *b.vmstat, "pgmajfault", facts.window_s);
+    facts.major_faults_per_s =
+        CounterRatePerSecond(*a.vmstat, *b.vmstat, "pgmajfault", facts.window_s);
   }
   return facts;
 }

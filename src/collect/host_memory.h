@@ -50,9 +50,9 @@ MemoryFacts MemoryBetween(const MemorySnapshot& a, const MemorySnapshot& b,
 
 // Host RAM (or the cgroup limit, when tighter) against the sum of GPU memory.
 struct RamToGpuRatio {
-  double ratio = 0;             // host bytes / GPU bytes
-  std::string verdict;          // "ok" (>= 2), "advisory" (1..2), "low" (< 1)
-  std::string recommendation;   // one English line: "host RAM should be 2-4x GPU memory"
+  double ratio = 0;            // host bytes / GPU bytes
+  std::string verdict;         // "ok" (>= 2), "advisory" (1..2), "low" (< 1)
+  std::string recommendation;  // one English line: "host RAM should be 2-4x GPU memory"
 };
 
 // std::nullopt when either side is unknown or 0. Thresholds from facts 6.3:

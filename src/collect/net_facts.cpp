@@ -11,8 +11,9 @@ NetFacts CollectNetwork(const CollectContext& ctx, std::chrono::milliseconds sam
   NetFacts facts;
   std::future<std::vector<PingResult>> pings;
   if (!ping_targets.empty()) {
-    pings = std::async(std::launch::async,
-                       [&ping_targets, ping_options] { return PingAll(ping_targets, ping_options); });
+    pings = std::async(std::launch::async, [&ping_targets, ping_options] {
+      return PingAll(ping_targets, ping_options);
+    });
   }
   NetSnapshot a = ReadNet(ctx);
   if (sample_window.count() > 0) std::this_thread::sleep_for(sample_window);

@@ -18,7 +18,7 @@ namespace gpudoctor {
 struct NetFacts {
   std::vector<NetInterfaceRates> interfaces;
   RdmaFacts rdma;
-  std::vector<PingResult> pings;  // in the order of the targets
+  std::vector<PingResult> pings;      // in the order of the targets
   std::vector<SourceStatus> sources;  // /sys/class/net
 };
 

@@ -24,8 +24,8 @@ struct NetCounters {
 
 struct NetInterface {
   std::string name;
-  std::string operstate;                  // "up", "down", "unknown", ...
-  std::optional<std::int64_t> speed_mbps; // unknown for virtual devices and links that are down
+  std::string operstate;                   // "up", "down", "unknown", ...
+  std::optional<std::int64_t> speed_mbps;  // unknown for virtual devices and links that are down
   std::optional<int> mtu;
   bool physical = false;  // has a `device` link (a real NIC, not a bridge/veth/tunnel)
   NetCounters counters;   // cumulative since the interface came up

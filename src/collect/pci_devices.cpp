@@ -34,13 +34,15 @@ std::optional<std::string> ReadAttr(const CollectContext& ctx, PciDevice& dev,
 void ReadLink(const CollectContext& ctx, const std::string& dir, PciDevice& dev) {
   if (auto t = ReadAttr(ctx, dev, dir + "current_link_speed")) {
     dev.link_speed_current_gt_s = ParseLinkSpeedGtPerS(*t);
-    if (dev.link_speed_current_gt_s) dev.link_gen_current = PcieGenFromGtPerS(*dev.link_speed_current_gt_s);
+    if (dev.link_speed_current_gt_s)
+      dev.link_gen_current = PcieGenFromGtPerS(*dev.link_speed_current_gt_s);
   }
   if (auto t = ReadAttr(ctx, dev, dir + "max_link_speed")) {
     dev.link_speed_max_gt_s = ParseLinkSpeedGtPerS(*t);
     if (dev.link_speed_max_gt_s) dev.link_gen_max = PcieGenFromGtPerS(*dev.link_speed_max_gt_s);
   }
-  if (auto t = ReadAttr(ctx, dev, dir + "current_link_width")) dev.link_width_current = ParseLinkWidth(*t);
+  if (auto t = ReadAttr(ctx, dev, dir + "current_link_width"))
+    dev.link_width_current = ParseLinkWidth(*t);
   if (auto t = ReadAttr(ctx, dev, dir + "max_link_width")) dev.link_width_max = ParseLinkWidth(*t);
 }
 
@@ -94,12 +96,14 @@ std::optional<PciDevice> ReadPciDevice(const CollectContext& ctx, const std::str
   // A device that stopped answering may read 0xffff as vendor; it is still
   // ours when the nvidia driver holds it.
   const bool all_ones_vendor = dev.vendor_id == 0xffff;
-  if (dev.vendor_id != kNvidiaVendorId && !(all_ones_vendor && dev.driver.rfind("nvidia", 0) == 0)) {
+  if (dev.vendor_id != kNvidiaVendorId &&
+      !(all_ones_vendor && dev.driver.rfind("nvidia", 0) == 0)) {
     return std::nullopt;
   }
   dev.kind = PciKindFromClass(dev.class_code);
   if (all_ones_vendor && dev.kind == PciFunctionKind::kOther) dev.kind = PciFunctionKind::kGpu;
-  if (dev.kind != PciFunctionKind::kGpu && dev.kind != PciFunctionKind::kNvSwitch) return std::nullopt;
+  if (dev.kind != PciFunctionKind::kGpu && dev.kind != PciFunctionKind::kNvSwitch)
+    return std::nullopt;
 
   if (auto rev = ReadHexFile(ctx, dir + "revision"); rev.ok()) {
     dev.revision = static_cast<std::uint32_t>(*rev);
@@ -144,7 +148,8 @@ std::string PcieLinkDegradation(const PciDevice& d) {
   }
   if (d.link_gen_current && d.link_gen_max && *d.link_gen_current < *d.link_gen_max) {
     if (!out.empty()) out += ", ";
-    out += "Gen" + std::to_string(*d.link_gen_current) + " of Gen" + std::to_string(*d.link_gen_max);
+    out +=
+        "Gen" + std::to_string(*d.link_gen_current) + " of Gen" + std::to_string(*d.link_gen_max);
   }
   return out;
 }

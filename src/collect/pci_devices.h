@@ -67,6 +67,8 @@ std::optional<PciDevice> ReadPciDevice(const CollectContext& ctx, const std::str
 // GPUs lower the generation at idle to save power: judge the generation
 // under load (facts 6.1); the width normally stays fixed.
 std::string PcieLinkDegradation(const PciDevice& device);
-inline bool PcieLinkDegraded(const PciDevice& device) { return !PcieLinkDegradation(device).empty(); }
+inline bool PcieLinkDegraded(const PciDevice& device) {
+  return !PcieLinkDegradation(device).empty();
+}
 
 }  // namespace gpudoctor

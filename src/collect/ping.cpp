@@ -18,10 +18,14 @@ using ping_detail::Address;
 
 const char* PingMethodName(PingMethod method) {
   switch (method) {
-    case PingMethod::kNone: return "none";
-    case PingMethod::kIcmpDatagram: return "icmp_datagram";
-    case PingMethod::kIcmpRaw: return "icmp_raw";
-    case PingMethod::kTcpConnect: return "tcp_connect";
+    case PingMethod::kNone:
+      return "none";
+    case PingMethod::kIcmpDatagram:
+      return "icmp_datagram";
+    case PingMethod::kIcmpRaw:
+      return "icmp_raw";
+    case PingMethod::kTcpConnect:
+      return "tcp_connect";
   }
   return "none";
 }
@@ -59,7 +63,8 @@ Result<Address> Resolve(const PingTarget& target) {
   addrinfo* found = nullptr;
   int rc = ::getaddrinfo(target.host.c_str(), nullptr, &hints, &found);
   if (rc != 0 || found == nullptr) {
-    return Error{ErrorCode::kNotFound, "cannot resolve '" + target.host + "': " + ::gai_strerror(rc)};
+    return Error{ErrorCode::kNotFound,
+                 "cannot resolve '" + target.host + "': " + ::gai_strerror(rc)};
   }
   Address a;
   std::memcpy(&a.storage, found->ai_addr, found->ai_addrlen);

@@ -20,7 +20,8 @@ constexpr std::size_t kPayload = 16;
 
 std::uint16_t Checksum(const std::uint8_t* data, std::size_t size) {
   std::uint32_t sum = 0;
-  for (std::size_t i = 0; i + 1 < size; i += 2) sum += static_cast<std::uint32_t>(data[i] << 8 | data[i + 1]);
+  for (std::size_t i = 0; i + 1 < size; i += 2)
+    sum += static_cast<std::uint32_t>(data[i] << 8 | data[i + 1]);
   if (size % 2) sum += static_cast<std::uint32_t>(data[size - 1] << 8);
   while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
   return static_cast<std::uint16_t>(~sum);
@@ -57,7 +58,8 @@ bool IsOurReply(const IcmpSocket& s, int family, const std::uint8_t* packet, std
 }  // namespace
 
 Result<IcmpSocket> OpenIcmpSocket(int family) {
-  const int protocol = family == AF_INET ? static_cast<int>(IPPROTO_ICMP) : static_cast<int>(IPPROTO_ICMPV6);
+  const int protocol =
+      family == AF_INET ? static_cast<int>(IPPROTO_ICMP) : static_cast<int>(IPPROTO_ICMPV6);
   IcmpSocket s;
   s.fd = ::socket(family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, protocol);
   if (s.fd >= 0) {
@@ -73,9 +75,9 @@ Result<IcmpSocket> OpenIcmpSocket(int family) {
     return s;
   }
   const int raw_errno = errno;
-  return Error{raw_errno == EPERM || raw_errno == EACCES ? ErrorCode::kPermission : ErrorCode::kIo,
-               s.note + "; raw ICMP socket: " + std::strerror(raw_errno) +
-                   " (needs root or CAP_NET_RAW)"};
+  return Error{
+      raw_errno == EPERM || raw_errno == EACCES ? ErrorCode::kPermission : ErrorCode::kIo,
+      s.note + "; raw ICMP socket: " + std::strerror(raw_errno) + " (needs root or CAP_NET_RAW)"};
 }
 
 Result<std::optional<double>> IcmpProbe(const IcmpSocket& s, const Address& to,

@@ -22,8 +22,8 @@ struct ProcessInfo {
   std::string comm;             // /proc/<pid>/comm
   std::string cmdline;          // NUL separators turned into spaces
   std::optional<std::uint32_t> uid;
-  std::string user;             // from /etc/passwd; empty when the uid has no entry
-  std::string cgroup_path;      // the v2 path, else the first v1 one
+  std::string user;                       // from /etc/passwd; empty when the uid has no entry
+  std::string cgroup_path;                // the v2 path, else the first v1 one
   std::optional<ContainerRef> container;  // docker / containerd / pod, when the path names one
 };
 

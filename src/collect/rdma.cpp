@@ -20,7 +20,8 @@ RdmaPort ReadPort(const CollectContext& ctx, const std::string& dir, unsigned nu
   RdmaPort port;
   port.port = number;
   if (auto t = ReadAttr(ctx, port.sources, dir + "state")) port.state = ParseIbPortState(*t);
-  if (auto t = ReadAttr(ctx, port.sources, dir + "phys_state")) port.phys_state = ParseIbPortState(*t);
+  if (auto t = ReadAttr(ctx, port.sources, dir + "phys_state"))
+    port.phys_state = ParseIbPortState(*t);
   if (auto t = ReadAttr(ctx, port.sources, dir + "rate")) {
     port.rate_text = *t;
     port.rate_gbps = ParseIbRateGbps(*t);
@@ -38,7 +39,8 @@ RdmaFacts ReadRdma(const CollectContext& ctx) {
   auto names = ListRootDir(ctx, "/sys/class/infiniband");
   if (!names.ok()) {
     SourceStatus s = StatusOf("/sys/class/infiniband", names);
-    if (names.error().code == ErrorCode::kNotFound) s.why = "no RDMA devices (/sys/class/infiniband absent)";
+    if (names.error().code == ErrorCode::kNotFound)
+      s.why = "no RDMA devices (/sys/class/infiniband absent)";
     facts.sources.push_back(std::move(s));
     return facts;
   }
@@ -47,7 +49,8 @@ RdmaFacts ReadRdma(const CollectContext& ctx) {
     RdmaDevice dev;
     dev.name = name;
     const std::string dir = "/sys/class/infiniband/" + name + "/";
-    if (auto fw = ReadRootFile(ctx, dir + "fw_ver", 256); fw.ok()) dev.fw_version = std::string(Trim(*fw));
+    if (auto fw = ReadRootFile(ctx, dir + "fw_ver", 256); fw.ok())
+      dev.fw_version = std::string(Trim(*fw));
     auto ports = ListRootDir(ctx, dir + "ports");
     if (!ports.ok()) {
       facts.sources.push_back(StatusOf(dir + "ports", ports));
@@ -55,7 +58,8 @@ RdmaFacts ReadRdma(const CollectContext& ctx) {
       for (const auto& p : *ports) {
         auto number = ParseUnsigned(p);
         if (!number) continue;
-        dev.ports.push_back(ReadPort(ctx, dir + "ports/" + p + "/", static_cast<unsigned>(*number)));
+        dev.ports.push_back(
+            ReadPort(ctx, dir + "ports/" + p + "/", static_cast<unsigned>(*number)));
       }
     }
     std::sort(dev.ports.begin(), dev.ports.end(),

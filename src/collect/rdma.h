@@ -18,15 +18,15 @@ struct RdmaPort {
   std::optional<IbPortState> state;       // "4: ACTIVE"
   std::optional<IbPortState> phys_state;  // "5: LinkUp"
   std::optional<double> rate_gbps;
-  std::string rate_text;    // "200 Gb/sec (4X HDR)"
-  std::string link_layer;   // "InfiniBand" or "Ethernet"
-  bool roce = false;        // link_layer == "Ethernet"
-  bool active = false;      // state code 4 (ACTIVE)
+  std::string rate_text;   // "200 Gb/sec (4X HDR)"
+  std::string link_layer;  // "InfiniBand" or "Ethernet"
+  bool roce = false;       // link_layer == "Ethernet"
+  bool active = false;     // state code 4 (ACTIVE)
   std::vector<SourceStatus> sources;
 };
 
 struct RdmaDevice {
-  std::string name;  // "mlx5_0"
+  std::string name;        // "mlx5_0"
   std::string fw_version;  // fw_ver, when readable
   std::vector<RdmaPort> ports;
 };

@@ -15,8 +15,8 @@ namespace gpudoctor {
 struct ProcessTicks {
   int pid = 0;
   std::string comm;
-  std::uint64_t cpu_ticks = 0;         // utime + stime
-  std::uint64_t starttime_ticks = 0;   // tells a reused pid apart
+  std::uint64_t cpu_ticks = 0;        // utime + stime
+  std::uint64_t starttime_ticks = 0;  // tells a reused pid apart
 };
 
 // Every readable /proc/<pid>/stat, sorted by pid. A pid that vanished

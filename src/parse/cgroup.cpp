@@ -63,7 +63,8 @@ Result<std::vector<CgroupLine>> ParseProcCgroup(std::string_view text) {
     if (Trim(line).empty()) continue;
     auto first = line.find(':');
     auto second = first == std::string_view::npos ? first : line.find(':', first + 1);
-    if (second == std::string_view::npos) return Corrupt("cgroup: bad line '" + std::string(line) + "'");
+    if (second == std::string_view::npos)
+      return Corrupt("cgroup: bad line '" + std::string(line) + "'");
     auto id = ParseUnsigned(line.substr(0, first));
     if (!id) return Corrupt("cgroup: bad hierarchy id in '" + std::string(line) + "'");
     CgroupLine entry;
@@ -99,11 +100,13 @@ std::optional<double> CpuQuota::Cores() const {
 
 Result<CpuQuota> ParseCpuMax(std::string_view text) {
   auto words = SplitWords(text);
-  if (words.empty() || words.size() > 2) return Corrupt("cpu.max: malformed '" + std::string(Trim(text)) + "'");
+  if (words.empty() || words.size() > 2)
+    return Corrupt("cpu.max: malformed '" + std::string(Trim(text)) + "'");
   CpuQuota q;
   if (words.size() == 2) {
     auto period = ParseSigned(words[1]);
-    if (!period || *period <= 0) return Corrupt("cpu.max: bad period '" + std::string(words[1]) + "'");
+    if (!period || *period <= 0)
+      return Corrupt("cpu.max: bad period '" + std::string(words[1]) + "'");
     q.period_us = *period;
   }
   if (words[0] == "max") return q;

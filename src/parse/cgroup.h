@@ -17,7 +17,8 @@ namespace gpudoctor {
 // cgroup v2 is the line "0::/path" (no controllers).
 struct CgroupLine {
   unsigned hierarchy = 0;
-  std::vector<std::string> controllers;  // "cpu,cpuacct" -> {"cpu","cpuacct"}; v1 "name=systemd" kept as is
+  std::vector<std::string>
+      controllers;  // "cpu,cpuacct" -> {"cpu","cpuacct"}; v1 "name=systemd" kept as is
   std::string path;
 };
 

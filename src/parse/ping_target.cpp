@@ -7,8 +7,7 @@ namespace gpudoctor {
 namespace {
 
 Error Invalid(std::string_view text, std::string_view why) {
-  return Error{ErrorCode::kInvalid,
-               "ping target '" + std::string(text) + "': " + std::string(why)};
+  return Error{ErrorCode::kInvalid, "ping target '" + std::string(text) + "': " + std::string(why)};
 }
 
 Result<std::uint16_t> ParsePort(std::string_view original, std::string_view port) {

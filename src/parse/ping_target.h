@@ -12,9 +12,9 @@
 namespace gpudoctor {
 
 struct PingTarget {
-  std::string host;                  // without brackets
+  std::string host;                   // without brackets
   std::optional<std::uint16_t> port;  // set: TCP connect to this port
-  std::string text;                  // as the user wrote it, for reports
+  std::string text;                   // as the user wrote it, for reports
 };
 
 // Error (kInvalid) for an empty host, an unclosed '[', or a port that is not

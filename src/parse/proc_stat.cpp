@@ -14,14 +14,12 @@ std::uint64_t CpuTimes::Busy() const { return Total() - idle - iowait; }
 
 namespace {
 
-Error Corrupt(std::string_view what) {
-  return Error{ErrorCode::kCorrupt, std::string(what)};
-}
+Error Corrupt(std::string_view what) { return Error{ErrorCode::kCorrupt, std::string(what)}; }
 
 bool ParseCpuLine(const std::vector<std::string_view>& fields, CpuTimes& out) {
   if (fields.size() < 5) return false;
-  std::uint64_t* slots[] = {&out.user, &out.nice,    &out.system, &out.idle,
-                            &out.iowait, &out.irq, &out.softirq, &out.steal};
+  std::uint64_t* slots[] = {&out.user,   &out.nice, &out.system,  &out.idle,
+                            &out.iowait, &out.irq,  &out.softirq, &out.steal};
   for (std::size_t i = 1; i < fields.size() && i <= std::size(slots); ++i) {
     auto value = ParseUnsigned(fields[i]);
     if (!value) return false;
@@ -47,7 +45,8 @@ Result<ProcStat> ParseProcStat(std::string_view text) {
     if (line.substr(0, 3) != "cpu") continue;
     auto fields = SplitWords(line);
     CpuTimes times;
-    if (!ParseCpuLine(fields, times)) return Corrupt("/proc/stat: bad line '" + std::string(line) + "'");
+    if (!ParseCpuLine(fields, times))
+      return Corrupt("/proc/stat: bad line '" + std::string(line) + "'");
     if (fields[0] == "cpu") {
       stat.total = times;
       have_total = true;

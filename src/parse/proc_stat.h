@@ -47,9 +47,9 @@ Result<ProcStat> ParseProcStat(std::string_view text);
 
 // Percentages of the time between two readings of the same CPU (or total).
 struct CpuPercent {
-  double total_percent = 0;  // busy = everything but idle and iowait
-  double user_percent = 0;   // user + nice
-  double system_percent = 0; // system + irq + softirq
+  double total_percent = 0;   // busy = everything but idle and iowait
+  double user_percent = 0;    // user + nice
+  double system_percent = 0;  // system + irq + softirq
   double iowait_percent = 0;
   double steal_percent = 0;
   double idle_percent = 0;

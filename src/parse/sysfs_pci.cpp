@@ -8,10 +8,14 @@ namespace gpudoctor {
 
 const char* PciFunctionKindName(PciFunctionKind kind) {
   switch (kind) {
-    case PciFunctionKind::kGpu: return "gpu";
-    case PciFunctionKind::kNvSwitch: return "nvswitch";
-    case PciFunctionKind::kAudio: return "audio";
-    case PciFunctionKind::kOther: return "other";
+    case PciFunctionKind::kGpu:
+      return "gpu";
+    case PciFunctionKind::kNvSwitch:
+      return "nvswitch";
+    case PciFunctionKind::kAudio:
+      return "audio";
+    case PciFunctionKind::kOther:
+      return "other";
   }
   return "other";
 }
@@ -53,7 +57,8 @@ Result<AerCounters> ParseAerCounters(std::string_view text) {
   for (std::string_view line : SplitLines(text)) {
     auto words = SplitWords(line);
     if (words.empty()) continue;
-    if (words.size() != 2) return Error{ErrorCode::kCorrupt, "aer: bad line '" + std::string(line) + "'"};
+    if (words.size() != 2)
+      return Error{ErrorCode::kCorrupt, "aer: bad line '" + std::string(line) + "'"};
     auto value = ParseUnsigned(words[1]);
     if (!value) return Error{ErrorCode::kCorrupt, "aer: bad count '" + std::string(line) + "'"};
     if (words[0].substr(0, 6) == "TOTAL_") {

@@ -41,7 +41,7 @@ std::optional<int> ParseLinkWidth(std::string_view text);
 // aer_dev_fatal): "RxErr 0\nBadTLP 2\n...\nTOTAL_ERR_COR 5".
 struct AerCounters {
   std::map<std::string, std::uint64_t> counters;  // without the TOTAL_ line
-  std::uint64_t total = 0;  // the TOTAL_ERR_* line, else the sum of counters
+  std::uint64_t total = 0;                        // the TOTAL_ERR_* line, else the sum of counters
 };
 
 Result<AerCounters> ParseAerCounters(std::string_view text);

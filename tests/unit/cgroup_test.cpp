@@ -1,7 +1,8 @@
+#include "parse/cgroup.h"
+
 #include <gtest/gtest.h>
 
 #include "collect/cgroup_limits.h"
-#include "parse/cgroup.h"
 #include "support/temp_files.h"
 
 namespace gpudoctor {

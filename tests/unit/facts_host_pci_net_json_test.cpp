@@ -89,8 +89,8 @@ TEST(FactsPciJson, DeviceAndDropped) {
   EXPECT_TRUE(j["aer"]["fatal"].is_null());
   EXPECT_TRUE(j["numa_node"].is_null());
 
-  auto dropped = ToJson(std::vector<DroppedGpu>{
-      {"0000:3b:00.0", DropReason::kNoAnswer, "a"}, {"", DropReason::kBelowExpectedCount, "b"}});
+  auto dropped = ToJson(std::vector<DroppedGpu>{{"0000:3b:00.0", DropReason::kNoAnswer, "a"},
+                                                {"", DropReason::kBelowExpectedCount, "b"}});
   EXPECT_EQ(dropped[0]["reason"], "no_answer");
   EXPECT_TRUE(dropped[1]["bus_id"].is_null());
   EXPECT_EQ(dropped[1]["reason"], "below_expected_count");

@@ -1,8 +1,9 @@
+#include "collect/host_cpu.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
 
-#include "collect/host_cpu.h"
 #include "collect/host_facts.h"
 #include "support/temp_files.h"
 
@@ -41,10 +42,10 @@ TEST(HostCpu, SaturatedCpuAndTopProcesses) {
   root.Write("proc/stat",
              "cpu  1346 0 550 8004 0 0 0 0 0 0\ncpu0 698 0 250 4002 0 0 0 0 0 0\n"
              "cpu1 648 0 300 4002 0 0 0 0 0 0\n");
-  root.Write("proc/100/stat", PidStat(100, "python3", 270, 20));   // 180 ticks
-  root.Write("proc/200/stat", PidStat(200, "tmux: server", 25, 5)); // 20 ticks
-  root.Write("proc/300/stat", PidStat(300, "idle one", 1, 1));      // 0 ticks
-  root.Write("proc/400/stat", PidStat(400, "newcomer", 900, 0));    // no baseline
+  root.Write("proc/100/stat", PidStat(100, "python3", 270, 20));     // 180 ticks
+  root.Write("proc/200/stat", PidStat(200, "tmux: server", 25, 5));  // 20 ticks
+  root.Write("proc/300/stat", PidStat(300, "idle one", 1, 1));       // 0 ticks
+  root.Write("proc/400/stat", PidStat(400, "newcomer", 900, 0));     // no baseline
   auto b = SnapshotAt(root, seconds(2));
 
   CpuUsage usage = Diff(a, b, 5);

@@ -1,6 +1,7 @@
+#include "collect/host_memory.h"
+
 #include <gtest/gtest.h>
 
-#include "collect/host_memory.h"
 #include "support/temp_files.h"
 
 namespace gpudoctor {
@@ -38,7 +39,8 @@ TEST(HostMemory, SwappingHostHasRates) {
 
 TEST(HostMemory, QuietHostAndMissingVmstat) {
   test::TempDir root;
-  root.Write("proc/meminfo", "MemTotal: 1000 kB\nMemAvailable: 900 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n");
+  root.Write("proc/meminfo",
+             "MemTotal: 1000 kB\nMemAvailable: 900 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n");
   auto a = SnapshotAt(root, std::chrono::seconds(0));
   auto b = SnapshotAt(root, std::chrono::seconds(1));
   auto facts = MemoryBetween(a, b);

@@ -1,8 +1,9 @@
+#include "collect/net_interfaces.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "collect/net_interfaces.h"
 #include "collect/rdma.h"
 #include "parse/sysfs_net.h"
 #include "support/temp_files.h"

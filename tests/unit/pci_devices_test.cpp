@@ -1,9 +1,10 @@
+#include "collect/pci_devices.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 #include "collect/dropped_gpus.h"
-#include "collect/pci_devices.h"
 #include "parse/sysfs_pci.h"
 #include "support/temp_files.h"
 
@@ -22,8 +23,8 @@ TEST(SysfsPci, LinkSpeedTable) {
   struct Case {
     const char* text;
     std::optional<int> gen;
-  } cases[] = {{"2.5 GT/s PCIe\n", 1}, {"5.0 GT/s PCIe", 2}, {"8.0 GT/s PCIe", 3},
-               {"16.0 GT/s PCIe", 4},  {"32.0 GT/s PCIe", 5}, {"64.0 GT/s PCIe", 6},
+  } cases[] = {{"2.5 GT/s PCIe\n", 1}, {"5.0 GT/s PCIe", 2},      {"8.0 GT/s PCIe", 3},
+               {"16.0 GT/s PCIe", 4},  {"32.0 GT/s PCIe", 5},     {"64.0 GT/s PCIe", 6},
                {"8 GT/s", 3},          {"Unknown", std::nullopt}, {"3.0 GT/s", std::nullopt}};
   for (const auto& c : cases) {
     auto speed = ParseLinkSpeedGtPerS(c.text);
@@ -72,7 +73,8 @@ TEST(PciDevices, GpusNvSwitchesAudioAndOtherVendors) {
   test::TempDir root;
   Device(root, "0000:3b:00.0", "0x030200", "0x20b2");
   BindDriver(root, "0000:3b:00.0", "nvidia");
-  root.Write("sys/bus/pci/devices/0000:3b:00.0/aer_dev_correctable", "RxErr 1\nBadTLP 6\nTOTAL_ERR_COR 7\n");
+  root.Write("sys/bus/pci/devices/0000:3b:00.0/aer_dev_correctable",
+             "RxErr 1\nBadTLP 6\nTOTAL_ERR_COR 7\n");
   root.Write("sys/bus/pci/devices/0000:3b:00.0/aer_dev_fatal", "Undefined 0\nTOTAL_ERR_FATAL 0\n");
   Device(root, "0000:3b:00.1", "0x040300", "0x10f0");  // HDMI audio: ignored
   Device(root, "0000:c1:00.0", "0x068000", "0x22a3");  // NVSwitch

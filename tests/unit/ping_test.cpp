@@ -1,6 +1,7 @@
-#include <gtest/gtest.h>
+#include "collect/ping.h"
 
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -8,7 +9,6 @@
 #include <chrono>
 #include <cmath>
 
-#include "collect/ping.h"
 #include "parse/ping_target.h"
 
 namespace gpudoctor {
@@ -186,8 +186,9 @@ TEST(Ping, UnresolvableNameSaysWhy) {
 TEST(Ping, AllTargetsConcurrentlyInOrder) {
   Listener listener(AF_INET);
   ASSERT_TRUE(listener.ok());
-  std::vector<PingTarget> targets = {*ParsePingTarget("127.0.0.1:" + std::to_string(listener.port())),
-                                     *ParsePingTarget("no-such-host.invalid")};
+  std::vector<PingTarget> targets = {
+      *ParsePingTarget("127.0.0.1:" + std::to_string(listener.port())),
+      *ParsePingTarget("no-such-host.invalid")};
   auto results = PingAll(targets, Fast());
   ASSERT_EQ(results.size(), 2u);
   EXPECT_TRUE(results[0].available);

@@ -85,10 +85,8 @@ TEST(ProcStat, CpuList) {
   struct Case {
     const char* text;
     std::vector<unsigned> ids;
-  } cases[] = {{"0-3,8-11\n", {0, 1, 2, 3, 8, 9, 10, 11}},
-               {"0", {0}},
-               {"", {}},
-               {"5,1-2", {1, 2, 5}}};
+  } cases[] = {
+      {"0-3,8-11\n", {0, 1, 2, 3, 8, 9, 10, 11}}, {"0", {0}}, {"", {}}, {"5,1-2", {1, 2, 5}}};
   for (const auto& c : cases) {
     auto ids = ParseCpuList(c.text);
     ASSERT_TRUE(ids.ok()) << c.text;
@@ -152,10 +150,13 @@ TEST(ProcVmstat, CountersAndRates) {
 TEST(ProcPid, StatusCmdlinePasswd) {
   EXPECT_EQ(ParseStatusUid("Name:\tpython\nUid:\t1000\t1000\t1000\t1000\nGid:\t100\n"), 1000u);
   EXPECT_EQ(ParseStatusUid("Name:\tx\n"), std::nullopt);
-  EXPECT_EQ(CmdlineToString(std::string("python\0train.py\0--bs\0" "32\0", 24)),
+  EXPECT_EQ(CmdlineToString(std::string("python\0train.py\0--bs\0"
+                                        "32\0",
+                                        24)),
             "python train.py --bs 32");
   EXPECT_EQ(CmdlineToString(""), "");
-  auto users = ParsePasswd("# comment\nroot:x:0:0:root:/root:/bin/bash\nalice:x:1000:1000::/home/alice:/bin/sh\nbad\n");
+  auto users = ParsePasswd(
+      "# comment\nroot:x:0:0:root:/root:/bin/bash\nalice:x:1000:1000::/home/alice:/bin/sh\nbad\n");
   EXPECT_EQ(users.size(), 2u);
   EXPECT_EQ(users.at(1000), "alice");
   EXPECT_EQ(users.at(0), "root");

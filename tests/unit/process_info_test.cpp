@@ -1,6 +1,7 @@
+#include "collect/process_info.h"
+
 #include <gtest/gtest.h>
 
-#include "collect/process_info.h"
 #include "support/temp_files.h"
 
 namespace gpudoctor {
@@ -10,13 +11,15 @@ const std::string kHex64 = "0123456789abcdef0123456789abcdef0123456789abcdef0123
 
 TEST(ProcessInfo, CommandUserAndContainer) {
   test::TempDir root;
-  root.Write("etc/passwd", "root:x:0:0::/root:/bin/bash\nalice:x:1001:1001::/home/alice:/bin/bash\n");
+  root.Write("etc/passwd",
+             "root:x:0:0::/root:/bin/bash\nalice:x:1001:1001::/home/alice:/bin/bash\n");
   root.Write("proc/4242/status", "Name:\tpython\nUid:\t1001\t1001\t1001\t1001\n");
   root.Write("proc/4242/comm", "python\n");
   root.Write("proc/4242/cmdline", std::string("python\0-m\0torch.distributed.run\0", 32));
   root.Write("proc/4242/cgroup",
              "0::/kubepods.slice/kubepods-pod9a8b7c6d_1111_2222_3333_444455556666.slice/"
-             "cri-containerd-" + kHex64 + ".scope\n");
+             "cri-containerd-" +
+                 kHex64 + ".scope\n");
   root.Write("proc/77/status", "Name:\tdaemon\nUid:\t4000\t4000\t4000\t4000\n");
   root.Write("proc/77/cgroup", "0::/system.slice/daemon.service\n");
   CollectContext ctx;
@@ -48,7 +51,8 @@ TEST(ProcessInfo, CommandUserAndContainer) {
 TEST(ProcessInfo, V1DockerPath) {
   test::TempDir root;
   root.Write("proc/5/status", "Uid:\t0\t0\t0\t0\n");
-  root.Write("proc/5/cgroup", "11:devices:/docker/" + kHex64 + "\n1:name=systemd:/docker/" + kHex64 + "\n");
+  root.Write("proc/5/cgroup",
+             "11:devices:/docker/" + kHex64 + "\n1:name=systemd:/docker/" + kHex64 + "\n");
   CollectContext ctx;
   ctx.root = root.path();
   auto infos = DescribeProcesses(ctx, {5});
