@@ -29,5 +29,6 @@ void RegisterStatus(CLI::App& app, const GlobalOptions& global, int* exit_code);
 // What a bare `gpudoctor` runs.
 int RunDefault(const GlobalOptions& global);
 void RegisterWatch(CLI::App& app, const GlobalOptions& global, int* exit_code);
+void RegisterFacts(CLI::App& app, const GlobalOptions& global, int* exit_code);
 
 }  // namespace gpudoctor

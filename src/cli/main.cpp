@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   int exit_code = kExitOk;
   RegisterStatus(app, global, &exit_code);
   RegisterWatch(app, global, &exit_code);
+  RegisterFacts(app, global, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,64 @@
+#include "collect/evidence.h"
+
+#include <future>
+
+#include "collect/service_state.h"
+#include "parse/version_numbers.h"
+
+namespace gpudoctor {
+namespace {
+
+HostGpuSummary Summarize(const SystemStatus& nvml) {
+  HostGpuSummary summary;
+  if (!nvml.nvml_loaded) return summary;
+  summary.gpu_count = static_cast<unsigned>(nvml.gpus.size());
+  std::uint64_t total = 0;
+  for (const auto& g : nvml.gpus) total += static_cast<std::uint64_t>(g.memory_total_bytes.value_or(0));
+  if (total > 0) summary.gpu_memory_total_bytes = total;
+  return summary;
+}
+
+VersionInputs MakeVersionInputs(const SystemStatus& nvml, const PciFacts& pci,
+                                const EvidenceOptions& options, ServiceStateReader* services) {
+  VersionInputs in;
+  if (nvml.driver_version) {
+    if (auto v = ParseDriverVersion(*nvml.driver_version)) in.nvml_driver = *v;
+  }
+  if (nvml.cuda_driver_version) in.nvml_cuda = CudaFromEncoded(static_cast<int>(*nvml.cuda_driver_version));
+  if (pci.sources.empty() || pci.sources.front().available) {
+    in.nvswitch_present = !pci.nvswitches.empty();
+  }
+  in.python_envs = options.python_envs;
+  in.services = services;
+  in.run_programs = options.ctx.root == "/";
+  return in;
+}
+
+}  // namespace
+
+Evidence CollectEvidence(NvmlSession& nvml_session, const EvidenceOptions& options) {
+  const CollectContext& ctx = options.ctx;
+  Evidence ev;
+  ev.collected_at = ctx.now;
+  ev.root = ctx.root.string();
+  // Network rates and pings take their own window; run them alongside.
+  auto network = std::async(std::launch::async, [&] {
+    return CollectNetwork(ctx, options.sample_window, options.ping_targets);
+  });
+  ev.nvml = nvml_session.Sample();
+  ev.pci = ReadPciDevices(ctx);
+  if (ev.nvml.nvml_loaded) {
+    std::vector<std::string> bus_ids;
+    for (const auto& g : ev.nvml.gpus) bus_ids.push_back(g.pci_bus_id);
+    ev.dropped_gpus = FindDroppedGpus(ev.pci.gpus, bus_ids, options.expected_gpus);
+  }
+  ev.host = CollectHost(ctx, options.sample_window, Summarize(ev.nvml));
+  std::unique_ptr<ServiceStateReader> services;
+  if (ctx.root == "/") services = MakeSystemdServiceStateReader();
+  ev.versions = CollectVersionFacts(ctx, MakeVersionInputs(ev.nvml, ev.pci, options, services.get()));
+  ev.kernel = CollectKernelFacts(ctx, options.kernel);
+  ev.network = network.get();
+  return ev;
+}
+
+}  // namespace gpudoctor

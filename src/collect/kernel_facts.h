@@ -1,0 +1,31 @@
+// Kernel-log evidence for a time window: events extracted from the systemd
+// journal (preferred: it has real times and older boots) or, when the journal
+// cannot be read, the kernel ring buffer (/dev/kmsg), plus any log files the
+// user names. Never fails: unreadable sources are listed with the reason.
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "collect/collect_context.h"
+#include "core/kernel_event.h"
+
+namespace gpudoctor {
+
+struct KernelFacts {
+  std::vector<KernelEvent> events;    // in time order where known
+  std::vector<SourceStatus> sources;  // journal, /dev/kmsg, each file
+  std::uint64_t kmsg_records_lost = 0;
+};
+
+struct KernelFactsOptions {
+  bool live = true;  // read the journal / kmsg under ctx.root
+  std::vector<std::filesystem::path> files;  // --kernel-log FILE
+};
+
+KernelFacts CollectKernelFacts(const CollectContext& ctx, const KernelFactsOptions& options);
+
+// Drops events whose known time is before `from` (events without a time stay).
+void KeepWindow(std::vector<KernelEvent>& events, WallTime from);
+
+}  // namespace gpudoctor

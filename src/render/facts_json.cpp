@@ -1,0 +1,38 @@
+#include "render/facts_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/time_format.h"
+#include "render/events_json.h"
+#include "render/facts_host_json.h"
+#include "render/facts_net_json.h"
+#include "render/facts_pci_json.h"
+#include "render/facts_versions_json.h"
+#include "render/status_json.h"
+
+namespace gpudoctor {
+
+nlohmann::ordered_json EvidenceToJson(const Evidence& ev) {
+  nlohmann::ordered_json j;
+  j["schema"] = "gpudoctor.facts/v1";
+  j["collected_at"] = FormatRfc3339(ev.collected_at);
+  j["root"] = ev.root;
+  j["nvml"] = StatusToJson(ev.nvml);
+  j["host"] = ToJson(ev.host);
+  j["pci"] = ToJson(ev.pci);
+  j["dropped_gpus"] = ToJson(ev.dropped_gpus);
+  j["versions"] = ToJson(ev.versions);
+  j["network"] = ToJson(ev.network);
+  nlohmann::ordered_json kernel;
+  kernel["events"] = EventsToJson(ev.kernel.events);
+  nlohmann::ordered_json sources = nlohmann::ordered_json::array();
+  for (const auto& s : ev.kernel.sources) {
+    sources.push_back({{"source", s.source}, {"available", s.available}, {"why", s.why}});
+  }
+  kernel["sources"] = sources;
+  kernel["kmsg_records_lost"] = ev.kernel.kmsg_records_lost;
+  j["kernel"] = kernel;
+  return j;
+}
+
+}  // namespace gpudoctor
