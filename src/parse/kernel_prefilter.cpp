@@ -52,11 +52,11 @@ const Tables& GetTables() {
   return t;
 }
 
-// Start of a needle whose anchor byte is at `pos`, or npos.
-std::size_t VerifyAt(std::string_view text, std::size_t pos) {
+// Start (>= from) of a needle whose anchor byte is at `pos`, or npos.
+std::size_t VerifyAt(std::string_view text, std::size_t pos, std::size_t from) {
   char c = text[pos];
   for (const auto& n : kNeedles) {
-    if (n.text[n.anchor] != c || pos < n.anchor) continue;
+    if (n.text[n.anchor] != c || pos < from + n.anchor) continue;
     std::size_t start = pos - n.anchor;
     if (start + n.text.size() <= text.size() &&
         std::memcmp(text.data() + start, n.text.data(), n.text.size()) == 0) {
@@ -66,11 +66,12 @@ std::size_t VerifyAt(std::string_view text, std::size_t pos) {
   return std::string_view::npos;
 }
 
-std::size_t NextScalar(std::string_view text, std::size_t from) {
+// Anchors from `scan` on; needles must start at or after `from`.
+std::size_t NextScalar(std::string_view text, std::size_t scan, std::size_t from) {
   const auto& anchor = GetTables().anchor;
-  for (std::size_t i = from; i < text.size(); ++i) {
+  for (std::size_t i = scan; i < text.size(); ++i) {
     if (!anchor[static_cast<unsigned char>(text[i])]) continue;
-    if (std::size_t start = VerifyAt(text, i); start != std::string_view::npos) return start;
+    if (std::size_t start = VerifyAt(text, i, from); start != std::string_view::npos) return start;
   }
   return std::string_view::npos;
 }
@@ -94,11 +95,11 @@ __attribute__((target("avx2"))) std::size_t NextAvx2(std::string_view text, std:
     auto mask = ~static_cast<std::uint32_t>(_mm256_movemask_epi8(hit));
     while (mask != 0) {
       std::size_t pos = i + static_cast<std::size_t>(__builtin_ctz(mask));
-      if (std::size_t start = VerifyAt(text, pos); start != std::string_view::npos) return start;
+      if (std::size_t start = VerifyAt(text, pos, from); start != std::string_view::npos) return start;
       mask &= mask - 1;
     }
   }
-  return NextScalar(text, i);
+  return NextScalar(text, i, from);
 }
 
 __attribute__((target("avx2"))) std::size_t CountAvx2(const char* p, std::size_t n) {
@@ -126,7 +127,7 @@ std::size_t NextKernelNeedle(std::string_view text, std::size_t from) {
 #if defined(__x86_64__)
   if (HaveAvx2()) return NextAvx2(text, from);
 #endif
-  return NextScalar(text, from);
+  return NextScalar(text, from, from);
 }
 
 std::size_t CountNewlines(std::string_view text, std::size_t from, std::size_t to) {

@@ -280,6 +280,18 @@ TEST(KernelPrefilter, FindsEveryNeedleAndSkipsNoise) {
       EXPECT_EQ(NextKernelNeedle(padded), pad + 40 + at) << s;
     }
   }
+  // Walking from hit to hit finds every occurrence once, at any alignment,
+  // including the scalar tail after the last full 32-byte block.
+  for (std::size_t gap = 1; gap < 70; gap += 5) {
+    std::string many;
+    for (int i = 0; i < 9; ++i) many += std::string(gap, '.') + "NVRM";
+    std::size_t hits = 0;
+    for (std::size_t pos = 0; (pos = NextKernelNeedle(many, pos)) != std::string::npos; ++pos) {
+      EXPECT_EQ(many.compare(pos, 4, "NVRM"), 0);
+      ++hits;
+    }
+    EXPECT_EQ(hits, 9u) << gap;
+  }
   EXPECT_FALSE(LineMayMatter("[  1.0] usb 1-1: new high-speed USB device number 2"));
   EXPECT_FALSE(LineMayMatter("EXT4-fs (sda1): mounted filesystem with ordered data mode"));
   EXPECT_EQ(CountNewlines(std::string(100, '\n'), 10, 60), 50u);
