@@ -52,6 +52,12 @@ Evidence CollectEvidence(NvmlSession& nvml_session, const EvidenceOptions& optio
     for (const auto& g : ev.nvml.gpus) bus_ids.push_back(g.pci_bus_id);
     ev.dropped_gpus = FindDroppedGpus(ev.pci.gpus, bus_ids, options.expected_gpus);
   }
+  std::vector<std::uint32_t> pids;
+  for (const auto& g : ev.nvml.gpus) {
+    if (!g.processes) continue;
+    for (const auto& proc : *g.processes) pids.push_back(proc.pid);
+  }
+  ev.gpu_processes = DescribeProcesses(ctx, pids);
   ev.host = CollectHost(ctx, options.sample_window, Summarize(ev.nvml));
   std::unique_ptr<ServiceStateReader> services;
   if (ctx.root == "/") services = MakeSystemdServiceStateReader();

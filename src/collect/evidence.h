@@ -15,6 +15,7 @@
 #include "collect/kernel_facts.h"
 #include "collect/net_facts.h"
 #include "collect/pci_devices.h"
+#include "collect/process_info.h"
 #include "collect/versions.h"
 #include "core/gpu_status.h"
 #include "nvml/nvml_session.h"
@@ -26,6 +27,7 @@ struct Evidence {
   std::string root;
   SystemStatus nvml;
   HostFacts host;
+  std::vector<ProcessInfo> gpu_processes;  // the pids NVML reports, described
   PciFacts pci;
   std::vector<DroppedGpu> dropped_gpus;
   VersionFacts versions;

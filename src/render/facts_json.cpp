@@ -19,6 +19,7 @@ nlohmann::ordered_json EvidenceToJson(const Evidence& ev) {
   j["root"] = ev.root;
   j["nvml"] = StatusToJson(ev.nvml);
   j["host"] = ToJson(ev.host);
+  j["gpu_processes"] = ToJson(ev.gpu_processes);
   j["pci"] = ToJson(ev.pci);
   j["dropped_gpus"] = ToJson(ev.dropped_gpus);
   j["versions"] = ToJson(ev.versions);

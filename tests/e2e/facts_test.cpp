@@ -36,9 +36,16 @@ TEST(FactsE2E, FakeRootWithDroppedGpuDegradedLinkAndXid) {
   root.Write("var/log/kern.log",
              "Feb 15 17:37:45 node1 kernel: [82659.755847] NVRM: Xid (PCI:0000:86:00): 79, "
              "pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n");
+  root.Write("proc/4242/comm", "python3\n");
+  root.Write("proc/4242/cmdline", std::string("python3\0train.py\0", 17));
+  root.Write("proc/4242/status", "Name:\tpython3\nUid:\t1000\t1000\t1000\t1000\n");
+  root.Write("proc/4242/cgroup",
+             "0::/system.slice/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope\n");
+  root.Write("etc/passwd", "alice:x:1000:1000::/home/alice:/bin/bash\n");
   auto scenario = root.Write("scenario.json", R"({"driver_version": "550.54.15",
       "cuda_driver_version": 12040,
-      "gpus": [{"name": "NVIDIA H100 80GB HBM3", "pci_bus_id": "0000:3b:00.0"}]})");
+      "gpus": [{"name": "NVIDIA H100 80GB HBM3", "pci_bus_id": "0000:3b:00.0",
+                "processes": [{"pid": 4242, "name": "python3", "used_memory_bytes": 1048576}]}]})");
   auto r = RunGpudoctor({"facts", "--json", "--root", root.path().string(), "--window", "100ms",
                          "--kernel-log", (root.path() / "var/log/kern.log").string()},
                         scenario);
@@ -60,6 +67,12 @@ TEST(FactsE2E, FakeRootWithDroppedGpuDegradedLinkAndXid) {
   }
   EXPECT_TRUE(saw_xid) << doc["kernel"];
   EXPECT_EQ(doc["host"]["memory"]["total_bytes"], 16384000LL * 1024) << doc["host"]["memory"];
+  ASSERT_EQ(doc["gpu_processes"].size(), 1u);
+  const auto& proc = doc["gpu_processes"][0];
+  EXPECT_EQ(proc["pid"], 4242);
+  EXPECT_EQ(proc["user"], "alice") << proc;
+  EXPECT_EQ(proc["cmdline"], "python3 train.py") << proc;
+  EXPECT_NE(proc.dump().find("0123456789ab"), std::string::npos) << proc;
   // Sources that do not exist under the fake root are listed with a reason.
   bool driver_version_missing = false;
   for (const auto& s : doc["versions"]["driver"]["sources"]) {
