@@ -17,9 +17,7 @@ std::string Field(sd_journal* j, const char* name) {
   return eq == std::string_view::npos ? std::string() : std::string(s.substr(eq + 1));
 }
 
-std::string SdError(int r, const std::string& what) {
-  return what + ": " + std::strerror(-r);
-}
+std::string SdError(int r, const std::string& what) { return what + ": " + std::strerror(-r); }
 
 int AddMatches(sd_journal* j) {
   const char* matches[] = {"_TRANSPORT=kernel", "SYSLOG_IDENTIFIER=nv-fabricmanager",

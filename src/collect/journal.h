@@ -22,7 +22,7 @@ namespace gpudoctor {
 struct JournalBatch {
   std::vector<LogLine> lines;  // ref = {"journal", 0}
   SourceStatus status;
-  bool truncated = false;      // stopped at max_entries
+  bool truncated = false;  // stopped at max_entries
 };
 
 JournalBatch ReadJournalKernel(const CollectContext& ctx, std::size_t max_entries = 500000);

@@ -15,8 +15,10 @@ namespace {
 class Source {
  public:
   ~Source() {
-    if (gz_) gzclose(gz_);  // also closes fd_
-    else if (fd_ >= 0) ::close(fd_);
+    if (gz_)
+      gzclose(gz_);  // also closes fd_
+    else if (fd_ >= 0)
+      ::close(fd_);
   }
   Result<bool> Open(const std::filesystem::path& path) {
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -63,7 +65,8 @@ bool IsKernelSectionHeader(std::string_view h) {
   if (h == "dmesg:" || h.find("dmesg") == 0 || h.find("/bin/dmesg") != std::string_view::npos) {
     return true;
   }
-  if (h.find("journalctl") != std::string_view::npos) return h.find("_COMM=") == std::string_view::npos;
+  if (h.find("journalctl") != std::string_view::npos)
+    return h.find("_COMM=") == std::string_view::npos;
   for (std::string_view f : {"/var/log/kern.log", "/var/log/messages", "/var/log/syslog",
                              "/var/log/dmesg", "/var/log/kernel.log"}) {
     if (h.rfind("*** ", 0) == 0 && h.find(f) != std::string_view::npos) return true;
@@ -95,8 +98,8 @@ Result<std::size_t> StreamLogFile(const std::filesystem::path& path,
     if (!n) return n.error();
     total += *n;
     if (max_bytes && total > max_bytes) {
-      return Error{ErrorCode::kInvalid, name + ": larger than the " +
-                                            std::to_string(max_bytes >> 20) + " MiB limit"};
+      return Error{ErrorCode::kInvalid,
+                   name + ": larger than the " + std::to_string(max_bytes >> 20) + " MiB limit"};
     }
     std::size_t len = carry + *n;
     if (*n == 0) {
@@ -104,26 +107,29 @@ Result<std::size_t> StreamLogFile(const std::filesystem::path& path,
       return total;
     }
     const void* nl = memrchr(buf.data(), '\n', len);
-    std::size_t whole = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - buf.data()) + 1 : 0;
+    std::size_t whole =
+        nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - buf.data()) + 1 : 0;
     if (whole > 0) on_chunk(std::string_view(buf.data(), whole));
     carry = len - whole;
     std::memmove(buf.data(), buf.data() + whole, carry);
   }
 }
 
-Result<std::vector<LogLine>> ReadLogFile(const std::filesystem::path& path,
-                                         std::size_t max_bytes) {
+Result<std::vector<LogLine>> ReadLogFile(const std::filesystem::path& path, std::size_t max_bytes) {
   std::vector<LogLine> lines;
   const std::string name = path.string();
-  auto r = StreamLogFile(path, [&](std::string_view chunk) {
-    while (!chunk.empty()) {
-      auto nl = chunk.find('\n');
-      std::string_view line = chunk.substr(0, nl);
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      lines.push_back(LogLine{std::string(line), SourceRef{name, lines.size() + 1}, {}, {}});
-      chunk.remove_prefix(nl == std::string_view::npos ? chunk.size() : nl + 1);
-    }
-  }, max_bytes);
+  auto r = StreamLogFile(
+      path,
+      [&](std::string_view chunk) {
+        while (!chunk.empty()) {
+          auto nl = chunk.find('\n');
+          std::string_view line = chunk.substr(0, nl);
+          if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+          lines.push_back(LogLine{std::string(line), SourceRef{name, lines.size() + 1}, {}, {}});
+          chunk.remove_prefix(nl == std::string_view::npos ? chunk.size() : nl + 1);
+        }
+      },
+      max_bytes);
   if (!r) return r.error();
   return lines;
 }

@@ -44,7 +44,7 @@ KmsgFollower::~KmsgFollower() {
 
 void KmsgFollower::Accept(std::string_view line, KmsgBatch& batch) {
   auto r = ParseKmsgRecord(line);
-  if (!r) return;  // dictionary line or noise
+  if (!r) return;                                 // dictionary line or noise
   if (last_seq_ && r->seq <= *last_seq_) return;  // already seen
   if (last_seq_ && r->seq > *last_seq_ + 1) batch.lost += r->seq - *last_seq_ - 1;
   last_seq_ = r->seq;

@@ -38,7 +38,7 @@ Result<WallTime> ReadBootTime(const CollectContext& ctx);
 struct KmsgBatch {
   std::vector<LogLine> lines;  // ref = {"/dev/kmsg", 0}, time and monotonic_s set
   SourceStatus status;
-  std::uint64_t lost = 0;      // records overwritten before they were read
+  std::uint64_t lost = 0;  // records overwritten before they were read
 };
 
 class KmsgFollower {

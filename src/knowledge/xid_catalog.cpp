@@ -23,8 +23,7 @@ constexpr BucketText kBuckets[] = {
     {XidResolution::kResetGpu, "RESET_GPU",
      "Drain the GPU's jobs and reset it (nvidia-smi -r, or restart the instance).",
      "排空该 GPU 上的任务后重置 GPU（nvidia-smi -r，或重启实例）。"},
-    {XidResolution::kRestartBm, "RESTART_BM",
-     "Reboot the node; a GPU reset is usually not enough.",
+    {XidResolution::kRestartBm, "RESTART_BM", "Reboot the node; a GPU reset is usually not enough.",
      "重启节点（物理机）；通常仅重置 GPU 不够。"},
     {XidResolution::kRestartVm, "RESTART_VM", "Restart the virtual machine that owns the GPU.",
      "重启使用该 GPU 的虚拟机。"},
@@ -155,25 +154,38 @@ std::string_view XidResolutionName(XidResolution r) { return Bucket(r).name; }
 
 std::string_view XidCategoryName(XidCategory c) {
   switch (c) {
-    case XidCategory::kApplication: return "application";
-    case XidCategory::kDriver: return "driver";
-    case XidCategory::kMemory: return "memory";
-    case XidCategory::kPcieBus: return "pcie_bus";
-    case XidCategory::kThermal: return "thermal";
-    case XidCategory::kPower: return "power";
-    case XidCategory::kNvlink: return "nvlink";
-    case XidCategory::kGsp: return "gsp";
-    case XidCategory::kHardware: return "hardware";
-    case XidCategory::kOther: return "other";
+    case XidCategory::kApplication:
+      return "application";
+    case XidCategory::kDriver:
+      return "driver";
+    case XidCategory::kMemory:
+      return "memory";
+    case XidCategory::kPcieBus:
+      return "pcie_bus";
+    case XidCategory::kThermal:
+      return "thermal";
+    case XidCategory::kPower:
+      return "power";
+    case XidCategory::kNvlink:
+      return "nvlink";
+    case XidCategory::kGsp:
+      return "gsp";
+    case XidCategory::kHardware:
+      return "hardware";
+    case XidCategory::kOther:
+      return "other";
   }
   return "other";
 }
 
 std::string_view XidSeverityName(XidSeverity s) {
   switch (s) {
-    case XidSeverity::kInfo: return "info";
-    case XidSeverity::kWarning: return "warning";
-    case XidSeverity::kCritical: return "critical";
+    case XidSeverity::kInfo:
+      return "info";
+    case XidSeverity::kWarning:
+      return "warning";
+    case XidSeverity::kCritical:
+      return "critical";
   }
   return "warning";
 }

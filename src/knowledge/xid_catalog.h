@@ -54,16 +54,16 @@ enum class XidResolution {
 
 struct XidInfo {
   int code = 0;
-  std::string mnemonic;       // "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS"
-  std::string meaning;        // "GPU has fallen off the bus"
+  std::string mnemonic;  // "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS"
+  std::string meaning;   // "GPU has fallen off the bus"
   XidCategory category = XidCategory::kOther;
   XidSeverity severity = XidSeverity::kWarning;
   XidResolution immediate = XidResolution::kContactSupport;
   std::string investigatory;  // "CONTACT_SUPPORT", "WORKFLOW_XID_31", ...
   std::string action_en;      // what to do, one or two sentences
   std::string action_zh;
-  bool in_catalog = true;     // false for unknown codes and source-only codes
-  bool unused = false;        // the Ampere+ catalog lists it as unused
+  bool in_catalog = true;  // false for unknown codes and source-only codes
+  bool unused = false;     // the Ampere+ catalog lists it as unused
 };
 
 // The entry for `code`; for a code nobody documents, a safe default

@@ -11,6 +11,8 @@ constexpr Flag K = kCatalog;
 constexpr Flag S = kSourceOnly;
 }  // namespace
 
+// One row per line reads best as a table.
+// clang-format off
 const Row kRows[] = {
     // Codes the Ampere+ catalog lists as unused; meanings from the older table.
     {1, "ROBUST_CHANNEL_FIFO_ERROR_FIFO_METHOD", "Invalid or corrupted push buffer stream", C::kDriver, R::kContactSupport, "N/A", U},
@@ -191,6 +193,7 @@ const Row kRows[] = {
     {175, "MEMORY_SUBSYSTEM_ERROR", "Memory subsystem error (not in NVIDIA's catalog)", C::kMemory, R::kContactSupport, "", S},
     {176, "PCIE_CORRECTABLE_ERROR_FAULT", "PCIe correctable error fault (not in NVIDIA's catalog)", C::kPcieBus, R::kContactSupport, "", S},
 };
+// clang-format on
 
 const std::size_t kRowCount = sizeof(kRows) / sizeof(kRows[0]);
 

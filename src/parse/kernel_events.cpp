@@ -21,8 +21,8 @@ struct KernelEventScanner::State {
   bool open_nvidia = true;
   int open_probe_lines = 0;
 
-  bool relative_mode = false;          // dmesg -H seen
-  std::optional<WallTime> last_wall;   // running time for relative stamps
+  bool relative_mode = false;              // dmesg -H seen
+  std::optional<WallTime> last_wall;       // running time for relative stamps
   std::optional<std::size_t> oom_invoked;  // "X invoked oom-killer" waiting for its victim
 
   void Close();
@@ -126,8 +126,8 @@ void KernelEventScanner::State::Emit(KernelEvent ev) {
   const bool is_xid = ev.kind == KernelEventKind::kXid && ev.code;
   KernelEvent derived;
   bool has_derived = false;
-  if (is_xid && (*ev.code == 79 || *ev.code == 154 ||
-                 (*ev.code == 119 && Has(ev.message, "RPC")))) {
+  if (is_xid &&
+      (*ev.code == 79 || *ev.code == 154 || (*ev.code == 119 && Has(ev.message, "RPC")))) {
     derived = ev;
     has_derived = true;
     if (*ev.code == 79) {
@@ -213,8 +213,7 @@ void KernelEventScanner::AddLine(const LogLine& line) {
 }
 
 void KernelEventScanner::AddText(std::string_view text, const SourceRef& ref,
-                                 std::optional<WallTime> time,
-                                 std::optional<double> monotonic_s) {
+                                 std::optional<WallTime> time, std::optional<double> monotonic_s) {
   if (!LineMayMatter(text)) {
     if (s_->relative_mode || LooksLikeHumanStamp(text)) NoteTime(text);
     Break();

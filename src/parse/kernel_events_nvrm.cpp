@@ -43,9 +43,9 @@ std::string RpcFunction(std::string_view s) {
 // Xid 154: "... changed from 0x0 (None) to 0x2 (Node Reboot Required)". The
 // value decides, not the text (610-series drivers print other words).
 std::string RecoveryAction(std::string_view s) {
-  static constexpr std::string_view kNames[] = {"None", "GPU Reset Required",
-                                                "Node Reboot Required", "Drain P2P",
-                                                "Drain and Reset", "Recover IMEX Domain"};
+  static constexpr std::string_view kNames[] = {
+      "None",      "GPU Reset Required", "Node Reboot Required",
+      "Drain P2P", "Drain and Reset",    "Recover IMEX Domain"};
   auto at = s.find(" to 0x");
   if (at == std::string_view::npos) return {};
   std::string_view v = s.substr(at + 6);

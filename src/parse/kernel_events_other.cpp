@@ -189,9 +189,7 @@ std::optional<LineMatch> MatchFabricManager(std::string_view s, std::string_view
 
 }  // namespace
 
-bool IsNvidiaAerLine(std::string_view s) {
-  return s.substr(0, 7) == "nvidia " || Has(s, "[10de:");
-}
+bool IsNvidiaAerLine(std::string_view s) { return s.substr(0, 7) == "nvidia " || Has(s, "[10de:"); }
 
 std::optional<LineMatch> MatchOther(std::string_view message, std::string_view ident) {
   if (auto m = MatchSxid(message)) return m;

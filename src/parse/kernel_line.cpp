@@ -7,11 +7,11 @@ namespace {
 
 using std::chrono::seconds;
 
-constexpr std::string_view kFacilities[] = {
-    "kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news", "uucp", "cron",
-    "authpriv", "ftp", "local0", "local1", "local2", "local3", "local4", "local5",
-    "local6", "local7"};
-constexpr std::string_view kLevels[] = {"emerg", "alert", "crit", "err",
+constexpr std::string_view kFacilities[] = {"kern",     "user",   "mail",   "daemon", "auth",
+                                            "syslog",   "lpr",    "news",   "uucp",   "cron",
+                                            "authpriv", "ftp",    "local0", "local1", "local2",
+                                            "local3",   "local4", "local5", "local6", "local7"};
+constexpr std::string_view kLevels[] = {"emerg", "alert",  "crit", "err",
                                         "warn",  "notice", "info", "debug"};
 
 bool Clock(TextCursor& c, int& h, int& m, int& s) {
@@ -50,8 +50,7 @@ bool ParseDecode(TextCursor& c, KernelLine& out) {
 bool ParseKmsg(TextCursor& c, KernelLine& out) {
   std::size_t start = c.pos();
   std::uint64_t prio = 0, seq = 0, usec = 0;
-  if (c.Uint64(prio) && c.Lit(',') && c.Uint64(seq) && c.Lit(',') && c.Uint64(usec) &&
-      c.Lit(',')) {
+  if (c.Uint64(prio) && c.Lit(',') && c.Uint64(seq) && c.Lit(',') && c.Uint64(usec) && c.Lit(',')) {
     while (!c.done() && c.peek() != ';' && c.peek() != ' ') c.set_pos(c.pos() + 1);
     if (c.Lit(';')) {
       out.level = static_cast<int>(prio & 7);
@@ -135,8 +134,8 @@ bool ParseBracketCalendar(TextCursor& c, const LineTimeContext& ctx, KernelLine&
   std::size_t after_month = c.pos() + used;
   c.set_pos(after_month);
   int d, h, mi, s = 0, y = ctx.year;
-  if (!weekday && c.Int(d, 1, 2) && c.Lit(' ') && c.Int(h, 1, 2) && c.Lit(':') &&
-      c.Int(mi, 2, 2) && c.Lit(']')) {
+  if (!weekday && c.Int(d, 1, 2) && c.Lit(' ') && c.Int(h, 1, 2) && c.Lit(':') && c.Int(mi, 2, 2) &&
+      c.Lit(']')) {
     out.time = MakeWallTime(ctx.year, *month, d, h, mi, 0, 0, ctx.utc_offset);
     out.prefix = LinePrefix::kDmesgHuman;
     return true;
@@ -199,8 +198,8 @@ bool ParseBracket(TextCursor& c, const LineTimeContext& ctx, KernelLine& out) {
     double v = static_cast<double>(whole) + frac;
     (relative ? out.relative_s : out.monotonic_s) = v;
     out.prefix = relative ? LinePrefix::kDmesgRelative : LinePrefix::kDmesgMonotonic;
-  } else if (c.set_pos(inner), relative ||
-             !(ParseGlog(c, ctx, out) || ParseBracketCalendar(c, ctx, out))) {
+  } else if (c.set_pos(inner),
+             relative || !(ParseGlog(c, ctx, out) || ParseBracketCalendar(c, ctx, out))) {
     return c.set_pos(start), false;
   }
   c.Lit(' ');

@@ -73,8 +73,7 @@ KernelLine ParseKernelLine(std::string_view line, const LineTimeContext& ctx);
 std::optional<int> ParseMonthName(std::string_view s, std::size_t* consumed);
 
 // UTC time point from calendar fields; nullopt when out of range.
-std::optional<WallTime> MakeWallTime(int year, int month, int day, int hour, int minute,
-                                     int second, double fraction,
-                                     std::chrono::seconds utc_offset);
+std::optional<WallTime> MakeWallTime(int year, int month, int day, int hour, int minute, int second,
+                                     double fraction, std::chrono::seconds utc_offset);
 
 }  // namespace gpudoctor

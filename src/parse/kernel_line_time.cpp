@@ -17,34 +17,106 @@ struct MonthName {
 // names are listed in the cases that occur.
 constexpr MonthName kMonths[] = {
     // English
-    {"jan", 1}, {"feb", 2}, {"mar", 3}, {"apr", 4}, {"may", 5}, {"jun", 6},
-    {"jul", 7}, {"aug", 8}, {"sep", 9}, {"oct", 10}, {"nov", 11}, {"dec", 12},
+    {"jan", 1},
+    {"feb", 2},
+    {"mar", 3},
+    {"apr", 4},
+    {"may", 5},
+    {"jun", 6},
+    {"jul", 7},
+    {"aug", 8},
+    {"sep", 9},
+    {"oct", 10},
+    {"nov", 11},
+    {"dec", 12},
     // German
-    {"mär", 3}, {"Mär", 3}, {"mrz", 3}, {"mai", 5}, {"okt", 10}, {"dez", 12},
+    {"mär", 3},
+    {"Mär", 3},
+    {"mrz", 3},
+    {"mai", 5},
+    {"okt", 10},
+    {"dez", 12},
     // French
-    {"janv", 1}, {"févr", 2}, {"Févr", 2}, {"fevr", 2}, {"mars", 3}, {"avr", 4},
-    {"juin", 6}, {"juil", 7}, {"août", 8}, {"Août", 8}, {"sept", 9}, {"déc", 12},
+    {"janv", 1},
+    {"févr", 2},
+    {"Févr", 2},
+    {"fevr", 2},
+    {"mars", 3},
+    {"avr", 4},
+    {"juin", 6},
+    {"juil", 7},
+    {"août", 8},
+    {"Août", 8},
+    {"sept", 9},
+    {"déc", 12},
     {"Déc", 12},
     // Spanish
-    {"ene", 1}, {"abr", 4}, {"ago", 8}, {"dic", 12},
+    {"ene", 1},
+    {"abr", 4},
+    {"ago", 8},
+    {"dic", 12},
     // Italian
-    {"gen", 1}, {"mag", 5}, {"giu", 6}, {"lug", 7}, {"set", 9}, {"ott", 10},
+    {"gen", 1},
+    {"mag", 5},
+    {"giu", 6},
+    {"lug", 7},
+    {"set", 9},
+    {"ott", 10},
     // Portuguese
-    {"fev", 2}, {"out", 10},
+    {"fev", 2},
+    {"out", 10},
     // Russian (genitive forms as %b prints them, and nominative)
-    {"янв", 1}, {"Янв", 1}, {"фев", 2}, {"Фев", 2}, {"мар", 3}, {"Мар", 3},
-    {"апр", 4}, {"Апр", 4}, {"мая", 5}, {"Мая", 5}, {"май", 5}, {"Май", 5},
-    {"июн", 6}, {"Июн", 6}, {"июл", 7}, {"Июл", 7}, {"авг", 8}, {"Авг", 8},
-    {"сен", 9}, {"Сен", 9}, {"окт", 10}, {"Окт", 10}, {"ноя", 11}, {"Ноя", 11},
-    {"дек", 12}, {"Дек", 12},
+    {"янв", 1},
+    {"Янв", 1},
+    {"фев", 2},
+    {"Фев", 2},
+    {"мар", 3},
+    {"Мар", 3},
+    {"апр", 4},
+    {"Апр", 4},
+    {"мая", 5},
+    {"Мая", 5},
+    {"май", 5},
+    {"Май", 5},
+    {"июн", 6},
+    {"Июн", 6},
+    {"июл", 7},
+    {"Июл", 7},
+    {"авг", 8},
+    {"Авг", 8},
+    {"сен", 9},
+    {"Сен", 9},
+    {"окт", 10},
+    {"Окт", 10},
+    {"ноя", 11},
+    {"Ноя", 11},
+    {"дек", 12},
+    {"Дек", 12},
     // Chinese numerals
-    {"十一月", 11}, {"十二月", 12}, {"一月", 1}, {"二月", 2}, {"三月", 3},
-    {"四月", 4}, {"五月", 5}, {"六月", 6}, {"七月", 7}, {"八月", 8},
-    {"九月", 9}, {"十月", 10},
+    {"十一月", 11},
+    {"十二月", 12},
+    {"一月", 1},
+    {"二月", 2},
+    {"三月", 3},
+    {"四月", 4},
+    {"五月", 5},
+    {"六月", 6},
+    {"七月", 7},
+    {"八月", 8},
+    {"九月", 9},
+    {"十月", 10},
     // English full names (journalctl in some locales prints them)
-    {"january", 1}, {"february", 2}, {"march", 3}, {"april", 4},
-    {"june", 6}, {"july", 7}, {"august", 8}, {"september", 9},
-    {"october", 10}, {"november", 11}, {"december", 12},
+    {"january", 1},
+    {"february", 2},
+    {"march", 3},
+    {"april", 4},
+    {"june", 6},
+    {"july", 7},
+    {"august", 8},
+    {"september", 9},
+    {"october", 10},
+    {"november", 11},
+    {"december", 12},
 };
 
 bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
@@ -61,9 +133,7 @@ bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
   return true;
 }
 
-bool IsAsciiLetter(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
+bool IsAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 // "1月", "12月" (Chinese, Japanese) and "1월" (Korean).
 std::optional<int> NumericMonth(std::string_view s, std::size_t* consumed) {
@@ -102,12 +172,11 @@ std::optional<int> ParseMonthName(std::string_view s, std::size_t* consumed) {
   return best->month;
 }
 
-std::optional<WallTime> MakeWallTime(int year, int month, int day, int hour, int minute,
-                                     int second, double fraction,
-                                     std::chrono::seconds utc_offset) {
+std::optional<WallTime> MakeWallTime(int year, int month, int day, int hour, int minute, int second,
+                                     double fraction, std::chrono::seconds utc_offset) {
   using namespace std::chrono;
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 ||
-      minute < 0 || minute > 59 || second < 0 || second > 60) {
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 || minute < 0 ||
+      minute > 59 || second < 0 || second > 60) {
     return std::nullopt;
   }
   year_month_day ymd{std::chrono::year{year}, std::chrono::month{static_cast<unsigned>(month)},

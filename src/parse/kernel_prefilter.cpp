@@ -19,10 +19,9 @@ struct Needle {
 // Anchors are bytes that are rare in ordinary kernel and syslog traffic.
 // Their high nibbles (4, 5, 6, 7) fit the nibble classifier below.
 constexpr Needle kNeedles[] = {
-    {"NVRM", 1},            {"SXid", 1},           {"NCCL", 3},
-    {"libnccl", 2},         {"Killed process", 0}, {"oom-killer", 4},
-    {"AER", 0},             {"PCIe Bus Error", 5}, {"PCIe bandwidth", 5},
-    {"fabric", 2},          {"[ERROR]", 4},        {"failed with error", 7},
+    {"NVRM", 1},           {"SXid", 1},       {"NCCL", 3},    {"libnccl", 2},
+    {"Killed process", 0}, {"oom-killer", 4}, {"AER", 0},     {"PCIe Bus Error", 5},
+    {"PCIe bandwidth", 5}, {"fabric", 2},     {"[ERROR]", 4}, {"failed with error", 7},
 };
 
 struct Tables {
@@ -79,10 +78,10 @@ std::size_t NextScalar(std::string_view text, std::size_t scan, std::size_t from
 #if defined(__x86_64__)
 __attribute__((target("avx2"))) std::size_t NextAvx2(std::string_view text, std::size_t from) {
   const Tables& t = GetTables();
-  const __m256i lo_tbl = _mm256_broadcastsi128_si256(
-      _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.lo.data())));
-  const __m256i hi_tbl = _mm256_broadcastsi128_si256(
-      _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.hi.data())));
+  const __m256i lo_tbl =
+      _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(t.lo.data())));
+  const __m256i hi_tbl =
+      _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(t.hi.data())));
   const __m256i nibble = _mm256_set1_epi8(0x0f);
   const __m256i zero = _mm256_setzero_si256();
   const char* p = text.data();
@@ -95,7 +94,8 @@ __attribute__((target("avx2"))) std::size_t NextAvx2(std::string_view text, std:
     auto mask = ~static_cast<std::uint32_t>(_mm256_movemask_epi8(hit));
     while (mask != 0) {
       std::size_t pos = i + static_cast<std::size_t>(__builtin_ctz(mask));
-      if (std::size_t start = VerifyAt(text, pos, from); start != std::string_view::npos) return start;
+      if (std::size_t start = VerifyAt(text, pos, from); start != std::string_view::npos)
+        return start;
       mask &= mask - 1;
     }
   }

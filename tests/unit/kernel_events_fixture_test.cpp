@@ -18,12 +18,12 @@ constexpr int kNone = -1;
 
 struct Ev {
   K kind;
-  int code;             // kNone: no code
-  const char* pci;      // "" : none
-  long long pid;        // kNone: none
-  const char* process;  // "" : none
-  std::size_t count;    // folded repeats
-  int n = 1;            // how many such events
+  int code;                      // kNone: no code
+  const char* pci;               // "" : none
+  long long pid;                 // kNone: none
+  const char* process;           // "" : none
+  std::size_t count;             // folded repeats
+  int n = 1;                     // how many such events
   const char* detail = nullptr;  // nullptr: not checked
 };
 
@@ -53,8 +53,7 @@ std::vector<FileCase> Cases() {
       {"kernel/cube-studio-issue-29-fabricmanager-start-failed-rtx4090.log",
        {{K::kFabricManagerError, kNone, "", 4756, "nvidia-fabricmanager-start.sh", 1, 1,
          "nothing to do (no NVSwitch)"},
-        {K::kFabricManagerError, kNone, "", 4753, "nvidia-fabricmanager-start.sh", 1, 1,
-         "exited"},
+        {K::kFabricManagerError, kNone, "", 4753, "nvidia-fabricmanager-start.sh", 1, 1, "exited"},
         {K::kFabricManagerError, kNone, "", kNone, "", 1, 1, "service failed"}}},
       {"kernel/dxvk-issue-1027-xid31-13-32-driver418.log",
        {{K::kGpuUuid, kNone, k01, kNone, "", 1},
@@ -105,7 +104,8 @@ std::vector<FileCase> Cases() {
         {K::kXid, 45, "0000:ed:00.0", 1818992, "python3", 1, 2},
         {K::kXid, 45, "0000:ba:00.0", 1818989, "python3", 1, 2},
         {K::kXid, 45, "0000:97:00.0", 1818987, "python3", 1}}},
-      {"kernel/open-gpu-kernel-modules-issue-1151-rtx5080-rminitadapter-failed-after-xid79-journal.log",
+      {"kernel/"
+       "open-gpu-kernel-modules-issue-1151-rtx5080-rminitadapter-failed-after-xid79-journal.log",
        {{K::kRmInitFailed, kNone, "0000:09:00.0", kNone, "", 2, 1, "(0x22:0x56:894)"}}},
       {"kernel/open-gpu-kernel-modules-issue-1200-rtx5080-gsp-heartbeat-xid154.log",
        {{K::kGspHeartbeat, kNone, "", kNone, "", 1},
@@ -147,12 +147,14 @@ std::vector<FileCase> Cases() {
         {K::kXid, 13, k01, 25555, "", 1},
         {K::kXid, 13, k01, 27768, "", 1}}},
       {"other/basicsr-issue-737-nccl-watchdog-timeout-new-format.log",
-       {{K::kNcclTimeout, kNone, "", kNone, "", 1, 1, "rank 1, ALLREDUCE, SeqNum=808, "
-                                                       "timeout 600000 ms, ran 600020 ms"},
+       {{K::kNcclTimeout, kNone, "", kNone, "", 1, 1,
+         "rank 1, ALLREDUCE, SeqNum=808, "
+         "timeout 600000 ms, ran 600020 ms"},
         {K::kNcclTimeout, kNone, "", kNone, "", 1, 2}}},
       {"other/ofa-issue-271-nccl-watchdog-timeout-old-format-8xv100.log",
-       {{K::kNcclTimeout, kNone, "", kNone, "", 1, 1, "rank 1, ALLREDUCE, SeqNum=469508, "
-                                                       "timeout 1800000 ms, ran 1802212 ms"},
+       {{K::kNcclTimeout, kNone, "", kNone, "", 1, 1,
+         "rank 1, ALLREDUCE, SeqNum=469508, "
+         "timeout 1800000 ms, ran 1802212 ms"},
         {K::kNcclTimeout, kNone, "", kNone, "", 1, 4}}},
       {"other/bugreport-rtx3060-laptop-arch-2022-header-excerpt.log", {}},
       {"other/mlengineering-dmesg-pcie-bandwidth-limited.txt",

@@ -9,10 +9,10 @@ namespace {
 
 using K = KernelEventKind;
 
-std::vector<KernelEvent> Extract(const std::vector<std::string>& texts,
-                                 ExtractOptions opts = {}) {
+std::vector<KernelEvent> Extract(const std::vector<std::string>& texts, ExtractOptions opts = {}) {
   std::vector<LogLine> lines;
-  for (const auto& t : texts) lines.push_back(LogLine{t, SourceRef{"t.log", lines.size() + 1}, {}, {}});
+  for (const auto& t : texts)
+    lines.push_back(LogLine{t, SourceRef{"t.log", lines.size() + 1}, {}, {}});
   return ExtractKernelEvents(lines, opts);
 }
 
@@ -55,7 +55,7 @@ TEST(KernelEvents, FallenOffTheBusInEveryForm) {
   ASSERT_EQ(ev.size(), 7u);
   EXPECT_EQ(ev[0].kind, K::kXid);
   EXPECT_EQ(ev[0].continuation.size(), 1u);  // the device line belongs to the Xid
-  EXPECT_EQ(ev[1].kind, K::kFallenOffBus);     // derived from the Xid 79
+  EXPECT_EQ(ev[1].kind, K::kFallenOffBus);   // derived from the Xid 79
   EXPECT_EQ(ev[1].pci_bus_id, "0000:03:00.0");
   EXPECT_EQ(ev[2].kind, K::kFallenOffBus);  // legacy wording
   EXPECT_EQ(ev[2].pci_bus_id, "0000:01:00.0");
@@ -173,7 +173,8 @@ TEST(KernelEvents, OomInvocationAndVictimAreOneEvent) {
 TEST(KernelEvents, FloodsFoldAndWindowsSplit) {
   std::vector<std::string> flood;
   for (int i = 0; i < 1000; ++i) {
-    flood.push_back("[" + std::to_string(100 + i) + ".5] NVRM: Xid (PCI:0000:01:00): 31, pid=7, "
+    flood.push_back("[" + std::to_string(100 + i) +
+                    ".5] NVRM: Xid (PCI:0000:01:00): 31, pid=7, "
                     "name=x, Ch 00000001");
   }
   flood.push_back("[5000.0] NVRM: Xid (PCI:0000:01:00): 31, pid=7, name=x, Ch 00000001");
@@ -265,12 +266,12 @@ TEST(KernelEvents, BufferScanMatchesLineByLine) {
 
 TEST(KernelPrefilter, FindsEveryNeedleAndSkipsNoise) {
   const std::pair<const char*, std::size_t> cases[] = {
-      {"NVRM: x", 0},           {"a SXid (", 2},
-      {"WorkNCCL(", 4},         {"in libnccl.so", 3},
-      {"Killed process 1", 0},  {"x invoked oom-killer:", 10},
-      {"AER: x", 0},            {"PCIe Bus Error", 0},
-      {"PCIe bandwidth", 0},    {"nvidia-fabricmanager", 7},
-      {"[ERROR] [tid 1]", 0},   {"probe failed with error -1", 6},
+      {"NVRM: x", 0},          {"a SXid (", 2},
+      {"WorkNCCL(", 4},        {"in libnccl.so", 3},
+      {"Killed process 1", 0}, {"x invoked oom-killer:", 10},
+      {"AER: x", 0},           {"PCIe Bus Error", 0},
+      {"PCIe bandwidth", 0},   {"nvidia-fabricmanager", 7},
+      {"[ERROR] [tid 1]", 0},  {"probe failed with error -1", 6},
   };
   for (const auto& [s, at] : cases) {
     EXPECT_TRUE(LineMayMatter(s)) << s;

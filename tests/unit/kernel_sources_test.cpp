@@ -53,7 +53,8 @@ TEST(KernelLogFiles, GzipIsRecognisedByMagicNotName) {
   auto lines = ReadLogFile(gz);
   ASSERT_TRUE(lines.ok()) << lines.error().message;
   ASSERT_EQ(lines->size(), 3u);
-  EXPECT_EQ((*lines)[1].text, "[  2.0] NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.");
+  EXPECT_EQ((*lines)[1].text,
+            "[  2.0] NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.");
   EXPECT_EQ((*lines)[1].ref.line, 2u);
   EXPECT_EQ((*lines)[1].ref.file, gz.string());
   auto events = ExtractKernelEvents(*lines);
@@ -88,18 +89,22 @@ TEST(KernelLogFiles, StreamingKeepsLinesWholeAcrossSmallChunks) {
   TempDir dir;
   fs::path p = dir.path() / "k.log";
   std::string text;
-  for (int i = 0; i < 500; ++i) text += "line " + std::to_string(i) + std::string(i % 37, '.') + "\n";
+  for (int i = 0; i < 500; ++i)
+    text += "line " + std::to_string(i) + std::string(i % 37, '.') + "\n";
   text += std::string(300, 'L') + "\nlast line without newline";
   Write(p, text);
   std::string joined;
   std::size_t chunks = 0;
-  auto r = StreamLogFile(p, [&](std::string_view chunk) {
-    ++chunks;
-    if (!joined.empty()) {
-      EXPECT_EQ(joined.back(), '\n');
-    }
-    joined.append(chunk);
-  }, 0, 64);
+  auto r = StreamLogFile(
+      p,
+      [&](std::string_view chunk) {
+        ++chunks;
+        if (!joined.empty()) {
+          EXPECT_EQ(joined.back(), '\n');
+        }
+        joined.append(chunk);
+      },
+      0, 64);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r, text.size());
   EXPECT_EQ(joined, text);
@@ -109,16 +114,19 @@ TEST(KernelLogFiles, StreamingKeepsLinesWholeAcrossSmallChunks) {
 TEST(KernelLogFiles, BugReportKernelSections) {
   TempDir dir;
   const std::string sep = "____________________________________________\n";
-  std::string report = sep + "\nStart of NVIDIA bug report log file.\n\n"
+  std::string report = sep +
+                       "\nStart of NVIDIA bug report log file.\n\n"
                        "nvidia-bug-report.sh Version: 31831145\n\n" +
-                       sep + "\n*** /etc/issue\n*** ls: -rw-r--r-- 1 root root 20 /etc/issue\n"
+                       sep +
+                       "\n*** /etc/issue\n*** ls: -rw-r--r-- 1 root root 20 /etc/issue\n"
                        "NVRM: not a kernel section\n\n" +
-                       sep + "\njournalctl -b -0 _COMM=Xorg\n\nNVRM: Xorg, not kernel\n\n" +
-                       sep + "\nScanning kernel log files for NVIDIA kernel messages:\n\n"
+                       sep + "\njournalctl -b -0 _COMM=Xorg\n\nNVRM: Xorg, not kernel\n\n" + sep +
+                       "\nScanning kernel log files for NVIDIA kernel messages:\n\n"
                        "  journalctl -b -0:\n"
                        "May 18 19:02:39 host kernel: NVRM: Xid (PCI:0000:3b:00): 13, pid=5, "
                        "name=a, Graphics Exception\n\n" +
-                       sep + "\ndmesg:\n\n"
+                       sep +
+                       "\ndmesg:\n\n"
                        "[  5.0] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01  x\n"
                        "[  9.0] NVRM: GPU 0000:3b:00.0: RmInitAdapter failed! (0x22:0x40:894)\n\n" +
                        sep + "\n*** /proc/cmdline\nNVRM: also not kernel\n";
@@ -140,7 +148,8 @@ TEST(KernelLogFiles, BugReportKernelSections) {
 }
 
 TEST(KernelLogFiles, RealBugReportExcerpt) {
-  fs::path p = fs::path(SHARED_DIR) / "fixtures/other/bugreport-rtx3060-laptop-arch-2022-header-excerpt.log";
+  fs::path p =
+      fs::path(SHARED_DIR) / "fixtures/other/bugreport-rtx3060-laptop-arch-2022-header-excerpt.log";
   if (!fs::exists(p)) GTEST_SKIP() << "shared fixtures not found at " << p;
   auto all = ReadLogFile(p);
   ASSERT_TRUE(all.ok());
@@ -171,8 +180,8 @@ TEST(Kmsg, ParsesRecordsSkipsDictionaryAndConvertsTimes) {
   ASSERT_EQ(batch.lines.size(), 2u);
   EXPECT_EQ(batch.lines[1].text, "NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.");
   EXPECT_DOUBLE_EQ(*batch.lines[1].monotonic_s, 9370.042162);
-  EXPECT_EQ(*batch.lines[1].time, WallTime(std::chrono::seconds(1700000000)) +
-                                      std::chrono::microseconds(9370042162));
+  EXPECT_EQ(*batch.lines[1].time,
+            WallTime(std::chrono::seconds(1700000000)) + std::chrono::microseconds(9370042162));
   EXPECT_EQ(follower.last_seq(), 101u);
   EXPECT_EQ(batch.lost, 0u);
 }
