@@ -205,6 +205,10 @@ void KernelEventScanner::State::Open(const LineMatch& m, std::string_view messag
 
 KernelEventScanner::KernelEventScanner(ExtractOptions opts) : s_(std::make_unique<State>()) {
   s_->opts = opts;
+  if (s_->opts.time.year <= 0) {  // year-less stamps: assume the current year
+    auto today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+    s_->opts.time.year = static_cast<int>(std::chrono::year_month_day(today).year());
+  }
 }
 KernelEventScanner::~KernelEventScanner() = default;
 

@@ -35,7 +35,7 @@
 namespace gpudoctor {
 
 struct ExtractOptions {
-  LineTimeContext time;  // year and UTC offset for stamps that lack them
+  LineTimeContext time;  // year (0: this year, UTC) and UTC offset for stamps that lack them
   bool fold_repeats = true;
   double fold_window_s = 300;  // repeats further apart stay separate events
 };

@@ -23,8 +23,9 @@
 //
 // Month names: English, German, French, Spanish, Italian, Portuguese,
 // Russian (abbreviated, both cases), Chinese/Japanese "1月" and "一月",
-// Korean "1월". Year-less stamps take ctx.year; naive local stamps are
-// converted to UTC by subtracting ctx.utc_offset. Pure; never throws.
+// Korean "1월". Year-less stamps take ctx.year (and get no time while it
+// is 0); naive local stamps are converted to UTC by subtracting
+// ctx.utc_offset. Pure; never throws.
 #pragma once
 
 #include <chrono>
@@ -36,7 +37,7 @@
 namespace gpudoctor {
 
 struct LineTimeContext {
-  int year = 1970;                     // for stamps without a year
+  int year = 0;                        // for stamps without a year; 0: unknown
   std::chrono::seconds utc_offset{0};  // local time = UTC + utc_offset
 };
 

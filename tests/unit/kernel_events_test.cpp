@@ -227,6 +227,15 @@ TEST(KernelEvents, DmesgHumanRelativeTimesAddUp) {
             duration_cast<milliseconds>(expect.time_since_epoch()));
 }
 
+TEST(KernelEvents, DefaultYearIsTheCurrentOne) {
+  auto ev = Extract({"Feb 15 17:37:45 h kernel: NVRM: Xid (PCI:0000:01:00): 13, x"});
+  ASSERT_EQ(ev.size(), 1u);
+  ASSERT_TRUE(ev[0].time.has_value());
+  using namespace std::chrono;
+  auto y = year_month_day(floor<days>(*ev[0].time)).year();
+  EXPECT_EQ(y, year_month_day(floor<days>(system_clock::now())).year());
+}
+
 TEST(KernelEvents, SourceTimesWin) {
   LogLine l{"NVRM: Xid (PCI:0000:01:00): 13, x", SourceRef{"/dev/kmsg", 0},
             WallTime(std::chrono::seconds(1700000000)), 12.5};

@@ -170,6 +170,12 @@ TEST(KernelLine, MonthNames) {
   EXPECT_FALSE(ParseMonthName("13月", &used).has_value());
 }
 
+TEST(KernelLine, UnknownYearGivesNoTimeForYearlessStamps) {
+  LineTimeContext no_year;
+  EXPECT_FALSE(ParseKernelLine("Feb 15 17:37:45 h kernel: x", no_year).time.has_value());
+  EXPECT_TRUE(ParseKernelLine("[Sun Feb 23 16:24:18 2025] x", no_year).time.has_value());
+}
+
 TEST(KernelLine, InvalidDatesGiveNoTime) {
   EXPECT_FALSE(ParseKernelLine("Feb 31 10:00:00 h kernel: x", kCtx).time.has_value());
   EXPECT_FALSE(MakeWallTime(2025, 13, 1, 0, 0, 0, 0, seconds{0}).has_value());
