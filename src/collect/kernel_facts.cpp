@@ -1,6 +1,7 @@
 #include "collect/kernel_facts.h"
 
 #include <algorithm>
+#include <ctime>
 
 #include "collect/journal.h"
 #include "collect/kernel_log_files.h"
@@ -9,6 +10,22 @@
 
 namespace gpudoctor {
 
+namespace {
+
+// Year-less stamps (syslog, journalctl short) take this machine's year and
+// local time zone at collection time.
+ExtractOptions LocalTimeOptions(const CollectContext& ctx) {
+  ExtractOptions opts;
+  std::time_t now = std::chrono::system_clock::to_time_t(ctx.now);
+  std::tm local{};
+  localtime_r(&now, &local);
+  opts.time.year = local.tm_year + 1900;
+  opts.time.utc_offset = std::chrono::seconds(local.tm_gmtoff);
+  return opts;
+}
+
+}  // namespace
+
 void KeepWindow(std::vector<KernelEvent>& events, WallTime from) {
   std::erase_if(events, [&](const KernelEvent& e) { return e.time && *e.time < from; });
 }
@@ -16,6 +33,7 @@ void KeepWindow(std::vector<KernelEvent>& events, WallTime from) {
 KernelFacts CollectKernelFacts(const CollectContext& ctx, const KernelFactsOptions& options) {
   KernelFacts facts;
   const WallTime from = ctx.now - ctx.since;
+  const ExtractOptions extract = LocalTimeOptions(ctx);
   if (options.live) {
     JournalBatch journal = ReadJournalKernel(ctx);
     facts.sources.push_back(journal.status);
@@ -29,7 +47,7 @@ KernelFacts CollectKernelFacts(const CollectContext& ctx, const KernelFactsOptio
       facts.kmsg_records_lost = kmsg.lost;
       lines = std::move(kmsg.lines);
     }
-    auto events = ExtractKernelEvents(lines);
+    auto events = ExtractKernelEvents(lines, extract);
     KeepWindow(events, from);
     facts.events.insert(facts.events.end(), events.begin(), events.end());
   }
@@ -37,7 +55,7 @@ KernelFacts CollectKernelFacts(const CollectContext& ctx, const KernelFactsOptio
     auto lines = ReadKernelLogFile(file);
     facts.sources.push_back(StatusOf(file.string(), lines));
     if (!lines) continue;
-    auto events = ExtractKernelEvents(*lines);
+    auto events = ExtractKernelEvents(*lines, extract);
     facts.events.insert(facts.events.end(), events.begin(), events.end());
   }
   std::stable_sort(facts.events.begin(), facts.events.end(),
