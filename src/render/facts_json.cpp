@@ -5,6 +5,7 @@
 #include "core/time_format.h"
 #include "render/events_json.h"
 #include "render/facts_host_json.h"
+#include "render/facts_json_util.h"
 #include "render/facts_net_json.h"
 #include "render/facts_pci_json.h"
 #include "render/facts_versions_json.h"
@@ -26,11 +27,7 @@ nlohmann::ordered_json EvidenceToJson(const Evidence& ev) {
   j["network"] = ToJson(ev.network);
   nlohmann::ordered_json kernel;
   kernel["events"] = EventsToJson(ev.kernel.events);
-  nlohmann::ordered_json sources = nlohmann::ordered_json::array();
-  for (const auto& s : ev.kernel.sources) {
-    sources.push_back({{"source", s.source}, {"available", s.available}, {"why", s.why}});
-  }
-  kernel["sources"] = sources;
+  kernel["sources"] = facts_json::Sources(ev.kernel.sources);
   kernel["kmsg_records_lost"] = ev.kernel.kmsg_records_lost;
   j["kernel"] = kernel;
   return j;

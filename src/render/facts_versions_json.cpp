@@ -1,5 +1,7 @@
 #include "render/facts_versions_json.h"
 
+#include "render/facts_json_util.h"
+
 #include <nlohmann/json.hpp>
 
 namespace gpudoctor {
@@ -26,11 +28,7 @@ Json Cuda(const std::optional<CudaVersion>& v) {
 
 Json Verdict(const std::optional<CudaSupportVerdict>& v) { return v ? ToJson(*v) : Json(nullptr); }
 
-Json Sources(const std::vector<SourceStatus>& sources) {
-  Json arr = Json::array();
-  for (const auto& s : sources) arr.push_back(ToJson(s));
-  return arr;
-}
+using facts_json::Sources;
 
 Json Issues(const std::vector<FrameworkIssueId>& ids) {
   Json arr = Json::array();
@@ -71,14 +69,6 @@ Json Framework(const FrameworkInstall& f) {
 }
 
 }  // namespace
-
-Json ToJson(const SourceStatus& source) {
-  Json j;
-  j["source"] = source.source;
-  j["available"] = source.available;
-  j["why_not_available"] = source.available ? Json(nullptr) : Json(source.why);
-  return j;
-}
 
 Json ToJson(const CudaSupportVerdict& v) {
   Json j;

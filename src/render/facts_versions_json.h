@@ -9,7 +9,6 @@
 
 namespace gpudoctor {
 
-nlohmann::ordered_json ToJson(const SourceStatus& source);
 nlohmann::ordered_json ToJson(const CudaSupportVerdict& verdict);
 nlohmann::ordered_json ToJson(const DriverFacts& facts);
 nlohmann::ordered_json ToJson(const CudaFacts& facts);
