@@ -11,6 +11,8 @@ const std::vector<GpuField>& ScalarGpuFields() {
       {"board_part_number", &G::board_part_number},
       {"vbios_version", &G::vbios_version},
       {"inforom_image_version", &G::inforom_image_version},
+      {"gsp_firmware_enabled", &G::gsp_firmware_enabled},
+      {"gsp_firmware_version", &G::gsp_firmware_version},
       {"utilization_gpu_percent", &G::utilization_gpu_percent},
       {"utilization_memory_percent", &G::utilization_memory_percent},
       {"memory_total_bytes", &G::memory_total_bytes},

@@ -44,6 +44,8 @@ struct GpuStatus {
   std::optional<std::string> board_part_number;
   std::optional<std::string> vbios_version;
   std::optional<std::string> inforom_image_version;
+  std::optional<bool> gsp_firmware_enabled;
+  std::optional<std::string> gsp_firmware_version;
 
   std::optional<std::int64_t> utilization_gpu_percent;
   std::optional<std::int64_t> utilization_memory_percent;

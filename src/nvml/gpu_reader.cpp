@@ -21,6 +21,17 @@ void ReadIdentity(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
                              f.nvmlDeviceGetBoardPartNumber, dev);
   g.vbios_version = Text(r, "nvmlDeviceGetVbiosVersion", "vbios_version",
                          f.nvmlDeviceGetVbiosVersion, dev);
+  unsigned gsp_enabled = 0, gsp_default = 0;
+  if (r.Get("nvmlDeviceGetGspFirmwareMode", "gsp_firmware_enabled",
+            f.nvmlDeviceGetGspFirmwareMode, dev, &gsp_enabled, &gsp_default)) {
+    g.gsp_firmware_enabled = gsp_enabled != 0;
+  }
+  char gsp_version[kNvmlGspFirmwareVersionBufferSize] = {};
+  if (r.Get("nvmlDeviceGetGspFirmwareVersion", "gsp_firmware_version",
+            f.nvmlDeviceGetGspFirmwareVersion, dev, gsp_version)) {
+    gsp_version[sizeof gsp_version - 1] = '\0';
+    if (gsp_version[0] != '\0') g.gsp_firmware_version = std::string(gsp_version);
+  }
   g.inforom_image_version = Text(r, "nvmlDeviceGetInforomImageVersion", "inforom_image_version",
                                  f.nvmlDeviceGetInforomImageVersion, dev);
 }

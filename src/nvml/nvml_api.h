@@ -118,6 +118,7 @@ enum : int {
 constexpr unsigned long long nvmlEventTypeXidCriticalError = 0x8ULL;
 constexpr unsigned kNvmlNvLinkMaxLinks = 36;  // 13.3 header value; we probe.
 constexpr unsigned kNvmlStringBufferSize = 96;
+constexpr unsigned kNvmlGspFirmwareVersionBufferSize = 64;
 
 typedef struct {
   char busIdLegacy[16];
@@ -221,6 +222,8 @@ static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t layout");
   X(nvmlDeviceGetVbiosVersion, (nvmlDevice_t device, char* version, unsigned int length)) \
   X(nvmlDeviceGetInforomImageVersion, (nvmlDevice_t device, char* version, unsigned int length)) \
   X(nvmlDeviceGetPciInfo_v3, (nvmlDevice_t device, nvmlPciInfo_t* pci))        \
+  X(nvmlDeviceGetGspFirmwareMode, (nvmlDevice_t device, unsigned int* isEnabled, unsigned int* defaultMode)) \
+  X(nvmlDeviceGetGspFirmwareVersion, (nvmlDevice_t device, char* version))     \
   X(nvmlDeviceGetUtilizationRates, (nvmlDevice_t device, nvmlUtilization_t* utilization)) \
   X(nvmlDeviceGetMemoryInfo_v2, (nvmlDevice_t device, nvmlMemory_v2_t* memory)) \
   X(nvmlDeviceGetMemoryInfo, (nvmlDevice_t device, nvmlMemory_t* memory))      \

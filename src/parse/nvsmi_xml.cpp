@@ -26,6 +26,9 @@ void ParseIdentity(pugi::xml_node gpu, GpuStatus& out) {
   out.vbios_version = nvsmi::ParseText(ValueAt(gpu, "vbios_version"));
   out.inforom_image_version =
       nvsmi::ParseText(ValueAt(gpu, "inforom_version/img_version"));
+  // nvidia-smi prints a GSP version only when GSP firmware runs.
+  out.gsp_firmware_version = nvsmi::ParseText(ValueAt(gpu, "gsp_firmware_version"));
+  if (out.gsp_firmware_version) out.gsp_firmware_enabled = true;
   std::string bus_id =
       NormalizePciBusId(std::string(ValueAt(gpu, "pci/pci_bus_id")));
   if (bus_id.empty()) bus_id = NormalizePciBusId(gpu.attribute("id").value());

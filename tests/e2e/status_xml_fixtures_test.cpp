@@ -47,6 +47,7 @@ const std::vector<Mapping>& Mappings() {
   static const std::vector<Mapping> kMappings = {
       {"name", {"product_name"}, Unit::kString},
       {"uuid", {"uuid"}, Unit::kString},
+      {"gsp_firmware_version", {"gsp_firmware_version"}, Unit::kString},
       {"memory_total_bytes", {"fb_memory_usage/total"}, Unit::kMiB},
       {"memory_free_bytes", {"fb_memory_usage/free"}, Unit::kMiB},
       {"utilization_gpu_percent", {"utilization/gpu_util"}, Unit::kNumber},

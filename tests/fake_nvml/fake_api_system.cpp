@@ -212,6 +212,25 @@ nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device,
                  });
 }
 
+nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int* isEnabled,
+                                          unsigned int* defaultMode) {
+  return WithGpu(device, {"gsp_firmware_enabled"}, [&](const GpuCall& c) -> nvmlReturn_t {
+    if (isEnabled == nullptr || defaultMode == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+    if (!c.now.gsp_firmware_enabled) return NVML_ERROR_NOT_SUPPORTED;
+    *isEnabled = *c.now.gsp_firmware_enabled ? 1 : 0;
+    *defaultMode = *isEnabled;
+    return NVML_SUCCESS;
+  });
+}
+
+nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char* version) {
+  return WithGpu(device, {"gsp_firmware_version"}, [&](const GpuCall& c) -> nvmlReturn_t {
+    // NVML documents a buffer of at least NVML_GSP_FIRMWARE_VERSION_BUF_SIZE.
+    return CopyString(c.now.gsp_firmware_version.value_or(""), version,
+                      kNvmlGspFirmwareVersionBufferSize);
+  });
+}
+
 nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t* pci) {
   return WithGpu(device, {"pci_bus_id"}, [&](const GpuCall& c) -> nvmlReturn_t {
     if (pci == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
