@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential g++ cmake ninja-build pkg-config
   nlohmann-json3-dev libfmt-dev libcli11-dev libpugixml-dev
   googletest libgtest-dev libgmock-dev
-  libsystemd-dev zlib1g-dev libbenchmark-dev
+  libsystemd-dev zlib1g-dev libbenchmark-dev libtomlplusplus-dev
   python3 util-linux
 )
 

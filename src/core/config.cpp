@@ -1,0 +1,337 @@
+#include "core/config.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <toml++/toml.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <map>
+
+namespace gpudoctor {
+namespace {
+
+// An accepted interval for a number; open ends exclude the bound.
+struct Range {
+  double lo;
+  double hi;
+  bool lo_open;
+  bool hi_open;
+
+  bool Contains(double v) const {
+    if (!std::isfinite(v)) return false;
+    if (lo_open ? v <= lo : v < lo) return false;
+    if (hi_open ? v >= hi : v > hi) return false;
+    return true;
+  }
+  std::string Text() const {
+    if (std::isinf(hi)) return fmt::format("{} {}", lo_open ? "above" : "at least", lo);
+    return fmt::format("in {}{}, {}{}", lo_open ? '(' : '[', lo, hi, hi_open ? ')' : ']');
+  }
+};
+
+constexpr double kInf = HUGE_VAL;
+constexpr Range kPercent{0, 100, false, false};
+constexpr Range kFraction{0, 1, true, false};  // (0, 1]
+
+struct ThresholdKey {
+  const char* name;
+  double Thresholds::*member;
+  Range range;
+};
+
+constexpr ThresholdKey kThresholdKeys[] = {
+    {"utilization_wasted_below_percent", &Thresholds::utilization_wasted_below_percent, kPercent},
+    {"utilization_normal_min_percent", &Thresholds::utilization_normal_min_percent, kPercent},
+    {"utilization_normal_max_percent", &Thresholds::utilization_normal_max_percent, kPercent},
+    {"utilization_saturated_percent", &Thresholds::utilization_saturated_percent, kPercent},
+    {"memory_high_percent", &Thresholds::memory_high_percent, kPercent},
+    {"temperature_high_c", &Thresholds::temperature_high_c, {0, 150, true, false}},
+    {"power_near_limit_ratio", &Thresholds::power_near_limit_ratio, kFraction},
+    {"power_fluctuation_cv", &Thresholds::power_fluctuation_cv, {0, 10, true, false}},
+};
+
+const char* TypeName(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a floating-point number";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::date:
+      return "a date";
+    case toml::node_type::time:
+      return "a time";
+    case toml::node_type::date_time:
+      return "a date-time";
+    default:
+      return "nothing";
+  }
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string_view source) : source_(source) {}
+
+  std::optional<Error> Fail(const toml::source_region& where, std::string_view key,
+                            std::string_view why) const {
+    return Error{ErrorCode::kInvalid,
+                 fmt::format("{}:{}: {}: {}", source_, where.begin.line, key, why)};
+  }
+
+  // A key's own position when toml++ has one, else its value's.
+  static const toml::source_region& Where(const toml::key& k, const toml::node& v) {
+    return k.source().begin.line != 0 ? k.source() : v.source();
+  }
+
+  std::optional<Error> Number(const toml::node& v, const toml::source_region& where,
+                              std::string_view key, const Range& range, double& out) const {
+    double d = 0;
+    if (const auto* i = v.as_integer()) {
+      d = static_cast<double>(i->get());
+    } else if (const auto* f = v.as_floating_point()) {
+      d = f->get();
+    } else {
+      return Fail(where, key, fmt::format("expected a number, got {}", TypeName(v)));
+    }
+    if (!range.Contains(d)) return Fail(where, key, fmt::format("{} is not {}", d, range.Text()));
+    out = d;
+    return std::nullopt;
+  }
+
+  std::optional<Error> ThresholdsSection(const toml::table& t, Config& cfg) {
+    for (auto&& [k, v] : t) {
+      const std::string key = "thresholds." + std::string(k.str());
+      const auto& where = Where(k, v);
+      const ThresholdKey* found = nullptr;
+      for (const auto& tk : kThresholdKeys)
+        if (k.str() == tk.name) found = &tk;
+      if (found == nullptr) return Fail(where, key, "unknown key");
+      if (auto e = Number(v, where, key, found->range, cfg.thresholds.*(found->member))) return e;
+      threshold_lines_[found->name] = where;
+    }
+    // The utilisation bands must be ordered: wasted <= normal min <= normal max <= saturated.
+    const auto& th = cfg.thresholds;
+    struct Pair {
+      const char* low;
+      double low_value;
+      const char* high;
+      double high_value;
+    };
+    const Pair pairs[] = {
+        {"utilization_wasted_below_percent", th.utilization_wasted_below_percent,
+         "utilization_normal_min_percent", th.utilization_normal_min_percent},
+        {"utilization_normal_min_percent", th.utilization_normal_min_percent,
+         "utilization_normal_max_percent", th.utilization_normal_max_percent},
+        {"utilization_normal_max_percent", th.utilization_normal_max_percent,
+         "utilization_saturated_percent", th.utilization_saturated_percent},
+    };
+    for (const auto& p : pairs) {
+      if (p.low_value <= p.high_value) continue;
+      // Name the key the file set; the low one when it set both.
+      const bool low_set = threshold_lines_.count(p.low) != 0;
+      const char* named = low_set ? p.low : p.high;
+      const char* other = low_set ? p.high : p.low;
+      const double named_value = low_set ? p.low_value : p.high_value;
+      const double other_value = low_set ? p.high_value : p.low_value;
+      return Fail(threshold_lines_.at(named), std::string("thresholds.") + named,
+                  fmt::format("{} is {} {} ({})", named_value, low_set ? "above" : "below", other,
+                              other_value));
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Error> PowerSection(const toml::table& t, Config& cfg) {
+    for (auto&& [k, v] : t) {
+      const std::string key = "power." + std::string(k.str());
+      const auto& where = Where(k, v);
+      double d = 0;
+      if (k.str() == "psu_capacity_w") {
+        if (auto e = Number(v, where, key, {0, kInf, true, true}, d)) return e;
+        cfg.psu_capacity_w = d;
+      } else if (k.str() == "headroom_ratio") {
+        if (auto e = Number(v, where, key, {0, 1, false, true}, d)) return e;
+        cfg.psu_headroom_ratio = d;
+      } else {
+        return Fail(where, key, "unknown key");
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Error> GpusSection(const toml::table& t, Config& cfg) {
+    for (auto&& [k, v] : t) {
+      const std::string key = "gpus." + std::string(k.str());
+      const auto& where = Where(k, v);
+      if (k.str() != "expected_count") return Fail(where, key, "unknown key");
+      const auto* i = v.as_integer();
+      if (i == nullptr)
+        return Fail(where, key, fmt::format("expected an integer, got {}", TypeName(v)));
+      const std::int64_t n = i->get();
+      if (n < 1 || n > 1024) return Fail(where, key, fmt::format("{} is not in [1, 1024]", n));
+      cfg.expected_gpus = static_cast<unsigned>(n);
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Error> WindowSection(const toml::table& t, Config& cfg) {
+    for (auto&& [k, v] : t) {
+      const std::string key = "window." + std::string(k.str());
+      const auto& where = Where(k, v);
+      if (k.str() != "sustained_fraction") return Fail(where, key, "unknown key");
+      if (auto e = Number(v, where, key, kFraction, cfg.sustained_fraction)) return e;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Error> NetworkSection(const toml::table& t, Config& cfg) {
+    for (auto&& [k, v] : t) {
+      const std::string key = "network." + std::string(k.str());
+      const auto& where = Where(k, v);
+      if (k.str() != "ping") return Fail(where, key, "unknown key");
+      const auto* arr = v.as_array();
+      if (arr == nullptr)
+        return Fail(where, key, fmt::format("expected an array of strings, got {}", TypeName(v)));
+      std::vector<std::string> targets;
+      for (const auto& item : *arr) {
+        const auto& at = item.source().begin.line != 0 ? item.source() : where;
+        const auto* s = item.as_string();
+        if (s == nullptr)
+          return Fail(at, key, fmt::format("expected a string, got {}", TypeName(item)));
+        const std::string& text = s->get();
+        if (text.empty() || text.find_first_of(" \t\r\n") != std::string::npos)
+          return Fail(at, key, fmt::format("'{}' is not a host or host:port", text));
+        targets.push_back(text);
+      }
+      cfg.ping_targets = std::move(targets);
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Error> Document(const toml::table& doc, Config& cfg) {
+    using Section = std::optional<Error> (Parser::*)(const toml::table&, Config&);
+    static const std::pair<std::string_view, Section> kSections[] = {
+        {"thresholds", &Parser::ThresholdsSection},
+        {"power", &Parser::PowerSection},
+        {"gpus", &Parser::GpusSection},
+        {"window", &Parser::WindowSection},
+        {"network", &Parser::NetworkSection},
+    };
+    for (auto&& [k, v] : doc) {
+      const auto& where = Where(k, v);
+      Section section = nullptr;
+      for (const auto& [name, fn] : kSections)
+        if (k.str() == name) section = fn;
+      if (section == nullptr)
+        return Fail(where, k.str(), v.is_table() ? "unknown section" : "unknown key");
+      const auto* table = v.as_table();
+      if (table == nullptr)
+        return Fail(where, k.str(), fmt::format("expected a section, got {}", TypeName(v)));
+      if (auto e = (this->*section)(*table, cfg)) return e;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  std::string_view source_;
+  std::map<std::string, toml::source_region> threshold_lines_;
+};
+
+}  // namespace
+
+Result<Config> ParseConfig(std::string_view toml_text, std::string_view source_name) {
+  toml::table doc;
+#if TOML_EXCEPTIONS
+  try {
+    doc = toml::parse(toml_text, source_name);
+  } catch (const toml::parse_error& err) {
+    return Error{ErrorCode::kCorrupt,
+                 fmt::format("{}:{}:{}: TOML syntax: {}", source_name, err.source().begin.line,
+                             err.source().begin.column, err.description())};
+  }
+#else
+  toml::parse_result parsed = toml::parse(toml_text, source_name);
+  if (!parsed) {
+    const auto& err = parsed.error();
+    return Error{ErrorCode::kCorrupt,
+                 fmt::format("{}:{}:{}: TOML syntax: {}", source_name, err.source().begin.line,
+                             err.source().begin.column, err.description())};
+  }
+  doc = std::move(parsed).table();
+#endif
+  Config cfg;
+  cfg.source = std::string(source_name);
+  Parser parser(source_name);
+  if (auto e = parser.Document(doc, cfg)) return *e;
+  return cfg;
+}
+
+namespace {
+
+// Reads a whole regular file; the error names the file.
+Result<std::string> ReadConfigFile(const std::string& path) {
+  const std::string context = "config file " + path;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoError(errno, context);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return ErrnoError(err, context);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Error{ErrorCode::kInvalid,
+                 context + (S_ISDIR(st.st_mode) ? ": is a directory, not a TOML file"
+                                                : ": not a regular file")};
+  }
+  std::string text;
+  char buf[8192];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      return ErrnoError(err, context);
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > (1u << 20)) {
+      ::close(fd);
+      return Error{ErrorCode::kInvalid, context + ": larger than 1 MiB, not a config file"};
+    }
+  }
+  ::close(fd);
+  return text;
+}
+
+}  // namespace
+
+Result<Config> LoadConfig(const std::optional<std::string>& explicit_path,
+                          std::string_view default_path) {
+  std::string path;
+  if (explicit_path) {
+    path = *explicit_path;
+  } else {
+    path = std::string(default_path);
+    struct stat st {};
+    // Only absence falls back to the defaults; anything else there is read and must be valid.
+    if (::lstat(path.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) return Config{};
+  }
+  auto text = ReadConfigFile(path);
+  if (!text) return text.error();
+  return ParseConfig(*text, path);
+}
+
+}  // namespace gpudoctor
