@@ -1,0 +1,226 @@
+#include "parse/nvsmi_text.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "parse/nvsmi_text_sections.h"
+#include "parse/nvsmi_values.h"
+
+namespace gpudoctor {
+namespace {
+
+Error NotNvsmiText(std::string_view source_name, std::string_view why) {
+  return Error{ErrorCode::kCorrupt,
+               fmt::format("{}: not nvidia-smi -q output: {}", source_name, why)};
+}
+
+struct TextLine {
+  std::size_t indent = 0;
+  std::string label;                      // lower case, trimmed
+  std::optional<std::string_view> value;  // nullopt for a section header
+  std::string_view raw_label;             // as written, trimmed
+};
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+bool StartsWith(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+// Splits one line; nullopt for blank lines, the banner and "[...]" elisions.
+std::optional<TextLine> SplitLine(std::string_view raw) {
+  if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
+  TextLine line;
+  while (line.indent < raw.size() && (raw[line.indent] == ' ' || raw[line.indent] == '\t')) {
+    ++line.indent;
+  }
+  std::string_view rest = nvsmi::Trim(raw.substr(line.indent));
+  if (rest.empty() || StartsWith(rest, "====")) return std::nullopt;
+  if (rest.front() == '[' && rest.back() == ']' && rest.find(':') == std::string_view::npos) {
+    return std::nullopt;
+  }
+  std::size_t colon = rest.find(" :");
+  std::size_t skip = 2;
+  if (colon == std::string_view::npos) {
+    colon = rest.find(": ");
+    skip = 1;
+  }
+  if (colon == std::string_view::npos && rest.back() == ':') {
+    colon = rest.size() - 1;
+    skip = 1;
+  }
+  if (colon == std::string_view::npos) {
+    line.raw_label = rest;
+  } else {
+    line.raw_label = nvsmi::Trim(rest.substr(0, colon));
+    line.value = nvsmi::Trim(rest.substr(colon + skip));
+  }
+  line.label = Lower(line.raw_label);
+  return line;
+}
+
+// "GPU 00000000:3B:00.0" -> the normalised bus id; empty for other lines.
+std::string GpuHeaderBusId(const TextLine& line) {
+  if (line.indent != 0 || line.value || !StartsWith(line.raw_label, "GPU ")) return "";
+  return NormalizePciBusId(std::string(nvsmi::Trim(line.raw_label.substr(4))));
+}
+
+bool IsMigBlock(std::string_view lower_label) { return StartsWith(lower_label, "mig device"); }
+
+// Top-level lines; true when the line was one.
+bool ApplyTopLevel(const TextLine& line, SystemStatus& system) {
+  if (line.indent != 0 || !line.value) return false;
+  if (line.label == "driver version") {
+    system.driver_version = nvsmi::ParseText(*line.value);
+  } else if (line.label == "cuda version") {
+    system.cuda_driver_version = nvsmi::ParseCudaVersion(*line.value);
+  } else if (line.label != "timestamp" && line.label != "attached gpus") {
+    return false;
+  }
+  return true;
+}
+
+bool IsNone(std::string_view value) {
+  std::string_view v = nvsmi::Trim(value);
+  return v == "None" || v == "none" || v == "NONE";
+}
+
+// "Processes" block: "Process ID" opens an entry, "Name" and "Used GPU
+// Memory" (nested under it in newer drivers) fill it.
+bool ApplyProcess(const std::vector<std::string>& path, std::string_view label,
+                  std::optional<std::string_view> value, nvsmi::TextGpu& out) {
+  GpuStatus& gpu = out.gpu;
+  if (path.empty() && label == "processes") {
+    if (!value || IsNone(*value)) gpu.processes.emplace();
+    return true;
+  }
+  if (path.empty() || path[0] != "processes" || !value) return false;
+  if (!gpu.processes) gpu.processes.emplace();
+  if (label == "process id") {
+    auto pid = nvsmi::ParseInteger(*value);
+    out.in_process = pid && *pid >= 0 && *pid <= 0xffffffffLL;
+    if (out.in_process) {
+      GpuProcess process;
+      process.pid = static_cast<std::uint32_t>(*pid);
+      gpu.processes->push_back(std::move(process));
+    }
+    return true;
+  }
+  if (label == "gpu instance id") {
+    out.in_process = false;
+    return true;
+  }
+  if (!out.in_process || gpu.processes->empty()) return false;
+  if (label == "name") {
+    gpu.processes->back().name = nvsmi::ParseText(*value).value_or("");
+    return true;
+  }
+  if (label == "used gpu memory") {
+    gpu.processes->back().used_memory_bytes = nvsmi::ParseMemoryBytes(*value);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<SystemStatus> ParseNvidiaSmiText(std::string_view text, std::string_view source_name) {
+  if (nvsmi::Trim(text).empty()) return NotNvsmiText(source_name, "empty input");
+  if (text.find('\0') != std::string_view::npos) {
+    return NotNvsmiText(source_name, "binary data (NUL byte)");
+  }
+  SystemStatus system;
+  system.nvml_loaded = true;
+  std::vector<nvsmi::TextGpu> gpus;
+  std::vector<std::pair<std::size_t, std::string>> stack;  // indent, lower label
+  std::vector<std::string> path;
+  int top_level = 0;
+  bool implicit_gpu = false;
+
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::optional<TextLine> line = SplitLine(text.substr(pos, end - pos));
+    pos = end + 1;
+    if (!line) continue;
+
+    if (std::string bus_id = GpuHeaderBusId(*line); !bus_id.empty()) {
+      gpus.emplace_back();
+      gpus.back().gpu.pci_bus_id = std::move(bus_id);
+      stack.clear();
+      continue;
+    }
+    while (!stack.empty() && stack.back().first >= line->indent) stack.pop_back();
+    if (stack.empty() && ApplyTopLevel(*line, system)) {
+      ++top_level;
+      continue;
+    }
+    path.clear();
+    bool in_mig = IsMigBlock(line->label);
+    for (const auto& entry : stack) {
+      path.push_back(entry.second);
+      in_mig = in_mig || IsMigBlock(entry.second);
+    }
+    stack.emplace_back(line->indent, line->label);
+    if (in_mig) continue;
+    if (gpus.empty()) {
+      gpus.emplace_back();
+      implicit_gpu = true;
+    }
+    if (ApplyProcess(path, line->label, line->value, gpus.back())) {
+      ++gpus.back().recognised;
+    } else {
+      nvsmi::ApplyTextField(path, line->label, line->value, gpus.back());
+    }
+  }
+
+  // A fragment's GPU that recognised nothing is noise, not a GPU.
+  if (implicit_gpu && gpus.size() == 1 && gpus.front().recognised == 0) gpus.clear();
+  if (gpus.empty() && top_level == 0) {
+    return NotNvsmiText(source_name, "no GPU block and no known nvidia-smi line");
+  }
+  unsigned index = 0;
+  for (nvsmi::TextGpu& gpu : gpus) {
+    nvsmi::FinishTextGpu(gpu);
+    gpu.gpu.index = index++;
+    system.gpus.push_back(std::move(gpu.gpu));
+  }
+  return system;
+}
+
+bool LooksLikeNvidiaSmiText(std::string_view head) {
+  if (head.find('\0') != std::string_view::npos ||
+      head.find("<nvidia_smi_log") != std::string_view::npos ||
+      StartsWith(nvsmi::Trim(head), "<?xml")) {
+    return false;
+  }
+  if (head.find("NVSMI LOG") != std::string_view::npos) return true;
+  std::size_t pos = 0;
+  while (pos < head.size()) {
+    std::size_t end = head.find('\n', pos);
+    if (end == std::string_view::npos) end = head.size();
+    std::optional<TextLine> line = SplitLine(head.substr(pos, end - pos));
+    pos = end + 1;
+    if (!line) continue;
+    if (!GpuHeaderBusId(*line).empty()) return true;
+    for (std::string_view known :
+         {"driver version", "cuda version", "product name", "gpu uuid", "attached gpus",
+          "ecc errors", "remapped rows", "fb memory usage", "clocks event reasons"}) {
+      if (line->label == known) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace gpudoctor
