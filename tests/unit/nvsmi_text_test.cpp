@@ -10,23 +10,16 @@
 #include <vector>
 
 #include "core/clock_reasons.h"
+#include "support/fixtures.h"
 
 namespace gpudoctor {
 namespace {
 
 constexpr std::int64_t kMiB = 1024 * 1024;
 
-std::filesystem::path TextFixtureDir() {
-  return std::filesystem::path(SHARED_DIR) / "fixtures" / "text";
-}
+std::filesystem::path TextFixtureDir() { return test::FixtureDir("text"); }
 
-// Reads a fixture; empty when the shared fixtures are not on this machine.
-std::string ReadFixture(const std::string& name) {
-  std::ifstream in(TextFixtureDir() / name, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string ReadFixture(const std::string& name) { return test::ReadFixtureFile("text", name); }
 
 std::uint64_t Bits(std::initializer_list<const char*> names) {
   std::uint64_t mask = 0;

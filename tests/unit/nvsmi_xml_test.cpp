@@ -8,23 +8,16 @@
 #include <string>
 
 #include "core/clock_reasons.h"
+#include "support/fixtures.h"
 
 namespace gpudoctor {
 namespace {
 
 constexpr std::int64_t kMiB = 1024 * 1024;
 
-std::filesystem::path XmlFixtureDir() {
-  return std::filesystem::path(SHARED_DIR) / "fixtures" / "xml";
-}
+std::filesystem::path XmlFixtureDir() { return test::FixtureDir("xml"); }
 
-// Reads a fixture; empty when the shared fixtures are not on this machine.
-std::string ReadFixture(const std::string& name) {
-  std::ifstream in(XmlFixtureDir() / name, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string ReadFixture(const std::string& name) { return test::ReadFixtureFile("xml", name); }
 
 #define LOAD_FIXTURE_OR_SKIP(var, name)                           \
   std::string var##_text = ReadFixture(name);                     \
