@@ -1,0 +1,73 @@
+// Everything the rules read, from any source: a live `diagnose` (NVML
+// samples over --duration plus the collected evidence), a recorded window
+// (`report`), or files given to `analyze`. Each kind of evidence is optional:
+// a rule that needs one that is absent is listed as not checked.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collect/dropped_gpus.h"
+#include "collect/host_facts.h"
+#include "collect/kernel_facts.h"
+#include "collect/net_facts.h"
+#include "collect/pci_devices.h"
+#include "collect/process_info.h"
+#include "collect/versions.h"
+#include "core/config.h"
+#include "core/gpu_status.h"
+#include "core/kernel_event.h"
+
+namespace gpudoctor {
+
+// One GPU over the window: its readings in time order (at least one).
+struct GpuSeries {
+  std::string pci_bus_id;  // the key; "0000:3b:00.0"
+  std::vector<GpuStatus> readings;
+  std::vector<std::optional<WallTime>> times;  // same length as readings
+  const GpuStatus& latest() const { return readings.back(); }
+};
+
+struct DiagnosisInput {
+  Config config;  // thresholds, PSU capacity, expected GPUs, sustained fraction
+
+  std::optional<WallTime> window_from;
+  std::optional<WallTime> window_to;
+
+  // GPU readings. `gpu_readings` is true when at least one reading of the
+  // system exists (even one where NVML failed: nvml_loaded false).
+  bool gpu_readings = false;
+  bool nvml_loaded = false;
+  std::string nvml_error;
+  std::optional<std::string> driver_version;
+  std::optional<std::int64_t> cuda_driver_version;
+  std::vector<GpuSeries> gpus;  // in index order of the latest reading
+
+  std::optional<HostFacts> host;
+  std::vector<ProcessInfo> gpu_processes;  // pids NVML reports, described (live)
+  std::optional<PciFacts> pci;
+  std::vector<DroppedGpu> dropped_gpus;  // meaningful only when pci is set
+  std::optional<VersionFacts> versions;
+  std::optional<NetFacts> network;
+  std::optional<KernelFacts> kernel;  // events of the window, and their sources
+
+  // Identity for the report's `host` block.
+  std::string hostname;
+  std::string kernel_release;
+  bool live = false;  // read from this machine now (diagnose) rather than files/store
+};
+
+// Appends one reading of the whole system (taken at `time` when known). GPUs
+// are matched by bus id; a GPU that appears later gets its own series.
+// Updates nvml_loaded, nvml_error and the versions from the newest reading.
+void AddReading(DiagnosisInput& input, const SystemStatus& status,
+                std::optional<WallTime> time);
+
+// The series of the GPU with this bus id, or nullptr.
+const GpuSeries* FindGpu(const DiagnosisInput& input, const std::string& pci_bus_id);
+
+// "GPU 2 (0000:3b:00.0)" -- how findings name a GPU in text.
+std::string GpuLabel(const GpuStatus& gpu);
+
+}  // namespace gpudoctor

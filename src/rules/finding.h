@@ -1,0 +1,70 @@
+// What a rule concludes: a Finding with its evidence and ordered actions, in
+// English and Chinese at once (the renderer picks the language), and the
+// NotChecked entries for what a rule could not judge and why.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/kernel_event.h"
+
+namespace gpudoctor {
+
+enum class Severity { kOk, kInfo, kWarning, kCritical };
+
+// "ok", "info", "warning", "critical".
+const char* SeverityName(Severity severity);
+std::optional<Severity> ParseSeverity(std::string_view name);
+
+enum class Lang { kEn, kZh };
+
+// "en" / "zh" (also "zh_CN", "zh-TW", ...); nullopt otherwise.
+std::optional<Lang> ParseLang(std::string_view name);
+// From LC_ALL, then LC_MESSAGES, then LANG: Chinese when the first one set
+// starts with "zh", else English.
+Lang LangFromEnvironment();
+
+// One user-facing text in both languages. Rules fill both; `zh` must not be
+// left in English (a test walks every rule).
+struct Text {
+  std::string en;
+  std::string zh;
+  const std::string& In(Lang lang) const { return lang == Lang::kZh ? zh : en; }
+};
+
+// One piece of evidence: a measured number with its unit, or a log line with
+// the file and line it came from (or both).
+struct EvidenceItem {
+  Text text;                         // "temperature max 91 °C over 10 s (threshold 85 °C)"
+  std::optional<double> value;       // 91
+  std::string unit;                  // "celsius", "watts", "percent", "count", ...
+  std::optional<SourceRef> source;   // the log line, when the evidence is one
+  std::optional<WallTime> time;      // when it happened, when known
+};
+
+// One step of the remedy, in the order to try them.
+struct Action {
+  Text text;
+  std::string command;  // the command to type, when there is one; never run by diagnose
+};
+
+struct Finding {
+  std::string id;        // the rule's id, e.g. "thermal.slowdown"
+  std::string category;  // the rule's category, e.g. "thermal"
+  Severity severity = Severity::kInfo;
+  std::vector<std::string> gpus;  // pci bus ids "0000:3b:00.0"; empty: host-wide
+  Text title;                     // one line
+  Text explanation;               // a few sentences: what it means, why we think so
+  std::vector<EvidenceItem> evidence;
+  std::vector<Action> actions;
+  std::vector<int> xids;  // Xid codes involved, ascending, unique
+};
+
+struct NotChecked {
+  std::string rule;  // rule id
+  Text reason;       // "no kernel log in the given files", "no NVSwitch on this system"
+};
+
+}  // namespace gpudoctor

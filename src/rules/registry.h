@@ -1,0 +1,25 @@
+// The one ordered list of diagnosis rules. Each group file lists its rules
+// explicitly; AllRules() joins the groups in this order: GPU readings,
+// kernel-log events, host and system. A test walks the list: unique ids,
+// a description, a firing and a quiet case for each.
+#pragma once
+
+#include <vector>
+
+#include "rules/rule.h"
+
+namespace gpudoctor {
+
+// Rules that judge windows of GPU readings (rules/group_gpu.cpp).
+std::vector<const Rule*> GpuReadingRules();
+// Rules over kernel-log events, with their correlations (rules/group_events.cpp).
+std::vector<const Rule*> KernelEventRules();
+// Rules over the host, PCI bus, versions, services and network (rules/group_system.cpp).
+std::vector<const Rule*> SystemRules();
+
+// All of them, in order. Built once; thread-safe.
+const std::vector<const Rule*>& AllRules();
+
+const Rule* FindRule(std::string_view id);
+
+}  // namespace gpudoctor
