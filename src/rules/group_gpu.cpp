@@ -4,7 +4,7 @@
 
 namespace gpudoctor {
 
-std::vector<const Rule*> GpuReadingRules() {
+std::vector<const Rule*> GpuPerformanceRules() {
   return {
       &kThermalSlowdownRule,
   };

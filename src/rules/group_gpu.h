@@ -1,4 +1,5 @@
-// The rules over GPU readings, each defined in its own file.
+// The rules over windows of GPU readings about performance: thermal, power,
+// utilisation, memory, clocks, data transfer. Each defined in its own file.
 #pragma once
 
 #include "rules/rule.h"

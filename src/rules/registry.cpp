@@ -5,7 +5,7 @@ namespace gpudoctor {
 const std::vector<const Rule*>& AllRules() {
   static const std::vector<const Rule*> all = [] {
     std::vector<const Rule*> rules;
-    for (auto group : {GpuReadingRules(), KernelEventRules(), SystemRules()}) {
+    for (auto group : {GpuPerformanceRules(), GpuHealthRules(), KernelEventRules(), SystemRules()}) {
       rules.insert(rules.end(), group.begin(), group.end());
     }
     return rules;

@@ -1,6 +1,6 @@
 // The one ordered list of diagnosis rules. Each group file lists its rules
-// explicitly; AllRules() joins the groups in this order: GPU readings,
-// kernel-log events, host and system. A test walks the list: unique ids,
+// explicitly; AllRules() joins the groups in this order: GPU performance,
+// GPU health and configuration, kernel-log events, host and system. A test walks the list: unique ids,
 // a description, a firing and a quiet case for each.
 #pragma once
 
@@ -10,8 +10,10 @@
 
 namespace gpudoctor {
 
-// Rules that judge windows of GPU readings (rules/group_gpu.cpp).
-std::vector<const Rule*> GpuReadingRules();
+// Rules that judge windows of GPU readings for performance (rules/group_gpu.cpp).
+std::vector<const Rule*> GpuPerformanceRules();
+// Rules over GPU readings for health and configuration (rules/group_gpu_health.cpp).
+std::vector<const Rule*> GpuHealthRules();
 // Rules over kernel-log events, with their correlations (rules/group_events.cpp).
 std::vector<const Rule*> KernelEventRules();
 // Rules over the host, PCI bus, versions, services and network (rules/group_system.cpp).
