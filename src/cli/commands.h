@@ -26,8 +26,10 @@ struct GlobalOptions {
 // Each Register* adds a subcommand whose callback stores its exit code in
 // *exit_code.
 void RegisterStatus(CLI::App& app, const GlobalOptions& global, int* exit_code);
-// What a bare `gpudoctor` runs.
+// What a bare `gpudoctor` runs: diagnose with its defaults.
 int RunDefault(const GlobalOptions& global);
+void RegisterDiagnose(CLI::App& app, const GlobalOptions& global, int* exit_code);
+void RegisterAnalyze(CLI::App& app, const GlobalOptions& global, int* exit_code);
 void RegisterWatch(CLI::App& app, const GlobalOptions& global, int* exit_code);
 void RegisterFacts(CLI::App& app, const GlobalOptions& global, int* exit_code);
 

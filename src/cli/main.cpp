@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   app.fallthrough();
 
   int exit_code = kExitOk;
+  RegisterDiagnose(app, global, &exit_code);
   RegisterStatus(app, global, &exit_code);
   RegisterWatch(app, global, &exit_code);
   RegisterFacts(app, global, &exit_code);
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
     return kExitCannotRun;
   }
   if (app.get_subcommands().empty()) {
-    // A bare `gpudoctor` runs the main job; until diagnosis exists, status.
+    // A bare `gpudoctor` runs the main job.
     return RunDefault(global);
   }
   return exit_code;

@@ -51,8 +51,6 @@ int RunStatus(const StatusOptions& opts, const GlobalOptions& global) {
 
 }  // namespace
 
-int RunDefault(const GlobalOptions& global) { return RunStatus(StatusOptions{}, global); }
-
 void RegisterStatus(CLI::App& app, const GlobalOptions& global, int* exit_code) {
   auto opts = std::make_shared<StatusOptions>();
   CLI::App* cmd = app.add_subcommand(

@@ -37,6 +37,10 @@ VersionInputs MakeVersionInputs(const SystemStatus& nvml, const PciFacts& pci,
 }  // namespace
 
 Evidence CollectEvidence(NvmlSession& nvml_session, const EvidenceOptions& options) {
+  return CollectEvidence(nvml_session.Sample(), options);
+}
+
+Evidence CollectEvidence(const SystemStatus& nvml_reading, const EvidenceOptions& options) {
   const CollectContext& ctx = options.ctx;
   Evidence ev;
   ev.collected_at = ctx.now;
@@ -45,7 +49,7 @@ Evidence CollectEvidence(NvmlSession& nvml_session, const EvidenceOptions& optio
   auto network = std::async(std::launch::async, [&] {
     return CollectNetwork(ctx, options.sample_window, options.ping_targets);
   });
-  ev.nvml = nvml_session.Sample();
+  ev.nvml = nvml_reading;
   ev.pci = ReadPciDevices(ctx);
   if (ev.nvml.nvml_loaded) {
     std::vector<std::string> bus_ids;

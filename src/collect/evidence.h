@@ -48,4 +48,8 @@ struct EvidenceOptions {
 // about sample_window (host and network rates are measured concurrently).
 Evidence CollectEvidence(NvmlSession& nvml, const EvidenceOptions& options);
 
+// The same from a reading already taken (diagnose samples NVML itself while
+// this runs on another thread). Does not touch NVML.
+Evidence CollectEvidence(const SystemStatus& nvml_reading, const EvidenceOptions& options);
+
 }  // namespace gpudoctor

@@ -1,6 +1,9 @@
 #include "support/rule_testing.h"
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "support/zh_check.h"
 
 namespace gpudoctor::testing {
 
@@ -85,7 +88,22 @@ DiagnosisInput RepeatedReadings(const std::vector<GpuStatus>& gpus, std::size_t 
 }
 
 Diagnosis RunRule(const Rule& rule, const DiagnosisInput& input) {
-  return Diagnose(input, std::vector<const Rule*>{&rule});
+  Diagnosis d = Diagnose(input, std::vector<const Rule*>{&rule});
+  // Every finding any rule test produces is checked for its Chinese text,
+  // its id and category, and for actions on what needs acting on.
+  for (const Finding& f : d.findings) {
+    EXPECT_EQ(f.id, rule.id);
+    EXPECT_EQ(f.category, rule.category);
+    for (const auto& problem : ChineseTextProblems(f)) ADD_FAILURE() << problem;
+    if (f.severity >= Severity::kWarning) {
+      EXPECT_FALSE(f.actions.empty()) << f.id << ": a warning or critical finding needs actions";
+    }
+    EXPECT_FALSE(f.evidence.empty()) << f.id << ": a finding needs evidence";
+  }
+  for (const NotChecked& n : d.not_checked) {
+    for (const auto& problem : ChineseTextProblems(n)) ADD_FAILURE() << problem;
+  }
+  return d;
 }
 
 KernelEvent MakeEvent(KernelEventKind kind, std::optional<int> code, const std::string& bus_id,

@@ -25,7 +25,10 @@ DiagnosisInput InputFromReadings(const std::vector<std::vector<GpuStatus>>& read
 // `count` identical readings of `gpus`.
 DiagnosisInput RepeatedReadings(const std::vector<GpuStatus>& gpus, std::size_t count);
 
-// Runs only `rule` (through the engine, so its needs are checked).
+// Runs only `rule` (through the engine, so its needs are checked). Adds a
+// test failure for any finding whose Chinese text is missing or still
+// English (support/zh_check.h), or that lacks evidence, or actions when it
+// is a warning or critical.
 Diagnosis RunRule(const Rule& rule, const DiagnosisInput& input);
 
 inline bool HasFinding(const Diagnosis& d, const std::string& id) {

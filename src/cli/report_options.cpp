@@ -1,0 +1,68 @@
+#include "cli/report_options.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "render/ansi.h"
+#include "render/report_json.h"
+#include "render/report_text.h"
+
+namespace gpudoctor {
+
+void AddReportOptions(CLI::App& cmd, ReportOptions& options) {
+  cmd.add_option("--format", options.format, "Report format: text, json (gpudoctor.report/v1) or markdown")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))
+      ->capture_default_str();
+  cmd.add_option("--output,-o", options.output, "Write the report to FILE instead of standard output");
+  cmd.add_option("--lang", options.lang, "Language of the report: en or zh (default: from LC_ALL / LANG)")
+      ->check(CLI::IsMember({"en", "zh"}));
+  cmd.add_option("--config", options.config,
+                 "TOML configuration file (default: /etc/gpudoctor/config.toml when it exists)");
+}
+
+Result<Lang> ResolveLang(const ReportOptions& options) {
+  if (options.lang.empty()) return LangFromEnvironment();
+  auto lang = ParseLang(options.lang);
+  if (!lang) return Error{ErrorCode::kInvalid, "--lang " + options.lang + ": expected en or zh"};
+  return *lang;
+}
+
+Result<Config> ResolveConfig(const ReportOptions& options) {
+  std::optional<std::string> path;
+  if (!options.config.empty()) path = options.config;
+  return LoadConfig(path);
+}
+
+int WriteReport(const ReportContext& report, const ReportOptions& options) {
+  std::string text;
+  if (options.format == "json") {
+    text = ReportToJson(report).dump(2) + "\n";
+  } else if (options.format == "markdown") {
+    text = ReportToMarkdown(report);
+  } else {
+    bool color = !options.no_color && options.output.empty() && ShouldUseColor(STDOUT_FILENO);
+    text = ReportToText(report, color);
+  }
+  int code = ExitCodeFor(report.diagnosis->verdict);
+  if (options.output.empty()) {
+    std::cout << text << std::flush;
+    return code;
+  }
+  std::ofstream out(options.output, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) {
+    std::cerr << "gpudoctor: --output " << options.output << ": cannot write: " << std::strerror(errno)
+              << "\n";
+    return kExitCannotRun;
+  }
+  return code;
+}
+
+}  // namespace gpudoctor

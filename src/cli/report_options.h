@@ -1,0 +1,37 @@
+// Options shared by the commands that print a diagnosis report (diagnose,
+// analyze): --format, --output, --lang, --config; and writing the report.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/config.h"
+#include "core/result.h"
+#include "render/report.h"
+
+namespace CLI {
+class App;
+}
+
+namespace gpudoctor {
+
+struct ReportOptions {
+  std::string format = "text";  // text | json | markdown
+  std::string output;           // file; empty: stdout
+  std::string lang;             // en | zh; empty: from LC_ALL / LANG
+  std::string config;           // --config FILE; empty: /etc/gpudoctor/config.toml when present
+  bool no_color = false;        // from the global --no-color
+};
+
+void AddReportOptions(CLI::App& cmd, ReportOptions& options);
+
+// Resolves --lang and --config. Errors are one line naming the option or file.
+Result<Lang> ResolveLang(const ReportOptions& options);
+Result<Config> ResolveConfig(const ReportOptions& options);
+
+// Renders the report in the chosen format and writes it to --output or
+// stdout. Returns the exit code: the verdict's (0/1/2), or 3 when the output
+// could not be written (with a one-line error on stderr).
+int WriteReport(const ReportContext& report, const ReportOptions& options);
+
+}  // namespace gpudoctor

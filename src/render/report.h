@@ -1,0 +1,44 @@
+// A diagnosis report: what the renderers (JSON gpudoctor.report/v1, text,
+// Markdown) are given. Plain data; renderers never read the system.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rules/diagnosis_input.h"
+#include "rules/engine.h"
+#include "rules/finding.h"
+
+namespace gpudoctor {
+
+// A file given to `analyze`, and what became of it.
+struct ReportInputFile {
+  std::string path;
+  std::string kind;  // "nvidia-smi-xml", "kernel-log", ...
+  bool ok = true;
+  std::string error;  // one line naming the file, when !ok
+};
+
+struct MetricSummary {
+  std::size_t count = 0;
+  double min = 0;
+  double avg = 0;
+  double max = 0;
+};
+
+struct ReportContext {
+  const DiagnosisInput* input = nullptr;
+  const Diagnosis* diagnosis = nullptr;
+  WallTime generated_at;
+  Lang lang = Lang::kEn;
+  std::string command = "diagnose";  // "diagnose", "analyze", "report"
+  std::vector<ReportInputFile> files;  // analyze only
+};
+
+// Per numeric status field (status --json names) min/avg/max over the GPU's
+// readings; fields never read are left out.
+std::map<std::string, MetricSummary> SummarizeMetrics(const GpuSeries& gpu);
+
+}  // namespace gpudoctor

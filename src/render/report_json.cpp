@@ -1,0 +1,141 @@
+#include "render/report_json.h"
+
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "core/gpu_status.h"
+#include "core/time_format.h"
+#include "render/events_json.h"
+
+namespace gpudoctor {
+namespace {
+
+using J = nlohmann::ordered_json;
+
+J TimeOrNull(const std::optional<WallTime>& t) { return t ? J(FormatRfc3339(*t)) : J(nullptr); }
+
+J SourceJson(const std::optional<SourceRef>& source) {
+  if (!source) return nullptr;
+  return J{{"file", source->file}, {"line", source->line}};
+}
+
+J Number(double v) {
+  // Integers stay integers in JSON; everything else keeps 3 decimals.
+  if (std::nearbyint(v) == v && std::fabs(v) < 9e15) return static_cast<std::int64_t>(v);
+  return std::round(v * 1000) / 1000;
+}
+
+J WindowJson(const DiagnosisInput& input) {
+  J w;
+  w["from"] = TimeOrNull(input.window_from);
+  w["to"] = TimeOrNull(input.window_to);
+  if (input.window_from && input.window_to) {
+    w["duration_s"] = Number(std::chrono::duration<double>(*input.window_to - *input.window_from).count());
+  } else {
+    w["duration_s"] = nullptr;
+  }
+  return w;
+}
+
+J HostJson(const DiagnosisInput& input) {
+  J h;
+  h["hostname"] = input.hostname.empty() ? J(nullptr) : J(input.hostname);
+  h["kernel"] = input.kernel_release.empty() ? J(nullptr) : J(input.kernel_release);
+  h["driver_version"] = input.driver_version ? J(*input.driver_version) : J(nullptr);
+  h["cuda_driver_version"] =
+      input.cuda_driver_version ? J(CudaVersionText(*input.cuda_driver_version)) : J(nullptr);
+  h["nvml_loaded"] = input.nvml_loaded;
+  h["nvml_error"] = input.nvml_error.empty() ? J(nullptr) : J(input.nvml_error);
+  h["gpu_count"] = input.gpus.size();
+  h["source"] = input.live ? "live" : "files";
+  return h;
+}
+
+J GpusJson(const ReportContext& r) {
+  J out = J::array();
+  for (const GpuVerdict& v : r.diagnosis->gpus) {
+    J g;
+    g["index"] = v.index;
+    g["uuid"] = v.uuid.empty() ? J(nullptr) : J(v.uuid);
+    g["pci_bus_id"] = v.pci_bus_id;
+    g["name"] = v.name;
+    g["state"] = v.state;
+    g["verdict"] = SeverityName(v.verdict);
+    g["findings"] = v.finding_ids;
+    const GpuSeries* series = FindGpu(*r.input, v.pci_bus_id);
+    J metrics = J::object();
+    if (series != nullptr) {
+      g["readings"] = series->readings.size();
+      for (const auto& [name, s] : SummarizeMetrics(*series)) {
+        metrics[name] = J{{"min", Number(s.min)}, {"avg", Number(s.avg)}, {"max", Number(s.max)}};
+      }
+    }
+    g["metrics"] = std::move(metrics);
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace
+
+J FindingToJson(const Finding& f, Lang lang) {
+  J j;
+  j["id"] = f.id;
+  j["category"] = f.category;
+  j["severity"] = SeverityName(f.severity);
+  j["gpus"] = f.gpus;
+  j["title"] = f.title.In(lang);
+  j["explanation"] = f.explanation.In(lang);
+  J evidence = J::array();
+  for (const EvidenceItem& e : f.evidence) {
+    J item;
+    item["text"] = e.text.In(lang);
+    item["value"] = e.value ? Number(*e.value) : J(nullptr);
+    item["unit"] = e.unit.empty() ? J(nullptr) : J(e.unit);
+    item["source"] = SourceJson(e.source);
+    item["time"] = TimeOrNull(e.time);
+    evidence.push_back(std::move(item));
+  }
+  j["evidence"] = std::move(evidence);
+  J actions = J::array();
+  for (const Action& a : f.actions) {
+    actions.push_back(J{{"text", a.text.In(lang)}, {"command", a.command.empty() ? J(nullptr) : J(a.command)}});
+  }
+  j["actions"] = std::move(actions);
+  j["xids"] = f.xids;
+  return j;
+}
+
+J ReportToJson(const ReportContext& r) {
+  J doc;
+  doc["schema"] = "gpudoctor.report/v1";
+  doc["command"] = r.command;
+  doc["lang"] = r.lang == Lang::kZh ? "zh" : "en";
+  doc["verdict"] = SeverityName(r.diagnosis->verdict);
+  doc["generated_at"] = FormatRfc3339(r.generated_at);
+  doc["window"] = WindowJson(*r.input);
+  doc["host"] = HostJson(*r.input);
+  if (!r.files.empty()) {
+    J files = J::array();
+    for (const auto& f : r.files) {
+      files.push_back(J{{"path", f.path}, {"kind", f.kind}, {"ok", f.ok},
+                        {"error", f.ok ? J(nullptr) : J(f.error)}});
+    }
+    doc["inputs"] = std::move(files);
+  }
+  doc["gpus"] = GpusJson(r);
+  doc["events"] = r.input->kernel ? EventsToJson(r.input->kernel->events) : J::array();
+  J findings = J::array();
+  for (const Finding& f : r.diagnosis->findings) findings.push_back(FindingToJson(f, r.lang));
+  doc["findings"] = std::move(findings);
+  J not_checked = J::array();
+  for (const NotChecked& n : r.diagnosis->not_checked) {
+    not_checked.push_back(J{{"rule", n.rule}, {"reason", n.reason.In(r.lang)}});
+  }
+  doc["not_checked"] = std::move(not_checked);
+  doc["rules_run"] = r.diagnosis->rules_run;
+  return doc;
+}
+
+}  // namespace gpudoctor

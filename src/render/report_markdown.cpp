@@ -1,0 +1,104 @@
+#include <fmt/format.h>
+
+#include "core/gpu_status.h"
+#include "core/time_format.h"
+#include "render/report_text.h"
+
+namespace gpudoctor {
+namespace {
+
+// Table cells must not break the table.
+std::string Cell(std::string text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string FindingMarkdown(const Finding& f, Lang l) {
+  std::string out = fmt::format("### {} — {}\n\n", SeverityLabel(f.severity, l), f.title.In(l));
+  out += fmt::format("`{}`", f.id);
+  if (!f.gpus.empty()) {
+    out += " · GPU";
+    for (const auto& g : f.gpus) out += " `" + g + "`";
+  }
+  if (!f.xids.empty()) {
+    out += " · Xid";
+    for (int x : f.xids) out += fmt::format(" {}", x);
+  }
+  out += "\n\n" + f.explanation.In(l) + "\n\n";
+  if (!f.evidence.empty()) {
+    out += fmt::format("**{}**\n\n", Pick(l, "Evidence", "证据"));
+    for (const auto& e : f.evidence) {
+      out += "- " + e.text.In(l);
+      if (e.source && !e.source->file.empty()) {
+        out += e.source->line > 0 ? fmt::format(" (`{}:{}`)", e.source->file, e.source->line)
+                                  : fmt::format(" (`{}`)", e.source->file);
+      }
+      out += "\n";
+    }
+    out += "\n";
+  }
+  if (!f.actions.empty()) {
+    out += fmt::format("**{}**\n\n", Pick(l, "What to do", "处理建议"));
+    for (std::size_t i = 0; i < f.actions.size(); ++i) {
+      out += fmt::format("{}. {}\n", i + 1, f.actions[i].text.In(l));
+      if (!f.actions[i].command.empty()) out += fmt::format("   ```\n   {}\n   ```\n", f.actions[i].command);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ReportToMarkdown(const ReportContext& r) {
+  const Lang l = r.lang;
+  const DiagnosisInput& in = *r.input;
+  const Diagnosis& d = *r.diagnosis;
+  std::string out = fmt::format("# gpudoctor {}{}\n\n", r.command, in.hostname.empty() ? "" : " — " + in.hostname);
+  out += fmt::format("**{}: {}**\n\n", Pick(l, "Verdict", "结论"), SeverityLabel(d.verdict, l));
+  if (in.driver_version) out += fmt::format("- {}: {}\n", Pick(l, "Driver", "驱动"), *in.driver_version);
+  if (in.cuda_driver_version) out += fmt::format("- CUDA: {}\n", CudaVersionText(*in.cuda_driver_version));
+  if (in.window_from && in.window_to) {
+    out += fmt::format("- {}: {} → {}\n", Pick(l, "Window", "时间窗口"), FormatRfc3339(*in.window_from), FormatRfc3339(*in.window_to));
+  }
+  for (const auto& f : r.files) {
+    out += f.ok ? fmt::format("- {}: `{}` ({})\n", Pick(l, "Input", "输入"), f.path, f.kind)
+                : fmt::format("- {}: {}\n", Pick(l, "Skipped", "已跳过"), Cell(f.error));
+  }
+  out += "\n";
+  if (!d.gpus.empty()) {
+    out += fmt::format("| GPU | {} | {} | {} | {} |\n|---|---|---|---|---|\n", Pick(l, "Bus ID", "总线 ID"),
+                       Pick(l, "Name", "型号"), Pick(l, "Verdict", "结论"), Pick(l, "Findings", "问题"));
+    for (const auto& g : d.gpus) {
+      std::string ids;
+      for (const auto& id : g.finding_ids) ids += (ids.empty() ? "" : ", ") + ("`" + id + "`");
+      out += fmt::format("| {} | `{}` | {} | {} | {} |\n", g.index, g.pci_bus_id, Cell(g.name), SeverityLabel(g.verdict, l), ids);
+    }
+    out += "\n";
+  }
+  out += fmt::format("## {} ({})\n\n", Pick(l, "Findings", "发现的问题"), d.findings.size());
+  if (d.findings.empty()) out += std::string(Pick(l, "No problem found in the evidence checked.", "在已检查的证据中未发现问题。")) + "\n\n";
+  for (const Finding& f : d.findings) out += FindingMarkdown(f, l);
+  if (in.kernel && !in.kernel->events.empty()) {
+    out += fmt::format("## {} ({})\n\n| {} | {} | Xid | GPU | {} |\n|---|---|---|---|---|\n",
+                       Pick(l, "Kernel events", "内核事件"), in.kernel->events.size(), Pick(l, "Time", "时间"),
+                       Pick(l, "Kind", "类型"), Pick(l, "Message", "消息"));
+    for (const auto& e : in.kernel->events) {
+      out += fmt::format("| {} | {} | {} | {} | {} |\n", e.time ? FormatRfc3339(*e.time) : "-", KernelEventKindName(e.kind),
+                         e.code ? std::to_string(*e.code) : "", e.pci_bus_id, Cell(e.message));
+    }
+    out += "\n";
+  }
+  if (!d.not_checked.empty()) {
+    out += fmt::format("## {} ({})\n\n", Pick(l, "Not checked", "未能检查"), d.not_checked.size());
+    for (const auto& n : d.not_checked) out += fmt::format("- `{}`: {}\n", n.rule, n.reason.In(l));
+  }
+  return out;
+}
+
+}  // namespace gpudoctor

@@ -1,0 +1,138 @@
+#include "render/report_text.h"
+
+#include <fmt/format.h>
+
+#include "core/gpu_status.h"
+#include "core/thresholds.h"
+#include "core/time_format.h"
+#include "render/ansi.h"
+
+namespace gpudoctor {
+namespace {
+
+constexpr std::size_t kMaxEventsShown = 20;
+
+Level LevelOf(Severity s) {
+  switch (s) {
+    case Severity::kOk: return Level::kNormal;
+    case Severity::kInfo: return Level::kInfo;
+    case Severity::kWarning: return Level::kWarning;
+    case Severity::kCritical: return Level::kCritical;
+  }
+  return Level::kNone;
+}
+
+std::string Header(const ReportContext& r) {
+  const DiagnosisInput& in = *r.input;
+  Lang l = r.lang;
+  std::string line = fmt::format("gpudoctor {}", r.command);
+  if (!in.hostname.empty()) line += fmt::format(" — {}", in.hostname);
+  if (in.driver_version) line += fmt::format(", {} {}", Pick(l, "driver", "驱动"), *in.driver_version);
+  if (in.cuda_driver_version) line += fmt::format(", CUDA {}", CudaVersionText(*in.cuda_driver_version));
+  line += "\n";
+  if (in.window_from && in.window_to) {
+    line += fmt::format("{}: {} → {}\n", Pick(l, "Window", "时间窗口"), FormatRfc3339(*in.window_from),
+                        FormatRfc3339(*in.window_to));
+  }
+  return line;
+}
+
+std::string GpuLines(const ReportContext& r, bool color) {
+  std::string out;
+  const Lang l = r.lang;
+  if (r.diagnosis->gpus.empty()) {
+    if (!r.input->nvml_error.empty()) {
+      out += fmt::format("{}: {}\n", Pick(l, "NVML unavailable", "NVML 不可用"), r.input->nvml_error);
+    }
+    return out;
+  }
+  for (const GpuVerdict& g : r.diagnosis->gpus) {
+    std::string verdict = Colorize(SeverityLabel(g.verdict, l), LevelOf(g.verdict), color);
+    std::string ids;
+    for (const auto& id : g.finding_ids) ids += (ids.empty() ? "  " : ", ") + id;
+    std::string state = g.state == "ok" ? "" : " [" + g.state + "]";
+    out += fmt::format("GPU {:<2} {}  {}{}  {}{}\n", g.index, g.pci_bus_id, g.name, state, verdict, ids);
+  }
+  return out;
+}
+
+std::string FindingText(const Finding& f, Lang l, bool color) {
+  std::string out = fmt::format("{} {}  {}\n", Colorize("[" + SeverityLabel(f.severity, l) + "]", LevelOf(f.severity), color),
+                                Bold(f.title.In(l), color), f.id);
+  out += "  " + f.explanation.In(l) + "\n";
+  if (!f.evidence.empty()) {
+    out += fmt::format("  {}:\n", Pick(l, "Evidence", "证据"));
+    for (const auto& e : f.evidence) {
+      std::string where;
+      if (e.source && !e.source->file.empty()) {
+        where = e.source->line > 0 ? fmt::format("  ({}:{})", e.source->file, e.source->line)
+                                   : fmt::format("  ({})", e.source->file);
+      }
+      std::string when = e.time ? FormatRfc3339(*e.time) + "  " : "";
+      out += fmt::format("    - {}{}{}\n", when, e.text.In(l), where);
+    }
+  }
+  if (!f.actions.empty()) {
+    out += fmt::format("  {}:\n", Pick(l, "What to do", "处理建议"));
+    for (std::size_t i = 0; i < f.actions.size(); ++i) {
+      out += fmt::format("    {}. {}\n", i + 1, f.actions[i].text.In(l));
+      if (!f.actions[i].command.empty()) out += fmt::format("       $ {}\n", f.actions[i].command);
+    }
+  }
+  return out;
+}
+
+std::string EventLine(const KernelEvent& e) {
+  std::string when = e.time ? FormatRfc3339(*e.time) : std::string("-");
+  std::string code = e.code ? fmt::format(" {}", *e.code) : "";
+  std::string count = e.count > 1 ? fmt::format(" (x{})", e.count) : "";
+  std::string bus = e.pci_bus_id.empty() ? "" : " " + e.pci_bus_id;
+  return fmt::format("  {}  {}{}{}  {}{}  ({}:{})\n", when, KernelEventKindName(e.kind), code, bus,
+                     e.message, count, e.source.file, e.source.line);
+}
+
+}  // namespace
+
+std::string SeverityLabel(Severity s, Lang l) {
+  switch (s) {
+    case Severity::kOk: return Pick(l, "OK", "正常");
+    case Severity::kInfo: return Pick(l, "INFO", "提示");
+    case Severity::kWarning: return Pick(l, "WARNING", "警告");
+    case Severity::kCritical: return Pick(l, "CRITICAL", "严重");
+  }
+  return "";
+}
+
+std::string ReportToText(const ReportContext& r, bool color) {
+  const Lang l = r.lang;
+  const Diagnosis& d = *r.diagnosis;
+  std::string out = Header(r);
+  for (const auto& f : r.files) {
+    out += f.ok ? fmt::format("  {} ({})\n", f.path, f.kind) : fmt::format("  {}: {}\n", Pick(l, "skipped", "已跳过"), f.error);
+  }
+  out += fmt::format("{}: {}\n\n", Bold(Pick(l, "Verdict", "结论"), color),
+                     Colorize(SeverityLabel(d.verdict, l), LevelOf(d.verdict), color));
+  out += GpuLines(r, color);
+  if (d.findings.empty()) {
+    out += fmt::format("\n{}\n", Pick(l, "No problem found in the evidence checked.", "在已检查的证据中未发现问题。"));
+  } else {
+    out += fmt::format("\n{} ({})\n", Bold(Pick(l, "Findings", "发现的问题"), color), d.findings.size());
+    for (const Finding& f : d.findings) out += "\n" + FindingText(f, l, color);
+  }
+  if (r.input->kernel && !r.input->kernel->events.empty()) {
+    const auto& events = r.input->kernel->events;
+    out += fmt::format("\n{} ({})\n", Bold(Pick(l, "Kernel events", "内核事件"), color), events.size());
+    std::size_t start = events.size() > kMaxEventsShown ? events.size() - kMaxEventsShown : 0;
+    if (start > 0) out += fmt::format(fmt::runtime(Pick(l, "  ... {} earlier events (see --format json)\n",
+                                                        "  ……另有 {} 条更早的事件（见 --format json）\n")),
+                                     start);
+    for (std::size_t i = start; i < events.size(); ++i) out += EventLine(events[i]);
+  }
+  if (!d.not_checked.empty()) {
+    out += fmt::format("\n{} ({})\n", Bold(Pick(l, "Not checked", "未能检查"), color), d.not_checked.size());
+    for (const auto& n : d.not_checked) out += fmt::format("  - {}: {}\n", n.rule, n.reason.In(l));
+  }
+  return out;
+}
+
+}  // namespace gpudoctor

@@ -1,0 +1,22 @@
+// The diagnosis report for people: a verdict line per GPU, then the findings
+// most severe first with evidence and numbered actions, the kernel events,
+// and what could not be checked. Text for terminals (optionally coloured)
+// and Markdown for tickets and chat.
+#pragma once
+
+#include <string>
+
+#include "render/report.h"
+
+namespace gpudoctor {
+
+std::string ReportToText(const ReportContext& report, bool color);
+std::string ReportToMarkdown(const ReportContext& report);
+
+// Localised words the report uses: severity names and section headings.
+std::string SeverityLabel(Severity severity, Lang lang);
+inline const char* Pick(Lang lang, const char* en, const char* zh) {
+  return lang == Lang::kZh ? zh : en;
+}
+
+}  // namespace gpudoctor
