@@ -4,8 +4,24 @@
 
 namespace gpudoctor {
 
+// Most consequential first: lost GPUs and their likely cause, then what the
+// driver says must be done, then the remaining Xids, then the other logs.
 std::vector<const Rule*> KernelEventRules() {
   return {
+      &kXidFallenOffBusRule,
+      &kPowerSupplySuspectedRule,
+      &kXidRecoveryActionRule,
+      &kXidGspRule,
+      &kXidMemoryRule,
+      &kXidNvlinkRule,
+      &kXidApplicationRule,
+      &kXidOtherRule,
+      &kDriverRmInitFailedRule,
+      &kNvswitchSxidRule,
+      &kNcclErrorsRule,
+      &kPcieAerRule,
+      &kPcieBandwidthLimitedRule,
+      &kHostOomKillRule,
   };
 }
 

@@ -1,0 +1,48 @@
+// Every Xid is judged by exactly one xid.* rule, and the group's rules all
+// run on a kernel log alone.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "rules/group_events.h"
+#include "rules/registry.h"
+#include "unit/rule_events_testing.h"
+
+namespace gpudoctor::testing {
+namespace {
+
+TEST(KernelEventRulesPartition, EachXidHasExactlyOneRule) {
+  std::vector<const Rule*> xid_rules;
+  for (const Rule* r : KernelEventRules()) {
+    if (r->id.substr(0, 4) == "xid.") xid_rules.push_back(r);
+  }
+  ASSERT_EQ(xid_rules.size(), 7u);
+  std::vector<int> codes;
+  for (int c = 1; c <= 180; ++c) codes.push_back(c);
+  codes.push_back(999);
+  for (int code : codes) {
+    auto d = Diagnose(WithEvents({XidEvent(code, "0000:18:00.0", "message")}), xid_rules);
+    int owners = 0;
+    for (const Finding& f : d.findings) {
+      owners += std::count(f.xids.begin(), f.xids.end(), code) > 0;
+    }
+    EXPECT_EQ(owners, 1) << "Xid " << code;
+    ExpectBilingual(d);
+  }
+}
+
+TEST(KernelEventRulesPartition, EveryRuleNeedsOnlyTheKernelLog) {
+  auto rules = KernelEventRules();
+  EXPECT_EQ(rules.size(), 14u);
+  for (const Rule* r : rules) {
+    EXPECT_EQ(r->needs, static_cast<unsigned>(kNeedsKernelLog)) << r->id;
+    EXPECT_FALSE(r->description.empty()) << r->id;
+    EXPECT_EQ(FindRule(r->id), r) << r->id;
+  }
+  auto d = Diagnose(WithEvents({}), rules);  // an empty log: nothing to say
+  EXPECT_TRUE(d.findings.empty());
+  EXPECT_TRUE(d.not_checked.empty());
+}
+
+}  // namespace
+}  // namespace gpudoctor::testing

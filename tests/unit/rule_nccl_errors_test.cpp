@@ -1,0 +1,49 @@
+#include <gtest/gtest.h>
+
+#include "rules/group_events.h"
+#include "unit/rule_events_testing.h"
+
+namespace gpudoctor::testing {
+namespace {
+
+KernelEvent Timeout() {
+  return MakeEvent(KernelEventKind::kNcclTimeout, std::nullopt, "",
+                   "Watchdog caught collective operation timeout");
+}
+
+TEST(NcclErrorsRule, WithoutFabricSignsPointsToTheJob) {
+  auto d = RunRule(kNcclErrorsRule, WithEvents({Timeout()}, RepeatedReadings({HealthyGpu(0)}, 2)));
+  ASSERT_EQ(d.findings.size(), 1u);
+  const Finding& f = d.findings[0];
+  EXPECT_EQ(f.id, "nccl.errors");
+  EXPECT_EQ(f.severity, Severity::kWarning);
+  EXPECT_NE(f.explanation.en.find("one rank died or hung"), std::string::npos);
+  ExpectBilingual(d);
+}
+
+TEST(NcclErrorsRule, NvlinkXidPointsToTheFabric) {
+  auto d = RunRule(kNcclErrorsRule,
+                   WithEvents({XidEvent(74, "0000:18:00.0", "NVLink error"), Timeout()}));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_NE(d.findings[0].explanation.en.find("GPU fabric is the likely cause"), std::string::npos);
+}
+
+TEST(NcclErrorsRule, StoppedFabricManagerPointsToTheFabric) {
+  DiagnosisInput input;
+  input.versions = VersionFacts{};
+  input.versions->fabric_manager.nvswitch_present = true;
+  input.versions->fabric_manager.service =
+      ServiceState{"nvidia-fabricmanager.service", "loaded", "failed", "failed", 1, 0};
+  auto d = RunRule(kNcclErrorsRule, WithEvents({Timeout()}, input));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_NE(d.findings[0].explanation.en.find("Fabric Manager"), std::string::npos);
+  ExpectBilingual(d);
+}
+
+TEST(NcclErrorsRule, QuietWithoutNcclEvents) {
+  auto d = RunRule(kNcclErrorsRule, WithEvents({}, RepeatedReadings({HealthyGpu(0)}, 2)));
+  EXPECT_TRUE(d.findings.empty());
+}
+
+}  // namespace
+}  // namespace gpudoctor::testing

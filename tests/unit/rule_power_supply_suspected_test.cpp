@@ -1,0 +1,60 @@
+#include <gtest/gtest.h>
+
+#include "rules/group_events.h"
+#include "unit/rule_events_testing.h"
+
+namespace gpudoctor::testing {
+namespace {
+
+KernelEvent Lost(unsigned gpu, double seconds) {
+  return XidEvent(79, HealthyGpu(gpu).pci_bus_id, "GPU has fallen off the bus.", TestTime(seconds));
+}
+
+TEST(PowerSupplySuspectedRule, ThreeGpusLostWithinASecond) {
+  std::vector<std::vector<GpuStatus>> readings(10, {HealthyGpu(0), HealthyGpu(1), HealthyGpu(2)});
+  for (auto& g : readings[9]) g.power_draw_w = 690;
+  auto input = WithEvents({Lost(0, 9.2), Lost(1, 9.5), Lost(2, 10.0)}, InputFromReadings(readings));
+  auto d = RunRule(kPowerSupplySuspectedRule, input);
+  ASSERT_EQ(d.findings.size(), 1u);
+  const Finding& f = d.findings[0];
+  EXPECT_EQ(f.id, "power.supply_suspected");
+  EXPECT_EQ(f.severity, Severity::kCritical);
+  EXPECT_EQ(f.gpus.size(), 3u);
+  EXPECT_NE(f.title.en.find("3 GPUs lost within 0.8 s"), std::string::npos) << f.title.en;
+  bool draw = false;
+  for (const auto& e : f.evidence) draw = draw || (e.unit == "watts" && e.value == 690);
+  EXPECT_TRUE(draw);
+  EXPECT_NE(f.explanation.en.find("high power"), std::string::npos);
+  ExpectBilingual(d);
+}
+
+TEST(PowerSupplySuspectedRule, MonotonicTimesAreEnough) {
+  KernelEvent a = Lost(0, 0), b = Lost(1, 0);
+  a.time.reset();
+  b.time.reset();
+  a.monotonic_s = 100.0;
+  b.monotonic_s = 101.5;
+  auto d = RunRule(kPowerSupplySuspectedRule, WithEvents({a, b}));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].gpus.size(), 2u);
+}
+
+TEST(PowerSupplySuspectedRule, QuietForOneGpuOrLossesFarApart) {
+  EXPECT_TRUE(RunRule(kPowerSupplySuspectedRule, WithEvents({Lost(0, 1)})).findings.empty());
+  auto d = RunRule(kPowerSupplySuspectedRule, WithEvents({Lost(0, 1), Lost(1, 600)}));
+  EXPECT_TRUE(d.findings.empty());
+  EXPECT_TRUE(d.not_checked.empty());
+}
+
+TEST(PowerSupplySuspectedRule, UntimedLossesAreNotJudged) {
+  KernelEvent a = Lost(0, 0), b = Lost(1, 0);
+  a.time.reset();
+  b.time.reset();
+  auto d = RunRule(kPowerSupplySuspectedRule, WithEvents({a, b}));
+  EXPECT_TRUE(d.findings.empty());
+  ASSERT_EQ(d.not_checked.size(), 1u);
+  ExpectBilingual(d);
+}
+
+}  // namespace
+}  // namespace gpudoctor::testing

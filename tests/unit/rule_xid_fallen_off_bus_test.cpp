@@ -1,0 +1,85 @@
+#include <gtest/gtest.h>
+
+#include "core/clock_reasons.h"
+#include "rules/group_events.h"
+#include "unit/rule_events_testing.h"
+
+namespace gpudoctor::testing {
+namespace {
+
+const std::string kBus = "0000:1b:00.0";  // HealthyGpu(3)
+
+std::vector<KernelEvent> Xid79At(double seconds) {
+  KernelEvent xid = XidEvent(79, kBus, "GPU has fallen off the bus.", TestTime(seconds));
+  KernelEvent derived = xid;  // what the parser adds beside each Xid 79
+  derived.kind = KernelEventKind::kFallenOffBus;
+  derived.detail = "Xid 79";
+  return {xid, derived};
+}
+
+TEST(XidFallenOffBusRule, Xid79IsCriticalOnce) {
+  auto d = RunRule(kXidFallenOffBusRule, WithEvents(Xid79At(5)));
+  ASSERT_EQ(d.findings.size(), 1u);
+  const Finding& f = d.findings[0];
+  EXPECT_EQ(f.id, "xid.fallen_off_bus");
+  EXPECT_EQ(f.severity, Severity::kCritical);
+  EXPECT_EQ(f.gpus, std::vector<std::string>{kBus});
+  EXPECT_EQ(f.xids, std::vector<int>{79});
+  ASSERT_EQ(f.evidence.size(), 1u);  // the derived copy is not a second event
+  EXPECT_EQ(f.evidence[0].source->line, 1u);
+  EXPECT_EQ(f.actions.front().text.en.find("Drain"), 0u);
+  ExpectBilingual(d);
+}
+
+TEST(XidFallenOffBusRule, HeatBeforeTheLossIsNamed) {
+  std::vector<std::vector<GpuStatus>> readings(10, {HealthyGpu(3)});
+  readings[8][0].temperature_c = 91;
+  readings[8][0].clock_event_reasons_mask = ClockReasonBit("hw_thermal_slowdown");
+  auto d = RunRule(kXidFallenOffBusRule, WithEvents(Xid79At(28), InputFromReadings(readings)));
+  ASSERT_EQ(d.findings.size(), 1u);
+  const Finding& f = d.findings[0];
+  bool heat = false;
+  for (const auto& e : f.evidence) heat = heat || (e.unit == "celsius" && e.value == 91);
+  EXPECT_TRUE(heat);
+  EXPECT_NE(f.explanation.en.find("91 °C 20 s before"), std::string::npos) << f.explanation.en;
+  EXPECT_NE(f.title.en.find("GPU 3 (0000:1b:00.0)"), std::string::npos);
+  ExpectBilingual(d);
+}
+
+TEST(XidFallenOffBusRule, AerOnTheSameBusPointsToTheSlot) {
+  auto events = Xid79At(5);
+  KernelEvent aer =
+      MakeEvent(KernelEventKind::kPcieAer, std::nullopt, kBus, "AER: error", TestTime(1));
+  aer.detail = "corrected";
+  events.insert(events.begin(), aer);
+  auto d = RunRule(kXidFallenOffBusRule, WithEvents(events));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_NE(d.findings[0].explanation.en.find("slot, riser or cable"), std::string::npos);
+}
+
+TEST(XidFallenOffBusRule, ProbeTimeLossWithoutXid) {
+  KernelEvent probe =
+      MakeEvent(KernelEventKind::kFallenOffBus, std::nullopt, kBus, "The NVIDIA GPU");
+  probe.detail = "probe";
+  auto d = RunRule(kXidFallenOffBusRule, WithEvents({probe}));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_TRUE(d.findings[0].xids.empty());
+  EXPECT_EQ(d.findings[0].severity, Severity::kCritical);
+}
+
+TEST(XidFallenOffBusRule, QuietOnHealthyGpusAndOtherEvents) {
+  auto input = WithEvents({XidEvent(13, kBus, "Graphics Exception")},
+                          RepeatedReadings({HealthyGpu(0), HealthyGpu(3)}, 5));
+  auto d = RunRule(kXidFallenOffBusRule, input);
+  EXPECT_TRUE(d.findings.empty());
+  EXPECT_EQ(d.verdict, Severity::kOk);
+}
+
+TEST(XidFallenOffBusRule, NotCheckedWithoutKernelLog) {
+  auto d = RunRule(kXidFallenOffBusRule, RepeatedReadings({HealthyGpu(0)}, 3));
+  EXPECT_TRUE(d.findings.empty());
+  ASSERT_EQ(d.not_checked.size(), 1u);
+}
+
+}  // namespace
+}  // namespace gpudoctor::testing

@@ -1,0 +1,74 @@
+#include <gtest/gtest.h>
+
+#include "rules/group_events.h"
+#include "unit/rule_events_testing.h"
+
+namespace gpudoctor::testing {
+namespace {
+
+const std::string kBus = "0000:9b:00.0";
+
+KernelEvent Timeout(std::size_t line) {
+  KernelEvent e =
+      XidEvent(119, kBus, "Timeout after 6s of waiting for RPC response from GPU4 GSP!");
+  e.source.line = line;
+  return e;
+}
+
+TEST(XidGspRule, OneTimeoutIsAWarningWithTheWorkaround) {
+  KernelEvent derived = Timeout(1);
+  derived.kind = KernelEventKind::kGspTimeout;
+  auto d = RunRule(kXidGspRule, WithEvents({Timeout(1), derived}));
+  ASSERT_EQ(d.findings.size(), 1u);
+  const Finding& f = d.findings[0];
+  EXPECT_EQ(f.id, "xid.gsp");
+  EXPECT_EQ(f.severity, Severity::kWarning);
+  EXPECT_EQ(f.gpus, std::vector<std::string>{kBus});
+  EXPECT_EQ(f.xids, std::vector<int>{119});
+  EXPECT_EQ(f.evidence.size(), 1u);
+  bool workaround = false;
+  for (const auto& a : f.actions) {
+    workaround = workaround || a.command.find("NVreg_EnableGpuFirmware=0") != std::string::npos;
+  }
+  EXPECT_TRUE(workaround);
+  EXPECT_EQ(f.actions.front().command, "sudo nvidia-smi -r -i " + kBus);
+  ExpectBilingual(d);
+}
+
+TEST(XidGspRule, RepeatedOrWithGpuErrorIsCritical) {
+  auto d = RunRule(kXidGspRule, WithEvents({Timeout(1), Timeout(2)}));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].severity, Severity::kCritical);
+  auto e = RunRule(kXidGspRule, WithEvents({XidEvent(120, kBus, "GSP task exception")}));
+  ASSERT_EQ(e.findings.size(), 1u);
+  EXPECT_EQ(e.findings[0].severity, Severity::kCritical);
+}
+
+TEST(XidGspRule, OpenModuleGetsNoGspOffAdvice) {
+  DiagnosisInput input;
+  input.versions = VersionFacts{};
+  input.versions->driver.kernel_module = KernelModuleVersion{};
+  input.versions->driver.kernel_module->open_module = true;
+  auto d = RunRule(kXidGspRule, WithEvents({Timeout(1)}, input));
+  ASSERT_EQ(d.findings.size(), 1u);
+  for (const auto& a : d.findings[0].actions) {
+    EXPECT_EQ(a.command.find("NVreg_EnableGpuFirmware"), std::string::npos);
+  }
+}
+
+TEST(XidGspRule, HeartbeatWithoutBusIsHostWide) {
+  auto d = RunRule(kXidGspRule, WithEvents({MakeEvent(KernelEventKind::kGspHeartbeat, std::nullopt,
+                                                      "", "heartbeat timed out")}));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_TRUE(d.findings[0].gpus.empty());
+  EXPECT_TRUE(d.findings[0].xids.empty());
+}
+
+TEST(XidGspRule, QuietWithoutGspEvents) {
+  auto d = RunRule(kXidGspRule, WithEvents({XidEvent(79, kBus, "fallen off")},
+                                           RepeatedReadings({HealthyGpu(0)}, 3)));
+  EXPECT_TRUE(d.findings.empty());
+}
+
+}  // namespace
+}  // namespace gpudoctor::testing
