@@ -4,8 +4,21 @@
 
 namespace gpudoctor {
 
+// Most severe kinds first: a lost GPU, memory errors, the bus and links, then
+// configuration.
 std::vector<const Rule*> GpuHealthRules() {
   return {
+      &kGpuLostRule,
+      &kEccUncorrectableRule,
+      &kEccRowRemapRule,
+      &kPcieReplayRule,
+      &kNvlinkErrorsRule,
+      &kConfigPersistenceModeRule,
+      &kConfigPowerLimitRule,
+      &kConfigApplicationClocksRule,
+      &kConfigComputeModeRule,
+      &kConfigPendingModeChangeRule,
+      &kConfigPstateRule,
   };
 }
 

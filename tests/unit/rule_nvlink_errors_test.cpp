@@ -1,0 +1,97 @@
+#include <gtest/gtest.h>
+
+#include "rules/group_gpu_health.h"
+#include "support/rule_testing.h"
+#include "unit/rule_gpu_health_testing.h"
+
+namespace gpudoctor::testing {
+namespace {
+
+GpuStatus WithLinks(unsigned index, unsigned count, bool active) {
+  GpuStatus g = HealthyGpu(index);
+  for (unsigned l = 0; l < count; ++l) {
+    g.nvlinks.push_back(NvLinkStatus{l, active, 0, 0, 0, 0});
+  }
+  return g;
+}
+
+TEST(NvlinkErrorsRule, LinksDownBesideActiveOnesAreAWarning) {
+  GpuStatus g = WithLinks(2, 18, true);
+  g.nvlinks[3].active = false;
+  g.nvlinks[7].active = false;
+  auto d = RunRule(kNvlinkErrorsRule, RepeatedReadings({WithLinks(0, 18, true), g}, 3));
+  ASSERT_EQ(d.findings.size(), 1u);
+  const Finding& f = d.findings[0];
+  EXPECT_EQ(f.id, "nvlink.errors");
+  EXPECT_EQ(f.severity, Severity::kWarning);
+  EXPECT_EQ(f.gpus, std::vector<std::string>{g.pci_bus_id});
+  EXPECT_EQ(f.evidence[0].value, 2.0);
+  EXPECT_NE(f.evidence[0].text.en.find("3, 7"), std::string::npos);
+  EXPECT_EQ(f.actions[0].command, "nvidia-smi nvlink -e -i 2");
+  ExpectChineseTexts(f);
+}
+
+TEST(NvlinkErrorsRule, AGpuWithAllLinksDownAmongActivePeersIsAWarning) {
+  std::vector<GpuStatus> gpus;
+  for (unsigned i = 0; i < 4; ++i) gpus.push_back(WithLinks(i, 18, i != 1));
+  auto d = RunRule(kNvlinkErrorsRule, RepeatedReadings(gpus, 1));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].gpus[0], gpus[1].pci_bus_id);
+  EXPECT_EQ(d.findings[0].evidence[0].value, 18.0);
+}
+
+TEST(NvlinkErrorsRule, PcieCardsWithoutBridgesStayQuiet) {
+  auto all_down = RunRule(kNvlinkErrorsRule,
+                          RepeatedReadings({WithLinks(0, 4, false), WithLinks(1, 4, false)}, 2));
+  EXPECT_TRUE(all_down.findings.empty());
+  // A lone card beside one bridged pair is not taken for a fault.
+  auto lone = RunRule(kNvlinkErrorsRule, RepeatedReadings({WithLinks(0, 4, true), WithLinks(1, 4, true),
+                                                           WithLinks(2, 4, false)}, 2));
+  EXPECT_TRUE(lone.findings.empty());
+}
+
+TEST(NvlinkErrorsRule, ReplaysRisingAreAWarning) {
+  std::vector<std::vector<GpuStatus>> readings;
+  for (int i = 0; i < 5; ++i) {
+    GpuStatus g = WithLinks(0, 18, true);
+    g.nvlinks[5].replay_errors = i;
+    readings.push_back({g});
+  }
+  auto d = RunRule(kNvlinkErrorsRule, InputFromReadings(readings));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].severity, Severity::kWarning);
+  EXPECT_EQ(d.findings[0].evidence[0].value, 4.0);
+  ExpectChineseTexts(d.findings[0]);
+}
+
+TEST(NvlinkErrorsRule, FewCrcErrorsAreInfoAndLargeStaticTotalsToo) {
+  std::vector<std::vector<GpuStatus>> readings;
+  for (int i = 0; i < 5; ++i) {
+    GpuStatus g = WithLinks(0, 18, true);
+    g.nvlinks[1].crc_flit_errors = i * 3;
+    readings.push_back({g});
+  }
+  auto d = RunRule(kNvlinkErrorsRule, InputFromReadings(readings));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].severity, Severity::kInfo);
+
+  GpuStatus old = WithLinks(0, 18, true);
+  old.nvlinks[0].crc_data_errors = 4000;
+  d = RunRule(kNvlinkErrorsRule, RepeatedReadings({old}, 1));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].severity, Severity::kInfo);
+  EXPECT_EQ(d.findings[0].evidence[1].value, 4000.0);
+}
+
+TEST(NvlinkErrorsRule, QuietOnHealthyLinksAndWithoutNvlink) {
+  auto d = RunRule(kNvlinkErrorsRule,
+                   RepeatedReadings({WithLinks(0, 18, true), WithLinks(1, 18, true)}, 10));
+  EXPECT_TRUE(d.findings.empty());
+  GpuStatus unknown = HealthyGpu(0);
+  unknown.nvlinks.push_back(NvLinkStatus{0, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt});
+  d = RunRule(kNvlinkErrorsRule, RepeatedReadings({unknown, HealthyGpu(1)}, 1));
+  EXPECT_TRUE(d.findings.empty());
+}
+
+}  // namespace
+}  // namespace gpudoctor::testing
