@@ -4,8 +4,28 @@
 
 namespace gpudoctor {
 
+// Most severe kinds first: GPUs gone or unusable, the driver and the NVSwitch
+// fabric, the bus and the power supply, then versions, host resources and
+// the network.
 std::vector<const Rule*> SystemRules() {
   return {
+      &kGpuDroppedRule,
+      &kDriverNotLoadedRule,
+      &kDriverVersionMismatchRule,
+      &kFabricManagerNotRunningRule,
+      &kFabricManagerVersionMismatchRule,
+      &kFabricManagerErrorsRule,
+      &kPcieLinkDegradedRule,
+      &kPowerPsuHeadroomRule,
+      &kDriverCudaMismatchRule,
+      &kFrameworkCudaMismatchRule,
+      &kCpuBottleneckRule,
+      &kCpuCoresPerGpuRule,
+      &kHostMemoryPressureRule,
+      &kHostRamToGpuRule,
+      &kNetworkLinkSpeedRule,
+      &kNetworkPingRule,
+      &kNetworkRdmaRule,
   };
 }
 
