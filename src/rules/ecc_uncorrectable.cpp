@@ -1,8 +1,9 @@
 // ecc.uncorrectable: GPU memory errors by ECC and page retirement. Volatile
 // uncorrected errors (since the driver loaded) mean data was corrupted now;
-// aggregate ones are the GPU's history; corrected errors rising in the window
-// are a precursor; retired pages pending need a reset, and 60 or more retired
-// pages is the RMA limit NVIDIA's DCGM applies (sbe + dbe together).
+// aggregate ones are the GPU's history; corrected errors are a precursor (a
+// warning when they rise fast in the window); retired pages pending need a
+// reset, and 60 or more retired pages is the RMA limit NVIDIA's DCGM applies
+// (sbe + dbe together).
 #include <fmt/format.h>
 
 #include <algorithm>

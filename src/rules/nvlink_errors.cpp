@@ -81,11 +81,12 @@ void Inactive(const GpuSeries& gpu, bool peers_all_active, RuleOutput& out) {
   f.title = Text{fmt::format("{} has {} of {} NVLink links down", label, c.inactive.size(), c.links),
                  fmt::format("{} 的 {} 条 NVLink 链路中有 {} 条未连通", label, c.links, c.inactive.size())};
   f.explanation = Text{
-      "Other NVLink links in this system are up, so these should be too. With links down, "
+      "The other NVLink links of this GPU, or of its peers, are up, so these should be too. "
+      "With links down, "
       "GPU-to-GPU traffic (NCCL all-reduce) runs slower or falls back to PCIe, and on NVSwitch "
       "systems CUDA may refuse to start. Causes: a link or NVSwitch fault, the fabric manager, "
       "or a bridge that is not seated.",
-      "本系统中其他 NVLink 链路是连通的，因此这些链路也应连通。链路断开后，GPU 之间的通信（NCCL `all-reduce`）"
+      "该 GPU 的其他 NVLink 链路或同系统其他 GPU 的链路是连通的，因此这些链路也应连通。链路断开后，GPU 之间的通信（NCCL `all-reduce`）"
       "会变慢或退回 PCIe，在 NVSwitch 系统上 CUDA 可能无法启动。原因可能是链路或 NVSwitch 故障、"
       "`nvidia-fabricmanager` 问题，或 NVLink 桥未插好。"};
   f.evidence.push_back(Measured(

@@ -30,7 +30,6 @@ TEST(GpuLostRule, LostGpuIsCritical) {
   ASSERT_GE(f.actions.size(), 3u);
   EXPECT_EQ(f.actions[0].command, "sudo dmesg -T | grep -i -E 'xid|fallen off'");
   EXPECT_EQ(f.actions[2].command, "sudo nvidia-smi -r -i 1");
-  ExpectChineseTexts(f);
 }
 
 TEST(GpuLostRule, HungEarlierInTheWindowStillCounts) {
