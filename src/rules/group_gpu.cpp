@@ -4,9 +4,14 @@
 
 namespace gpudoctor {
 
+// Causes before symptoms: heat and power first, then what they lead to
+// (clocks, utilisation), then memory and data transfer.
 std::vector<const Rule*> GpuPerformanceRules() {
   return {
-      &kThermalSlowdownRule,
+      &kThermalSlowdownRule,      &kHighTemperatureRule,      &kFanRule,
+      &kPowerBrakeRule,           &kPowerCapRule,             &kPowerFluctuationRule,
+      &kHwSlowdownRule,           &kLowUtilizationRule,       &kSaturatedUtilizationRule,
+      &kMemoryPressureRule,       &kPcieTransferBoundRule,
   };
 }
 
