@@ -54,11 +54,12 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
         "HW slowdown means the hardware itself cut the clocks, by half or more, on a signal from "
         "outside the GPU's own thermal control: usually the power supply or a thermal sensor of "
         "the board or the system. The GPU was not hot enough to explain it, and no power brake "
-        "was reported with it."
-        + std::string(repeated ? "" : " A single occurrence can also come from a P-state change."),
+        "was reported with it." +
+            std::string(repeated ? ""
+                                 : " A single occurrence can also come from a P-state change."),
         "HW Slowdown 表示硬件自身将频率降低一半或更多，信号来自 GPU 自身温控之外：通常是电源，"
-        "或板卡、系统上的温度传感器。GPU 的温度不足以解释这次降频，同时也没有功率刹车信号。"
-        + std::string(repeated ? "" : "仅出现一次时，也可能来自 P-state 切换。")};
+        "或板卡、系统上的温度传感器。GPU 的温度不足以解释这次降频，同时也没有功率刹车信号。" +
+            std::string(repeated ? "" : "仅出现一次时，也可能来自 P-state 切换。")};
     f.evidence.push_back(perf::ReasonShareEvidence(share, c.with_mask, "HW slowdown (unexplained)",
                                                    "无其他原因的硬件降频"));
     if (g.clocks_sm_mhz && g.clocks_max_sm_mhz) {

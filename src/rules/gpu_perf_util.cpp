@@ -96,13 +96,20 @@ namespace {
 // line encoding: 8b/10b for Gen1-2, 128b/130b for Gen3-5, FLIT for Gen6.
 std::optional<double> PerLaneGBs(std::int64_t gen) {
   switch (gen) {
-    case 1: return 0.25;
-    case 2: return 0.5;
-    case 3: return 0.985;
-    case 4: return 1.969;
-    case 5: return 3.938;
-    case 6: return 7.563;
-    default: return std::nullopt;
+    case 1:
+      return 0.25;
+    case 2:
+      return 0.5;
+    case 3:
+      return 0.985;
+    case 4:
+      return 1.969;
+    case 5:
+      return 3.938;
+    case 6:
+      return 7.563;
+    default:
+      return std::nullopt;
   }
 }
 

@@ -8,10 +8,10 @@ namespace gpudoctor {
 // (clocks, utilisation), then memory and data transfer.
 std::vector<const Rule*> GpuPerformanceRules() {
   return {
-      &kThermalSlowdownRule,      &kHighTemperatureRule,      &kFanRule,
-      &kPowerBrakeRule,           &kPowerCapRule,             &kPowerFluctuationRule,
-      &kHwSlowdownRule,           &kLowUtilizationRule,       &kSaturatedUtilizationRule,
-      &kMemoryPressureRule,       &kPcieTransferBoundRule,
+      &kThermalSlowdownRule, &kHighTemperatureRule,   &kFanRule,
+      &kPowerBrakeRule,      &kPowerCapRule,          &kPowerFluctuationRule,
+      &kHwSlowdownRule,      &kLowUtilizationRule,    &kSaturatedUtilizationRule,
+      &kMemoryPressureRule,  &kPcieTransferBoundRule,
   };
 }
 

@@ -25,15 +25,16 @@ void AddBusyActions(Finding& f) {
   f.actions.push_back(Action{
       Text{"When several processes share the GPU, let PyTorch hand its cached, unused blocks back "
            "(it does not lower the memory the process itself needs).",
-           "多个进程共用 GPU 时，可让 PyTorch 释放其缓存中未使用的显存块（这不会降低进程本身所需的显存）。"},
+           "多个进程共用 GPU 时，可让 PyTorch "
+           "释放其缓存中未使用的显存块（这不会降低进程本身所需的显存）。"},
       "torch.cuda.empty_cache()"});
 }
 
 void AddIdleActions(Finding& f) {
-  f.actions.push_back(Action{
-      Text{"The GPU is idle yet its memory is held: find the stale process and end it.",
-           "GPU 处于空闲状态但显存仍被占用：找出残留进程并结束它。"},
-      "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"});
+  f.actions.push_back(
+      Action{Text{"The GPU is idle yet its memory is held: find the stale process and end it.",
+                  "GPU 处于空闲状态但显存仍被占用：找出残留进程并结束它。"},
+             "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"});
   f.actions.push_back(Action{
       Text{"If no process is listed and no CUDA program runs, reload the nvidia_uvm module to "
            "release the memory.",
@@ -77,19 +78,18 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
                                           fmt::format("显存已用 {}，共 {}", used, total),
                                           static_cast<double>(*g.memory_used_bytes), "bytes"));
     }
-    f.evidence.push_back(perf::Measured(
-        fmt::format("above {} % in {} % of {} readings", FormatNumber(high),
-                    FormatNumber(*share * 100, 0), gpu.readings.size()),
-        fmt::format("{} 次读数中有 {} % 高于 {} %", gpu.readings.size(), FormatNumber(*share * 100, 0),
-                    FormatNumber(high)),
-        used_pct->max, "percent"));
+    f.evidence.push_back(
+        perf::Measured(fmt::format("above {} % in {} % of {} readings", FormatNumber(high),
+                                   FormatNumber(*share * 100, 0), gpu.readings.size()),
+                       fmt::format("{} 次读数中有 {} % 高于 {} %", gpu.readings.size(),
+                                   FormatNumber(*share * 100, 0), FormatNumber(high)),
+                       used_pct->max, "percent"));
     auto top = perf::TopProcesses(g, 3);
     if (!top.empty()) {
       std::string list = perf::ProcessListText(top);
-      f.evidence.push_back(perf::Measured(fmt::format("holding the most: {}", list),
-                                          fmt::format("占用显存最多的进程：{}", list),
-                                          static_cast<double>(top.front().used_memory_bytes.value_or(0)),
-                                          "bytes"));
+      f.evidence.push_back(perf::Measured(
+          fmt::format("holding the most: {}", list), fmt::format("占用显存最多的进程：{}", list),
+          static_cast<double>(top.front().used_memory_bytes.value_or(0)), "bytes"));
     }
     if (idle) {
       AddIdleActions(f);

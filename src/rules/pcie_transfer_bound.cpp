@@ -14,7 +14,8 @@ void AddActions(Finding& f) {
   const std::pair<const char*, const char*> steps[] = {
       {"Overlap copies with compute: asynchronous copies on separate CUDA streams "
        "(cudaMemcpyAsync; in PyTorch .to(device, non_blocking=True)).",
-       "让数据拷贝与计算重叠：在独立的 CUDA stream 上进行异步拷贝（`cudaMemcpyAsync`；PyTorch 中使用 "
+       "让数据拷贝与计算重叠：在独立的 CUDA stream 上进行异步拷贝（`cudaMemcpyAsync`；PyTorch "
+       "中使用 "
        "`.to(device, non_blocking=True)`）。"},
       {"Copy from pinned (page-locked) host memory (cudaHostAlloc; DataLoader pin_memory=True).",
        "从锁页内存拷贝数据（`cudaHostAlloc`；DataLoader 中设置 `pin_memory=True`）。"},
@@ -39,9 +40,10 @@ void AddLinkEvidence(const GpuSeries& gpu, Finding& f) {
                     "(Gen{} x{})",
                     gbs(tx->avg), gbs(rx->avg), FormatNumber(ratio->avg * 100, 0), gbs(*link),
                     *g.pcie_link_gen_current, *g.pcie_link_width_current),
-        fmt::format("PCIe 发送平均 {} GB/s，接收平均 {} GB/s：为链路单向带宽 {} GB/s（Gen{} x{}）的 {} %",
-                    gbs(tx->avg), gbs(rx->avg), gbs(*link), *g.pcie_link_gen_current,
-                    *g.pcie_link_width_current, FormatNumber(ratio->avg * 100, 0)),
+        fmt::format(
+            "PCIe 发送平均 {} GB/s，接收平均 {} GB/s：为链路单向带宽 {} GB/s（Gen{} x{}）的 {} %",
+            gbs(tx->avg), gbs(rx->avg), gbs(*link), *g.pcie_link_gen_current,
+            *g.pcie_link_width_current, FormatNumber(ratio->avg * 100, 0)),
         tx->avg + rx->avg, "bytes_per_second"));
   }
   bool below_max = (g.pcie_link_gen_max && g.pcie_link_gen_current &&

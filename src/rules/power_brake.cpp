@@ -41,13 +41,15 @@ void AddActions(const GpuStatus& g, Finding& f) {
       ""});
   std::string cmd;
   if (g.power_min_limit_w) {
-    cmd = fmt::format("sudo nvidia-smi -i {} -pl {}", g.index, FormatNumber(*g.power_min_limit_w, 0));
+    cmd =
+        fmt::format("sudo nvidia-smi -i {} -pl {}", g.index, FormatNumber(*g.power_min_limit_w, 0));
   }
   f.actions.push_back(Action{
-      Text{"Until the supply is fixed, a lower power limit keeps the load within the budget "
-           "(the command sets the lowest allowed limit; choose a value between it and the default).",
-           "在电源问题解决之前，调低功率上限可使负载保持在功率预算之内（该命令设为允许的最低值，"
-           "可在其与默认值之间选择）。"},
+      Text{
+          "Until the supply is fixed, a lower power limit keeps the load within the budget "
+          "(the command sets the lowest allowed limit; choose a value between it and the default).",
+          "在电源问题解决之前，调低功率上限可使负载保持在功率预算之内（该命令设为允许的最低值，"
+          "可在其与默认值之间选择）。"},
       cmd});
   f.actions.push_back(Action{
       Text{"On a cloud instance, report the host to the provider: the power supply is theirs.",
@@ -72,7 +74,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
         "when the power budget is exceeded, and the GPU cuts its clocks hard. It points to the "
         "power supply or power delivery (PSU too small or failing, cables), the same cause that "
         "makes GPUs drop off under load, often several within the same second.",
-        "硬件功率刹车（HW Power Brake）是外部信号：当功率预算被超出时，由板卡或系统电源发出，GPU 随即大幅降低频率。"
+        "硬件功率刹车（HW Power Brake）是外部信号：当功率预算被超出时，由板卡或系统电源发出，GPU "
+        "随即大幅降低频率。"
         "它指向电源或供电链路（电源容量不足或故障、线缆问题），这也是 GPU 在高负载下掉卡的原因，"
         "且常常是多块 GPU 在同一秒内掉卡。"};
     f.evidence.push_back(perf::ReasonShareEvidence(*share, gpu.readings.size(),
@@ -90,7 +93,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     }
     if (braking > 1) {
       f.evidence.push_back(perf::Measured(
-          fmt::format("{} GPUs had the power brake active in this window: a shared supply", braking),
+          fmt::format("{} GPUs had the power brake active in this window: a shared supply",
+                      braking),
           fmt::format("本时间窗口内有 {} 块 GPU 出现功率刹车：说明是共用的电源问题", braking),
           static_cast<double>(braking), "count"));
     }

@@ -56,7 +56,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     auto share = ClockReasonShare(gpu, cap_bit);
     if (!share || *share < input.config.sustained_fraction) continue;
     auto util = perf::IntSeries(gpu, &GpuStatus::utilization_gpu_percent);
-    if (!SustainedAtOrAbove(util, t.utilization_normal_min_percent, input.config.sustained_fraction)) {
+    if (!SustainedAtOrAbove(util, t.utilization_normal_min_percent,
+                            input.config.sustained_fraction)) {
       continue;
     }
     auto ratio = CappedDrawRatio(gpu, cap_bit);
@@ -82,12 +83,15 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
       f.explanation = Text{
           "The GPU is busy and lowers its clocks to stay within its power limit, and that limit "
           "is below the card's default: it runs slower than it could.",
-          "GPU 正忙，并为了不超过功率上限而降低频率，而该上限低于板卡默认值：它的运行速度低于应有水平。"};
-      f.evidence.push_back(perf::Measured(
-          fmt::format("enforced limit {} W, default limit {} W", FormatNumber(*limit, 0),
-                      FormatNumber(*default_w, 0)),
-          fmt::format("强制上限 {} W，默认上限 {} W", FormatNumber(*limit, 0), FormatNumber(*default_w, 0)),
-          *default_w, "watts"));
+          "GPU "
+          "正忙，并为了不超过功率上限而降低频率，而该上限低于板卡默认值：它的运行速度低于应有水平"
+          "。"};
+      f.evidence.push_back(
+          perf::Measured(fmt::format("enforced limit {} W, default limit {} W",
+                                     FormatNumber(*limit, 0), FormatNumber(*default_w, 0)),
+                         fmt::format("强制上限 {} W，默认上限 {} W", FormatNumber(*limit, 0),
+                                     FormatNumber(*default_w, 0)),
+                         *default_w, "watts"));
       AddLoweredActions(g, *default_w, f);
     } else {
       f.title = Text{fmt::format("{} runs at its power limit", label),

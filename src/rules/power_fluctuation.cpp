@@ -59,7 +59,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
         "workload keeps stalling, waiting for data or for other GPUs, and the GPU idles between "
         "bursts. Both show as stutter.",
         "GPU 工作期间功耗大幅上下波动，幅度占功率上限的很大一部分。原因要么是供电不稳（功率刹车、"
-        "电源容量不足或过载），要么是任务频繁停顿（等待数据或等待其他 GPU），GPU 在两次计算之间空闲。"
+        "电源容量不足或过载），要么是任务频繁停顿（等待数据或等待其他 GPU），GPU "
+        "在两次计算之间空闲。"
         "两者都会表现为卡顿。"};
     f.evidence.push_back(perf::Measured(
         fmt::format("power draw {}–{} W, avg {} W over {} readings (limit {} W)",
@@ -76,16 +77,17 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
                     FormatNumber(input.config.thresholds.power_fluctuation_cv, 2)),
         *cv, "ratio"));
     f.actions.push_back(Action{
-        Text{"Watch power, utilisation and clock-event reasons together: drops of utilisation "
-             "with the power point to the workload, power brake or HW slowdown to the supply.",
-             "同时观察功耗、利用率和降频原因：利用率随功耗一起下降说明是任务本身的问题，出现功率刹车"
-             "或 HW Slowdown 则说明是供电问题。"},
+        Text{
+            "Watch power, utilisation and clock-event reasons together: drops of utilisation "
+            "with the power point to the workload, power brake or HW slowdown to the supply.",
+            "同时观察功耗、利用率和降频原因：利用率随功耗一起下降说明是任务本身的问题，出现功率刹车"
+            "或 HW Slowdown 则说明是供电问题。"},
         fmt::format("nvidia-smi dmon -i {} -s pucv", g.index)});
-    f.actions.push_back(Action{
-        Text{"If the workload stalls: check data loading and the CPU, and the communication "
-             "between GPUs (NCCL).",
-             "如果是任务停顿：检查数据加载和 CPU，以及 GPU 之间的通信（NCCL）。"},
-        ""});
+    f.actions.push_back(
+        Action{Text{"If the workload stalls: check data loading and the CPU, and the communication "
+                    "between GPUs (NCCL).",
+                    "如果是任务停顿：检查数据加载和 CPU，以及 GPU 之间的通信（NCCL）。"},
+               ""});
     f.actions.push_back(Action{
         Text{"If the supply is suspect: check PSU capacity (at least 20 % headroom over all "
              "boards plus CPUs) and the power cables, or report the host to the cloud provider.",

@@ -42,14 +42,15 @@ Finding& AddFanFinding(RuleOutput& out, Severity severity, const GpuStatus& g, T
   f.gpus.push_back(g.pci_bus_id);
   f.title = std::move(title);
   f.explanation = std::move(explanation);
-  f.actions.push_back(Action{Text{"Read the fan speeds and temperatures of this GPU.",
-                                  "查看该 GPU 的风扇转速和温度。"},
-                             fmt::format("nvidia-smi -i {} -q -d TEMPERATURE,FAN", g.index)});
   f.actions.push_back(Action{
-      Text{"Have the fan or the board serviced: a failing fan ends in thermal slowdown or a "
-           "shutdown. On a cloud instance, report the host to the provider.",
-           "安排维修风扇或板卡：风扇故障最终会导致温度降频或关机。云服务器上请向云厂商报告该宿主机。"},
-      ""});
+      Text{"Read the fan speeds and temperatures of this GPU.", "查看该 GPU 的风扇转速和温度。"},
+      fmt::format("nvidia-smi -i {} -q -d TEMPERATURE,FAN", g.index)});
+  f.actions.push_back(
+      Action{Text{"Have the fan or the board serviced: a failing fan ends in thermal slowdown or a "
+                  "shutdown. On a cloud instance, report the host to the provider.",
+                  "安排维修风扇或板卡：风扇故障最终会导致温度降频或关机。云服务器上请向云厂商报告该"
+                  "宿主机。"},
+             ""});
   return f;
 }
 
@@ -79,16 +80,16 @@ void CheckStopped(const DiagnosisInput& input, const GpuSeries& gpu, double hot_
                        "因此该风扇很可能已损坏或未接好。",
                        FormatNumber(hot_c))});
   auto stats = Summarize(temps);
-  f.evidence.push_back(perf::Measured(
-      fmt::format("a fan at 0 % in {} % of the readings above {} °C",
-                  FormatNumber(*stopped * 100, 0), FormatNumber(hot_c)),
-      fmt::format("高于 {} °C 的读数中有 {} % 存在转速为 0 % 的风扇", FormatNumber(hot_c),
-                  FormatNumber(*stopped * 100, 0)),
-      *stopped * 100, "percent"));
+  f.evidence.push_back(
+      perf::Measured(fmt::format("a fan at 0 % in {} % of the readings above {} °C",
+                                 FormatNumber(*stopped * 100, 0), FormatNumber(hot_c)),
+                     fmt::format("高于 {} °C 的读数中有 {} % 存在转速为 0 % 的风扇",
+                                 FormatNumber(hot_c), FormatNumber(*stopped * 100, 0)),
+                     *stopped * 100, "percent"));
   if (stats) {
-    f.evidence.push_back(perf::Measured(fmt::format("temperature max {} °C", FormatNumber(stats->max)),
-                                        fmt::format("温度最高 {} °C", FormatNumber(stats->max)),
-                                        stats->max, "celsius"));
+    f.evidence.push_back(perf::Measured(
+        fmt::format("temperature max {} °C", FormatNumber(stats->max)),
+        fmt::format("温度最高 {} °C", FormatNumber(stats->max)), stats->max, "celsius"));
   }
 }
 
@@ -111,8 +112,7 @@ void CheckUnreadable(const GpuSeries& gpu, RuleOutput& out) {
                                     std::nullopt, "", std::nullopt, gpu.times.back()});
 }
 
-void CheckPinned(const DiagnosisInput& input, const GpuSeries& gpu, double hot_c,
-                 RuleOutput& out) {
+void CheckPinned(const DiagnosisInput& input, const GpuSeries& gpu, double hot_c, RuleOutput& out) {
   const double high_c = input.config.thresholds.temperature_high_c;
   auto pinned_above = [&gpu](double limit_c) {
     return perf::ShareOfReadings(gpu, [limit_c](const GpuStatus& s) -> std::optional<bool> {
@@ -138,12 +138,12 @@ void CheckPinned(const DiagnosisInput& input, const GpuSeries& gpu, double hot_c
            "进风口堵塞或风扇性能衰退。"});
   const double limit_c = too_hot ? high_c : hot_c;
   const double share = too_hot ? *high : *hot;
-  f.evidence.push_back(perf::Measured(
-      fmt::format("fans at 100 % with the GPU above {} °C in {} % of the readings",
-                  FormatNumber(limit_c), FormatNumber(share * 100, 0)),
-      fmt::format("{} % 的读数中风扇为 100 % 且 GPU 高于 {} °C", FormatNumber(share * 100, 0),
-                  FormatNumber(limit_c)),
-      share * 100, "percent"));
+  f.evidence.push_back(
+      perf::Measured(fmt::format("fans at 100 % with the GPU above {} °C in {} % of the readings",
+                                 FormatNumber(limit_c), FormatNumber(share * 100, 0)),
+                     fmt::format("{} % 的读数中风扇为 100 % 且 GPU 高于 {} °C",
+                                 FormatNumber(share * 100, 0), FormatNumber(limit_c)),
+                     share * 100, "percent"));
 }
 
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {

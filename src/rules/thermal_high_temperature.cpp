@@ -58,14 +58,15 @@ void CheckCore(const DiagnosisInput& input, const GpuSeries& gpu, RuleOutput& ou
       "Above this temperature the GPU is close to its thermal protection: at its slowdown "
       "threshold it lowers its clocks (stutter), at its shutdown threshold it stops. Running hot "
       "for long also ages the board. Heat this high points to cooling: airflow, fans or the room.",
-      "超过该温度后 GPU 已接近自身的过热保护：达到降频阈值时会降低频率（卡顿），达到关机阈值时会停止工作。"
+      "超过该温度后 GPU "
+      "已接近自身的过热保护：达到降频阈值时会降低频率（卡顿），达到关机阈值时会停止工作。"
       "长期高温也会加速板卡老化。温度这么高通常说明散热有问题：风道、风扇或机房环境。"};
   std::string pct = FormatNumber(share * 100, 0);
   f.evidence.push_back(perf::Measured(
       fmt::format("temperature max {} °C, avg {} °C; above {} °C in {} % of {} readings",
                   FormatNumber(stats->max), FormatNumber(stats->avg), high, pct, stats->count),
-      fmt::format("温度最高 {} °C，平均 {} °C；{} 次读数中有 {} % 高于 {} °C", FormatNumber(stats->max),
-                  FormatNumber(stats->avg), stats->count, pct, high),
+      fmt::format("温度最高 {} °C，平均 {} °C；{} 次读数中有 {} % 高于 {} °C",
+                  FormatNumber(stats->max), FormatNumber(stats->avg), stats->count, pct, high),
       stats->max, "celsius"));
   if (g.temperature_slowdown_c) {
     auto slowdown = static_cast<double>(*g.temperature_slowdown_c);
@@ -92,9 +93,11 @@ void CheckMemory(const DiagnosisInput& input, const GpuSeries& gpu, RuleOutput& 
   f.title = Text{fmt::format("{} memory (HBM) is near its maximum temperature", label),
                  fmt::format("{} 显存（HBM）温度接近其上限", label)};
   f.explanation = Text{
-      "The GPU slows down when its memory reaches its maximum operating temperature, even while the "
+      "The GPU slows down when its memory reaches its maximum operating temperature, even while "
+      "the "
       "core temperature looks normal. Memory this hot points to poor airflow over the board.",
-      "显存温度达到最高工作温度时，即使核心温度看起来正常，GPU 也会降频。显存温度如此之高，说明板卡上的"
+      "显存温度达到最高工作温度时，即使核心温度看起来正常，GPU "
+      "也会降频。显存温度如此之高，说明板卡上的"
       "风道不畅。"};
   f.evidence.push_back(perf::Measured(
       fmt::format("memory temperature max {} °C, avg {} °C (memory max {} °C)",

@@ -18,19 +18,19 @@ void AddActions(Finding& f) {
            "检查数据加载：增加加载进程数、使用锁页内存并预取（PyTorch 的 DataLoader 中设置 "
            "`num_workers`、`pin_memory=True`、`prefetch_factor`），数据放在高速本地盘上。"},
       ""});
-  f.actions.push_back(Action{
-      Text{"Check whether the CPU is saturated (see the CPU findings of this report).",
-           "检查 CPU 是否已满载（参见本报告中与 CPU 有关的结论）。"},
-      "top -o %CPU"});
+  f.actions.push_back(
+      Action{Text{"Check whether the CPU is saturated (see the CPU findings of this report).",
+                  "检查 CPU 是否已满载（参见本报告中与 CPU 有关的结论）。"},
+             "top -o %CPU"});
   f.actions.push_back(Action{
       Text{"Check which processes hold the GPU: an idle notebook kernel or a finished job that "
            "did not exit wastes it.",
            "查看哪些进程占用着 GPU：空闲的 Jupyter 内核或已结束却未退出的任务都会浪费 GPU。"},
       "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"});
-  f.actions.push_back(Action{
-      Text{"If the pipeline keeps up, a larger batch gives the GPU more work per step.",
-           "如果数据管道跟得上，可增大批大小，让 GPU 每一步有更多计算。"},
-      ""});
+  f.actions.push_back(
+      Action{Text{"If the pipeline keeps up, a larger batch gives the GPU more work per step.",
+                  "如果数据管道跟得上，可增大批大小，让 GPU 每一步有更多计算。"},
+             ""});
 }
 
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
@@ -49,9 +49,9 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     f.gpus.push_back(g.pci_bus_id);
     std::string label = GpuLabel(g);
     std::string wasted = FormatNumber(t.utilization_wasted_below_percent);
-    f.title = Text{fmt::format("{} is in use but mostly waiting (utilisation below {} %)", label,
-                               wasted),
-                   fmt::format("{} 被占用但大部分时间在等待（利用率低于 {} %）", label, wasted)};
+    f.title =
+        Text{fmt::format("{} is in use but mostly waiting (utilisation below {} %)", label, wasted),
+             fmt::format("{} 被占用但大部分时间在等待（利用率低于 {} %）", label, wasted)};
     f.explanation = Text{
         "A process holds this GPU, yet the GPU computes only a small part of the time: it waits "
         "for its input. The data pipeline (loading, decoding, augmentation) or the CPU is the "
@@ -73,10 +73,10 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
                                           static_cast<double>(g.processes->size()), "count"));
     } else if (g.memory_used_bytes) {
       std::string used = perf::GiBText(static_cast<double>(*g.memory_used_bytes));
-      f.evidence.push_back(perf::Measured(
-          fmt::format("{} of GPU memory in use (no process listed)", used),
-          fmt::format("显存已使用 {}（未列出进程）", used),
-          static_cast<double>(*g.memory_used_bytes), "bytes"));
+      f.evidence.push_back(
+          perf::Measured(fmt::format("{} of GPU memory in use (no process listed)", used),
+                         fmt::format("显存已使用 {}（未列出进程）", used),
+                         static_cast<double>(*g.memory_used_bytes), "bytes"));
     }
     AddActions(f);
   }

@@ -65,39 +65,42 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     f.gpus.push_back(g.pci_bus_id);
     std::string label = GpuLabel(g);
     auto stats = Summarize(util);
-    f.title = throttled
-                  ? Text{fmt::format("{} is fully loaded and its clocks are held down", label),
-                         fmt::format("{} 满负载运行且频率被压低", label)}
-                  : Text{fmt::format("{} is fully loaded", label),
-                         fmt::format("{} 处于满负载", label)};
+    f.title =
+        throttled
+            ? Text{fmt::format("{} is fully loaded and its clocks are held down", label),
+                   fmt::format("{} 满负载运行且频率被压低", label)}
+            : Text{fmt::format("{} is fully loaded", label), fmt::format("{} 处于满负载", label)};
     f.explanation = Text{
         "Utilisation stays at about 100 %: normal for training, but the GPU then runs at its "
-        "power and heat limits and any throttling slows the job directly."
-        + std::string(throttled ? " Here the clocks are also below their maximum because of the "
-                                  "slowdown reasons listed; see the findings about them."
-                                : ""),
-        "利用率持续在 100 % 左右：这对训练来说是正常的，但此时 GPU 处于功耗和温度的极限，任何降频都会"
-        "直接拖慢任务。"
-        + std::string(throttled ? "此处频率还因所列的降频原因低于最高值，请参见与之相关的结论。" : "")};
+        "power and heat limits and any throttling slows the job directly." +
+            std::string(throttled ? " Here the clocks are also below their maximum because of the "
+                                    "slowdown reasons listed; see the findings about them."
+                                  : ""),
+        "利用率持续在 100 % 左右：这对训练来说是正常的，但此时 GPU "
+        "处于功耗和温度的极限，任何降频都会"
+        "直接拖慢任务。" +
+            std::string(throttled ? "此处频率还因所列的降频原因低于最高值，请参见与之相关的结论。"
+                                  : "")};
     f.evidence.push_back(perf::Measured(
-        fmt::format("utilisation avg {} % over {} readings", FormatNumber(stats->avg), stats->count),
+        fmt::format("utilisation avg {} % over {} readings", FormatNumber(stats->avg),
+                    stats->count),
         fmt::format("{} 次读数中利用率平均 {} %", stats->count, FormatNumber(stats->avg)),
         stats->avg, "percent"));
     if (throttled) {
       std::string reasons = ReasonText(seen);
-      f.evidence.push_back(perf::Measured(
-          fmt::format("SM clock below {} % of max in {} % of readings; reasons: {}",
-                      FormatNumber(kClockBelowMaxRatio * 100, 0), FormatNumber(*slowed * 100, 0),
-                      reasons),
-          fmt::format("{} % 的读数中 SM 频率低于最高值的 {} %；降频原因：`{}`",
-                      FormatNumber(*slowed * 100, 0), FormatNumber(kClockBelowMaxRatio * 100, 0),
-                      reasons),
-          *slowed * 100, "percent"));
+      f.evidence.push_back(
+          perf::Measured(fmt::format("SM clock below {} % of max in {} % of readings; reasons: {}",
+                                     FormatNumber(kClockBelowMaxRatio * 100, 0),
+                                     FormatNumber(*slowed * 100, 0), reasons),
+                         fmt::format("{} % 的读数中 SM 频率低于最高值的 {} %；降频原因：`{}`",
+                                     FormatNumber(*slowed * 100, 0),
+                                     FormatNumber(kClockBelowMaxRatio * 100, 0), reasons),
+                         *slowed * 100, "percent"));
     }
-    f.actions.push_back(Action{
-        Text{"Watch clocks, power, temperature and clock-event reasons while the job runs.",
-             "在任务运行期间观察频率、功耗、温度和降频原因。"},
-        fmt::format("nvidia-smi -i {} -q -d PERFORMANCE,CLOCK,POWER,TEMPERATURE", g.index)});
+    f.actions.push_back(
+        Action{Text{"Watch clocks, power, temperature and clock-event reasons while the job runs.",
+                    "在任务运行期间观察频率、功耗、温度和降频原因。"},
+               fmt::format("nvidia-smi -i {} -q -d PERFORMANCE,CLOCK,POWER,TEMPERATURE", g.index)});
   }
 }
 

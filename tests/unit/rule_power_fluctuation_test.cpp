@@ -18,8 +18,8 @@ DiagnosisInput WithDraws(const std::vector<double>& draws_w, GpuStatus base = He
 }
 
 TEST(PowerFluctuationRule, SwingingDrawIsAWarning) {
-  auto d = RunRule(kPowerFluctuationRule,
-                   WithDraws({200, 650, 210, 640, 190, 660, 200, 650, 220, 640}));
+  auto d =
+      RunRule(kPowerFluctuationRule, WithDraws({200, 650, 210, 640, 190, 660, 200, 650, 220, 640}));
   ASSERT_EQ(d.findings.size(), 1u);
   const Finding& f = d.findings[0];
   EXPECT_EQ(f.id, "power.fluctuation");
@@ -31,14 +31,13 @@ TEST(PowerFluctuationRule, SwingingDrawIsAWarning) {
 }
 
 TEST(PowerFluctuationRule, AJobStartingIsAStepNotAFluctuation) {
-  auto d = RunRule(kPowerFluctuationRule,
-                   WithDraws({90, 90, 90, 90, 90, 650, 650, 650, 650, 650}));
+  auto d = RunRule(kPowerFluctuationRule, WithDraws({90, 90, 90, 90, 90, 650, 650, 650, 650, 650}));
   EXPECT_TRUE(d.findings.empty());
 }
 
 TEST(PowerFluctuationRule, OrdinaryNoiseIsQuiet) {
-  auto d = RunRule(kPowerFluctuationRule,
-                   WithDraws({400, 410, 390, 405, 395, 400, 415, 385, 400, 402}));
+  auto d =
+      RunRule(kPowerFluctuationRule, WithDraws({400, 410, 390, 405, 395, 400, 415, 385, 400, 402}));
   EXPECT_TRUE(d.findings.empty());
 }
 
@@ -61,8 +60,8 @@ TEST(PowerFluctuationRule, MissingDrawOrLimitIsQuiet) {
   GpuStatus no_limit = HealthyGpu(0);
   no_limit.power_limit_w.reset();
   no_limit.power_enforced_limit_w.reset();
-  auto d = RunRule(kPowerFluctuationRule,
-                   WithDraws({200, 650, 210, 640, 190, 660, 200, 650}, no_limit));
+  auto d =
+      RunRule(kPowerFluctuationRule, WithDraws({200, 650, 210, 640, 190, 660, 200, 650}, no_limit));
   EXPECT_TRUE(d.findings.empty());
 }
 

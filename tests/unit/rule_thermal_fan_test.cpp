@@ -75,7 +75,8 @@ TEST(FanRule, FansPinnedWhileWarmIsInfo) {
 }
 
 TEST(FanRule, QuietWithFansWorking) {
-  auto d = RunRule(kFanRule, RepeatedReadings({WithFans({40, 42}, 65), WithFans({100}, 55, 1)}, 10));
+  auto d =
+      RunRule(kFanRule, RepeatedReadings({WithFans({40, 42}, 65), WithFans({100}, 55, 1)}, 10));
   EXPECT_TRUE(d.findings.empty());
 }
 

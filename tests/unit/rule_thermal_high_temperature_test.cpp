@@ -13,8 +13,8 @@ GpuStatus AtTemperature(unsigned index, std::int64_t celsius) {
 }
 
 TEST(HighTemperatureRule, SustainedHeatIsAWarning) {
-  auto d = RunRule(kHighTemperatureRule,
-                   RepeatedReadings({HealthyGpu(0), AtTemperature(1, 88)}, 10));
+  auto d =
+      RunRule(kHighTemperatureRule, RepeatedReadings({HealthyGpu(0), AtTemperature(1, 88)}, 10));
   ASSERT_EQ(d.findings.size(), 1u);
   const Finding& f = d.findings[0];
   EXPECT_EQ(f.id, "thermal.high_temperature");
@@ -42,8 +42,8 @@ TEST(HighTemperatureRule, SingleHotReadingIsSustained) {
 }
 
 TEST(HighTemperatureRule, QuietAtOrBelowTheThreshold) {
-  auto d = RunRule(kHighTemperatureRule,
-                   RepeatedReadings({HealthyGpu(0), AtTemperature(1, 85)}, 10));
+  auto d =
+      RunRule(kHighTemperatureRule, RepeatedReadings({HealthyGpu(0), AtTemperature(1, 85)}, 10));
   EXPECT_TRUE(d.findings.empty());
   EXPECT_EQ(d.verdict, Severity::kOk);
 }
