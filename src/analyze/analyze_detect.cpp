@@ -1,0 +1,102 @@
+// DetectInputKind: which reader a file's content goes to.
+#include <algorithm>
+
+#include "analyze/analyze_input.h"
+#include "parse/kernel_line.h"
+#include "parse/nvsmi_text.h"
+
+namespace gpudoctor {
+namespace {
+
+constexpr std::size_t kHeadBytes = 64 << 10;  // enough to tell any kind apart
+
+// The start of `s`, cut after its last whole line.
+std::string_view Head(std::string_view s) {
+  if (s.size() <= kHeadBytes) return s;
+  std::string_view head = s.substr(0, kHeadBytes);
+  std::size_t nl = head.rfind('\n');
+  return nl == std::string_view::npos ? head : head.substr(0, nl + 1);
+}
+
+// NUL bytes or many control characters: not text any reader could use.
+bool LooksBinary(std::string_view head) {
+  std::size_t control = 0;
+  for (unsigned char c : head.substr(0, 4096)) {
+    if (c == 0) return true;
+    if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != 0x1b) ++control;
+  }
+  return control * 20 > std::min<std::size_t>(head.size(), 4096);
+}
+
+// The report's own prologue. Not just any mention of the script: the Xid 79
+// crash-dump message in every kernel log says "please run nvidia-bug-report.sh".
+bool IsBugReport(std::string_view head) {
+  std::size_t pos = 0;
+  for (int n = 0; n < 40 && pos < head.size(); ++n) {
+    std::size_t end = std::min(head.find('\n', pos), head.size());
+    std::string_view line = head.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.rfind("nvidia-bug-report.sh Version", 0) == 0 ||
+        line.rfind("Start of NVIDIA bug report log file", 0) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool HasStampedLogLine(std::string_view head) {
+  const LineTimeContext ctx{2000, std::chrono::seconds(0)};  // any year: only the shape matters
+  for (std::size_t pos = 0; pos < head.size();) {
+    std::size_t end = std::min(head.find('\n', pos), head.size());
+    std::string_view line = head.substr(pos, end - pos);
+    pos = end + 1;
+    switch (ParseKernelLine(line, ctx).prefix) {
+      case LinePrefix::kNone:
+      case LinePrefix::kContinuation:  // indented text of any kind
+        break;
+      default:
+        return true;
+    }
+  }
+  return false;
+}
+
+bool MentionsGpuLogWords(std::string_view content) {
+  for (std::string_view word : {"NVRM", "Xid", "NCCL"}) {
+    if (content.find(word) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+const char* InputKindName(InputKind kind) {
+  switch (kind) {
+    case InputKind::kNvidiaSmiXml:
+      return "nvidia-smi-xml";
+    case InputKind::kNvidiaSmiText:
+      return "nvidia-smi-text";
+    case InputKind::kBugReport:
+      return "nvidia-bug-report";
+    case InputKind::kKernelLog:
+      return "kernel-log";
+    case InputKind::kUnknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
+InputKind DetectInputKind(std::string_view content) {
+  if (content.rfind("\xEF\xBB\xBF", 0) == 0) content.remove_prefix(3);  // UTF-8 BOM
+  std::string_view head = Head(content);
+  if (head.find_first_not_of(" \t\r\n") == std::string_view::npos || LooksBinary(head))
+    return InputKind::kUnknown;
+  // A bug report holds nvidia-smi output and kernel lines: test it first.
+  if (IsBugReport(head)) return InputKind::kBugReport;
+  if (head.find("<nvidia_smi_log") != std::string_view::npos) return InputKind::kNvidiaSmiXml;
+  if (LooksLikeNvidiaSmiText(head)) return InputKind::kNvidiaSmiText;
+  if (HasStampedLogLine(head) || MentionsGpuLogWords(content)) return InputKind::kKernelLog;
+  return InputKind::kUnknown;
+}
+
+}  // namespace gpudoctor

@@ -1,0 +1,73 @@
+// The input side of `gpudoctor analyze FILE...`: any mix of files from
+// another machine turned into the DiagnosisInput the rules read, so that the
+// same rules run as on a live machine.
+//
+// What each kind of file gives (kinds are told from content, never names;
+// gzip is decompressed first, whatever the name):
+//   - nvidia-smi -q -x XML and nvidia-smi -q text (also -q -d excerpts): one
+//     reading of the GPUs, taken at the dump's own Timestamp when it parses
+//     (none otherwise). Several dumps of the same GPUs form a window.
+//   - nvidia-bug-report.log: its kernel-log sections (as the live
+//     --kernel-log path reads them), its `nvidia-smi --query` output as one
+//     reading (a failed run becomes a reading with nvml_loaded = false and the
+//     tool's message as nvml_error), the driver version of
+//     /proc/driver/nvidia/version, host name and kernel release from `uname:`.
+//   - kernel logs and journals in every format kernel_line.h reads, and
+//     PyTorch/NCCL logs: kernel events. Text is a kernel log only when at least
+//     one line has a kernel/syslog/journal/glog stamp or it mentions NVRM, Xid
+//     or NCCL; other text (nvidia-smi tables, topo matrices, nvlink output) is
+//     refused as unknown.
+// Naive local stamps (nvidia-smi's Timestamp, syslog, dmesg -T) are read as
+// UTC so that the readings and events of one machine line up; year-less log
+// stamps take the year of the bug report's Date line, else of the newest
+// dump, else the current year.
+// Thread-compatible; never throws.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/config.h"
+#include "rules/diagnosis_input.h"
+
+namespace gpudoctor {
+
+enum class InputKind { kNvidiaSmiXml, kNvidiaSmiText, kBugReport, kKernelLog, kUnknown };
+
+// "nvidia-smi-xml", "nvidia-smi-text", "nvidia-bug-report", "kernel-log", "unknown".
+const char* InputKindName(InputKind kind);
+
+// The kind of (decompressed) file content. Pure.
+InputKind DetectInputKind(std::string_view content);
+
+struct AnalyzedFile {
+  std::string path;  // as given
+  InputKind kind = InputKind::kUnknown;
+  bool ok = false;
+  std::string error;            // one line naming the file; empty when ok
+  std::size_t gpu_count = 0;    // GPUs in this file's reading(s)
+  std::size_t event_count = 0;  // kernel events extracted from this file
+};
+
+struct AnalyzeResult {
+  DiagnosisInput input;
+  std::vector<AnalyzedFile> files;  // one per path, in the order given
+};
+
+// Reads every path. A file that cannot be read or parsed gets ok = false and
+// a one-line error ("FILE: no such file", "FILE: not a file (a directory)",
+// "FILE: empty file", "FILE: gzip data corrupt at byte N (...)", "FILE: not
+// an nvidia-smi, bug report or kernel log file"); the others are still used.
+// The result: input.live = false, input.config = config; readings added in
+// time order (dumps without a stamp first, in the order given); kernel
+// events of all logs merged, those with a time in time order, then those
+// without (input.kernel set only when a log or bug report was read; its
+// sources list each such file); driver_version / cuda_driver_version from
+// the dumps (the bug report's /proc version when no dump states one);
+// window_from/to from the earliest and latest known times of readings and
+// events.
+AnalyzeResult AnalyzeFiles(const std::vector<std::string>& paths, const Config& config);
+
+}  // namespace gpudoctor

@@ -1,0 +1,126 @@
+#include "analyze/input_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <memory>
+#include <optional>
+
+namespace gpudoctor {
+namespace {
+
+std::string LimitText(std::size_t max_bytes) {
+  return std::to_string(max_bytes >> 20) + " MiB limit";
+}
+
+// Why a path cannot be read as a file, or nothing when it is a regular file.
+std::optional<Error> NotAFile(const std::filesystem::path& path) {
+  std::error_code ec;
+  auto st = std::filesystem::status(path, ec);
+  const std::string name = path.string();
+  if (st.type() == std::filesystem::file_type::not_found)
+    return Error{ErrorCode::kNotFound, name + ": no such file"};
+  if (ec) return ErrnoError(ec.value(), name);
+  if (st.type() == std::filesystem::file_type::directory)
+    return Error{ErrorCode::kInvalid, name + ": not a file (a directory)"};
+  if (st.type() != std::filesystem::file_type::regular)
+    return Error{ErrorCode::kInvalid, name + ": not a file"};
+  return std::nullopt;
+}
+
+Result<std::string> ReadRaw(const std::filesystem::path& path, std::size_t max_bytes) {
+  const std::string name = path.string();
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoError(errno, name);
+  std::unique_ptr<int, void (*)(int*)> closer(&fd, [](int* f) { ::close(*f); });
+  std::string data;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoError(errno, name);
+    if (n == 0) return data;
+    data.append(buf, static_cast<std::size_t>(n));
+    if (max_bytes && data.size() > max_bytes)
+      return Error{ErrorCode::kInvalid, name + ": larger than the " + LimitText(max_bytes)};
+  }
+}
+
+}  // namespace
+
+bool IsGzipData(std::string_view data) {
+  return data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
+         static_cast<unsigned char>(data[1]) == 0x8b;
+}
+
+Result<std::string> GunzipData(std::string_view data, const std::string& name,
+                               std::size_t max_bytes) {
+  z_stream zs{};
+  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
+    return Error{ErrorCode::kIo, name + ": cannot start the gzip decoder"};
+  std::unique_ptr<z_stream, int (*)(z_stream*)> ender(&zs, inflateEnd);
+  std::string out;
+  char buf[1 << 16];
+  std::size_t pos = 0;  // offset in `data` of zs.next_in
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  zs.avail_in = static_cast<uInt>(data.size());
+  for (;;) {
+    zs.next_out = reinterpret_cast<Bytef*>(buf);
+    zs.avail_out = sizeof buf;
+    const uInt before = zs.avail_in;
+    int rc = inflate(&zs, Z_NO_FLUSH);
+    pos += before - zs.avail_in;
+    out.append(buf, sizeof buf - zs.avail_out);
+    if (max_bytes && out.size() > max_bytes) {
+      return Error{ErrorCode::kInvalid,
+                   name + ": larger than the " + LimitText(max_bytes) + " once decompressed"};
+    }
+    if (rc == Z_STREAM_END) {
+      // gzip allows several members one after another (cat a.gz b.gz);
+      // anything else after the end (padding, garbage) is ignored as gzip does.
+      if (!IsGzipData(data.substr(pos))) return out;
+      inflateReset(&zs);
+      continue;
+    }
+    if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT || rc == Z_STREAM_ERROR) {
+      std::string why = zs.msg ? std::string(" (") + zs.msg + ")" : std::string();
+      return Error{ErrorCode::kCorrupt,
+                   name + ": gzip data corrupt at byte " + std::to_string(pos) + why};
+    }
+    if (rc == Z_MEM_ERROR) return Error{ErrorCode::kIo, name + ": out of memory decompressing"};
+    // All input used, room left for output, and still no end of stream: the
+    // file was cut short. (Z_BUF_ERROR means no progress was possible.)
+    if ((zs.avail_in == 0 && zs.avail_out != 0) || rc == Z_BUF_ERROR) {
+      return Error{ErrorCode::kCorrupt,
+                   name + ": gzip data truncated at byte " + std::to_string(data.size())};
+    }
+  }
+}
+
+Result<std::string> ReadInputFile(const std::filesystem::path& path, std::size_t max_bytes) {
+  if (auto why = NotAFile(path)) return *why;
+  auto raw = ReadRaw(path, max_bytes);
+  if (!raw) return raw.error();
+  if (raw->empty()) return Error{ErrorCode::kInvalid, path.string() + ": empty file"};
+  if (!IsGzipData(*raw)) return raw;
+  auto text = GunzipData(*raw, path.string(), max_bytes);
+  if (text && text->empty())
+    return Error{ErrorCode::kInvalid, path.string() + ": empty file (once decompressed)"};
+  return text;
+}
+
+std::vector<LogLine> SplitLogLines(std::string_view content, const std::string& file) {
+  std::vector<LogLine> lines;
+  while (!content.empty()) {
+    std::size_t nl = content.find('\n');
+    std::string_view line = content.substr(0, nl);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back(LogLine{std::string(line), SourceRef{file, lines.size() + 1}, {}, {}});
+    content.remove_prefix(nl == std::string_view::npos ? content.size() : nl + 1);
+  }
+  return lines;
+}
+
+}  // namespace gpudoctor

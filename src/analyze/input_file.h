@@ -1,0 +1,37 @@
+// Reading the files given to `gpudoctor analyze`: whole files into memory,
+// gzip (recognised by its magic bytes, not its name, several members
+// allowed) decompressed on the way. Errors are one line naming the file:
+//   "x.log: no such file", "dir: not a file (a directory)", "e.log: empty file",
+//   "r.gz: gzip data corrupt at byte 812 (invalid stored block lengths)",
+//   "r.gz: gzip data truncated at byte 4096", "big.log: larger than the 256 MiB limit".
+// Nothing here throws. Thread-compatible.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/kernel_event.h"
+#include "core/result.h"
+
+namespace gpudoctor {
+
+// The bytes of a regular file, decompressed when it is gzip. max_bytes
+// bounds both the file and its decompressed size (0: no limit).
+Result<std::string> ReadInputFile(const std::filesystem::path& path, std::size_t max_bytes);
+
+// Pure gzip decoder: `name` only goes into error messages. Byte offsets in
+// errors count from the start of `data`.
+Result<std::string> GunzipData(std::string_view data, const std::string& name,
+                               std::size_t max_bytes);
+
+// True when data starts with the gzip magic bytes 1f 8b.
+bool IsGzipData(std::string_view data);
+
+// The lines of `content` as LogLines with ref = (file, 1-based line); a
+// trailing '\r' is dropped from each.
+std::vector<LogLine> SplitLogLines(std::string_view content, const std::string& file);
+
+}  // namespace gpudoctor

@@ -1,0 +1,129 @@
+// analyze: reading files of any kind into one DiagnosisInput (detection,
+// gzip, bug-report sections, dump stamps, errors per file).
+#include "analyze/analyze_input.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "analyze/bug_report.h"
+#include "analyze/dump_time.h"
+#include "analyze/input_file.h"
+#include "core/time_format.h"
+#include "unit/analyze_samples.h"
+
+namespace gpudoctor {
+namespace {
+
+using test::Gzip;
+using test::kDmesgT;
+using test::kSep;
+using test::kSmiText;
+using test::kXml;
+using test::SyntheticBugReport;
+
+TEST(AnalyzeDetect, TellsKindsFromContent) {
+  EXPECT_EQ(DetectInputKind(kXml), InputKind::kNvidiaSmiXml);
+  EXPECT_EQ(DetectInputKind("<nvidia_smi_log>\n<gpu id=\"0\"/></nvidia_smi_log>"),
+            InputKind::kNvidiaSmiXml);  // no prolog, no DOCTYPE
+  EXPECT_EQ(DetectInputKind(kSmiText), InputKind::kNvidiaSmiText);
+  EXPECT_EQ(DetectInputKind(SyntheticBugReport(kSmiText)), InputKind::kBugReport);
+  EXPECT_EQ(DetectInputKind(kDmesgT), InputKind::kKernelLog);
+  EXPECT_EQ(DetectInputKind("Feb 15 17:37:45 host kernel: usb 1-1: new device\n"),
+            InputKind::kKernelLog);
+  EXPECT_EQ(DetectInputKind("\xEF\xBB\xBF" + std::string(kXml)), InputKind::kNvidiaSmiXml);
+}
+
+TEST(AnalyzeDetect, RefusesTextThatIsNoneOfThem) {
+  EXPECT_EQ(DetectInputKind(""), InputKind::kUnknown);
+  EXPECT_EQ(DetectInputKind("\n  \n"), InputKind::kUnknown);
+  EXPECT_EQ(DetectInputKind(std::string("\x7f"
+                                        "ELF\x02\x01\x01\0\0\0",
+                                        10)),
+            InputKind::kUnknown);
+  EXPECT_EQ(DetectInputKind("hello world\nthis is a shopping list\n"), InputKind::kUnknown);
+  EXPECT_EQ(DetectInputKind("<?xml version=\"1.0\"?>\n<project/>\n"), InputKind::kUnknown);
+  EXPECT_EQ(DetectInputKind("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)\n"
+                            "\t Link 0: 26.562 GB/s\n"),
+            InputKind::kUnknown);
+}
+
+TEST(AnalyzeDetect, CrashDumpMessageNamingTheScriptIsStillAKernelLog) {
+  // Xid 79 logs say "please run nvidia-bug-report.sh": not a bug report.
+  std::string log = std::string(kDmesgT) +
+                    "[Mon Mar  3 10:02:00 2025] NVRM: A GPU crash dump has been created. If "
+                    "possible, please run\n"
+                    "                           NVRM: nvidia-bug-report.sh as root to collect\n";
+  EXPECT_EQ(DetectInputKind(log), InputKind::kKernelLog);
+}
+
+TEST(AnalyzeDetect, KindNames) {
+  EXPECT_STREQ(InputKindName(InputKind::kNvidiaSmiXml), "nvidia-smi-xml");
+  EXPECT_STREQ(InputKindName(InputKind::kNvidiaSmiText), "nvidia-smi-text");
+  EXPECT_STREQ(InputKindName(InputKind::kBugReport), "nvidia-bug-report");
+  EXPECT_STREQ(InputKindName(InputKind::kKernelLog), "kernel-log");
+  EXPECT_STREQ(InputKindName(InputKind::kUnknown), "unknown");
+}
+
+TEST(AnalyzeDumpTime, ReadsNvidiaSmiStamps) {
+  auto t = ParseCtimeStamp("Thu Sep  1 15:20:22 2022");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(FormatRfc3339(*t), "2022-09-01T15:20:22Z");
+  EXPECT_EQ(FormatRfc3339(*XmlDumpTime(kXml)), "2025-03-03T10:05:00Z");
+  EXPECT_EQ(FormatRfc3339(*TextDumpTime(kSmiText)), "2025-03-03T10:00:00Z");
+  EXPECT_FALSE(ParseCtimeStamp("N/A").has_value());
+  EXPECT_FALSE(ParseCtimeStamp("Thu Sep 41 15:20:22 2022").has_value());
+  EXPECT_FALSE(TextDumpTime("Driver Version : 550.90.07\n").has_value());
+  EXPECT_EQ(YearInText(" Thu Oct 27 08:50:11 PM -03 2022"), 2022);
+}
+
+TEST(AnalyzeGzip, RoundTripAndMembers) {
+  auto one = GunzipData(Gzip("abc\n"), "x.gz", 0);
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  EXPECT_EQ(*one, "abc\n");
+  auto two = GunzipData(Gzip("abc\n") + Gzip("def\n"), "x.gz", 0);  // cat a.gz b.gz
+  ASSERT_TRUE(two.ok()) << two.error().message;
+  EXPECT_EQ(*two, "abc\ndef\n");
+  auto big = GunzipData(Gzip(std::string(5000, 'x')), "x.gz", 1000);
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.error().message.find("once decompressed"), std::string::npos);
+}
+
+TEST(AnalyzeGzip, CorruptAndTruncatedNameTheFileAndByte) {
+  std::string gz = Gzip(std::string(kDmesgT) + kDmesgT + kDmesgT);
+  auto cut = GunzipData(gz.substr(0, gz.size() / 2), "r.gz", 0);
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.error().message,
+            "r.gz: gzip data truncated at byte " + std::to_string(gz.size() / 2));
+  std::string bad = std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10) + "\xff\xff\xff";
+  auto corrupt = GunzipData(bad, "b.gz", 0);
+  ASSERT_FALSE(corrupt.ok());
+  const std::string& why = corrupt.error().message;
+  EXPECT_EQ(why.rfind("b.gz: gzip data corrupt at byte ", 0), 0u) << why;
+  EXPECT_NE(why.find("invalid block type"), std::string::npos) << why;
+}
+
+TEST(AnalyzeBugReport, SectionsOfASyntheticReport) {
+  std::vector<LogLine> lines = SplitLogLines(SyntheticBugReport(kSmiText), "r.log");
+  BugReportFacts facts = ReadBugReportFacts(lines);
+  ASSERT_EQ(facts.smi_query_texts.size(), 1u);
+  // The --query --unit output that follows in the same section is not part of it.
+  EXPECT_EQ(facts.smi_query_texts[0].find("Attached Units"), std::string::npos);
+  EXPECT_NE(facts.smi_query_texts[0].find("GPU 00000000:3B:00.0"), std::string::npos);
+  EXPECT_EQ(facts.proc_driver_version, "550.90.07");
+  EXPECT_EQ(facts.hostname, "gpu-node-7");
+  EXPECT_EQ(facts.kernel_release, "5.15.0-97-generic");
+  EXPECT_EQ(facts.date_year, 2025);
+}
+
+TEST(AnalyzeBugReport, HeaderOnlyReportHasNoSmiOutput) {
+  std::string report = std::string(kSep) + "nvidia-bug-report.sh Version: 1\n\n" + kSep +
+                       "Skipping nvidia-smi output (nvidia-smi not found)\n";
+  BugReportFacts facts = ReadBugReportFacts(SplitLogLines(report, "r.log"));
+  EXPECT_TRUE(facts.smi_query_texts.empty());
+  EXPECT_FALSE(facts.proc_driver_version.has_value());
+  EXPECT_TRUE(facts.hostname.empty());
+}
+
+}  // namespace
+}  // namespace gpudoctor
