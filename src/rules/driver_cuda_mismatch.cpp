@@ -85,7 +85,7 @@ void AddActions(const VersionFacts& v, const std::vector<const CudaItem*>& flagg
     std::string t = target->ToString();
     f.actions.push_back(Action{Text{fmt::format("Upgrade the driver to {} or newer.", t),
                                     fmt::format("把驱动升级到 {} 或更新版本。", t)},
-                               "nvidia-smi"});
+                               ""});
   }
   for (const CudaToolkitInstall& t : v.cuda.toolkits) {
     if (!t.on_driver || t.on_driver->support != CudaSupport::kSupported || t.is_default) continue;
