@@ -61,16 +61,18 @@ std::vector<const GpuSeries*> StarvingGpus(const DiagnosisInput& input) {
 void AddCpuEvidence(const HostFacts& host, Finding& f) {
   const CpuPercent& t = host.cpu_usage.total;
   std::string window = FormatNumber(host.cpu_usage.window_s);
-  f.evidence.push_back(NumberEvidence(
-      fmt::format("CPU busy {} % over {} s (saturated from {} %)", FormatNumber(t.total_percent),
-                  window, kBusySaturatedPercent),
-      fmt::format("{} 秒内 CPU 忙碌 {} %（{} % 起视为饱和）", window, FormatNumber(t.total_percent),
-                  kBusySaturatedPercent),
-      t.total_percent, "percent"));
-  f.evidence.push_back(NumberEvidence(
-      fmt::format("I/O wait {} % (high from {} %)", FormatNumber(t.iowait_percent), kIowaitHighPercent),
-      fmt::format("I/O 等待 {} %（{} % 起视为过高）", FormatNumber(t.iowait_percent), kIowaitHighPercent),
-      t.iowait_percent, "percent"));
+  f.evidence.push_back(
+      NumberEvidence(fmt::format("CPU busy {} % over {} s (saturated from {} %)",
+                                 FormatNumber(t.total_percent), window, kBusySaturatedPercent),
+                     fmt::format("{} 秒内 CPU 忙碌 {} %（{} % 起视为饱和）", window,
+                                 FormatNumber(t.total_percent), kBusySaturatedPercent),
+                     t.total_percent, "percent"));
+  f.evidence.push_back(
+      NumberEvidence(fmt::format("I/O wait {} % (high from {} %)", FormatNumber(t.iowait_percent),
+                                 kIowaitHighPercent),
+                     fmt::format("I/O 等待 {} %（{} % 起视为过高）", FormatNumber(t.iowait_percent),
+                                 kIowaitHighPercent),
+                     t.iowait_percent, "percent"));
   f.evidence.push_back(NumberEvidence(
       fmt::format("steal {} % (high from {} %)", FormatNumber(t.steal_percent), kStealHighPercent),
       fmt::format("被宿主机抢占（steal）{} %（{} % 起视为过高）", FormatNumber(t.steal_percent),
@@ -79,10 +81,10 @@ void AddCpuEvidence(const HostFacts& host, Finding& f) {
   if (host.cpu.load && host.cpu.effective_cores) {
     std::string load = FormatNumber(host.cpu.load->load1, 2);
     std::string cores = FormatNumber(*host.cpu.effective_cores);
-    f.evidence.push_back(NumberEvidence(
-        fmt::format("load average {} (1 min) on {} usable cores", load, cores),
-        fmt::format("1 分钟平均负载 {}，可用 CPU 核数 {}", load, cores), host.cpu.load->load1,
-        "count"));
+    f.evidence.push_back(
+        NumberEvidence(fmt::format("load average {} (1 min) on {} usable cores", load, cores),
+                       fmt::format("1 分钟平均负载 {}，可用 CPU 核数 {}", load, cores),
+                       host.cpu.load->load1, "count"));
   }
   for (const ProcessCpu& p : host.cpu_usage.top_processes) {
     std::string what = Backquoted(p.cmdline.empty() ? p.comm : p.cmdline);
@@ -98,12 +100,12 @@ void AddGpuEvidence(const std::vector<const GpuSeries*>& gpus, Finding& f) {
     auto util = Summarize(UtilizationValues(*gpu));
     std::string label = GpuLabel(gpu->latest());
     f.gpus.push_back(gpu->pci_bus_id);
-    f.evidence.push_back(NumberEvidence(
-        fmt::format("{} utilisation avg {} %, max {} % with processes running", label,
-                    FormatNumber(util->avg), FormatNumber(util->max)),
-        fmt::format("{} 有进程运行，但利用率平均 {} %，最高 {} %", label, FormatNumber(util->avg),
-                    FormatNumber(util->max)),
-        util->avg, "percent"));
+    f.evidence.push_back(
+        NumberEvidence(fmt::format("{} utilisation avg {} %, max {} % with processes running",
+                                   label, FormatNumber(util->avg), FormatNumber(util->max)),
+                       fmt::format("{} 有进程运行，但利用率平均 {} %，最高 {} %", label,
+                                   FormatNumber(util->avg), FormatNumber(util->max)),
+                       util->avg, "percent"));
   }
 }
 
@@ -113,7 +115,8 @@ void AddActions(const CpuPressure& p, Finding& f) {
         Text{"The hypervisor gives this VM's CPU time to other tenants (steal, a noisy "
              "neighbour): stop and start the instance so that it moves to another host, or use a "
              "dedicated instance type.",
-             "虚拟化层把本实例的 CPU 时间分给了其他租户（steal，即“吵闹的邻居”）：停止再启动实例以迁移到"
+             "虚拟化层把本实例的 CPU "
+             "时间分给了其他租户（steal，即“吵闹的邻居”）：停止再启动实例以迁移到"
              "其他宿主机，或改用独享型实例。"},
         "vmstat 1 5"});
   }
@@ -121,7 +124,8 @@ void AddActions(const CpuPressure& p, Finding& f) {
     f.actions.push_back(Action{
         Text{"Storage is too slow for the input pipeline: copy the data set to local NVMe or "
              "memory, pack small files into larger shards, and prefetch more batches.",
-             "存储速度跟不上数据输入：把数据集复制到本地 NVMe 盘或内存，把小文件打包成大分片，并增加预取的批次。"},
+             "存储速度跟不上数据输入：把数据集复制到本地 NVMe "
+             "盘或内存，把小文件打包成大分片，并增加预取的批次。"},
         "iostat -x 1 5"});
   }
   if (p.busy) {
@@ -155,14 +159,15 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 
   Finding& f = out.Add(Severity::kWarning);
   std::string labels = GpuLabels(gpus);
-  f.title = Text{fmt::format("{} wait for the CPU: low utilisation while the host CPU is saturated",
-                             labels),
-                 fmt::format("{} 在等待 CPU：主机 CPU 饱和，GPU 利用率偏低", labels)};
+  f.title = Text{
+      fmt::format("{} wait for the CPU: low utilisation while the host CPU is saturated", labels),
+      fmt::format("{} 在等待 CPU：主机 CPU 饱和，GPU 利用率偏低", labels)};
   f.explanation = Text{
       "These GPUs have processes but stay below the normal utilisation, while the host CPU has no "
       "time to spare (busy, waiting for storage, or taken by the hypervisor). The GPUs then wait "
       "for data prepared on the CPU, and the job runs slower than the GPUs allow.",
-      "这些 GPU 上有进程在运行，但利用率低于正常范围；与此同时主机 CPU 已无余力（忙碌、等待存储，或被虚拟化层占用）。"
+      "这些 GPU 上有进程在运行，但利用率低于正常范围；与此同时主机 CPU "
+      "已无余力（忙碌、等待存储，或被虚拟化层占用）。"
       "GPU 因此在等待 CPU 准备数据，任务速度达不到 GPU 的能力。"};
   AddGpuEvidence(gpus, f);
   AddCpuEvidence(host, f);

@@ -43,9 +43,10 @@ std::vector<CudaItem> Items(const VersionFacts& v) {
   for (const PythonEnvironment& env : v.frameworks.environments) {
     if (!env.bundled_runtime || !env.bundled_runtime_on_driver) continue;
     std::string ver = env.bundled_runtime->ToString();
-    items.push_back({Text{fmt::format("CUDA runtime {} bundled by pip wheels in {}", ver, env.site_dir),
-                          fmt::format("{} 中 pip 包自带的 CUDA 运行时 {}", env.site_dir, ver)},
-                     *env.bundled_runtime_on_driver, true});
+    items.push_back(
+        {Text{fmt::format("CUDA runtime {} bundled by pip wheels in {}", ver, env.site_dir),
+              fmt::format("{} 中 pip 包自带的 CUDA 运行时 {}", env.site_dir, ver)},
+         *env.bundled_runtime_on_driver, true});
   }
   return items;
 }
@@ -59,14 +60,14 @@ EvidenceItem ItemEvidence(const CudaItem& item, const std::string& driver) {
         fmt::format("{} runs on driver {} only through minor-version compatibility (CUDA {} "
                     "natively; full support from driver {})",
                     item.what.en, driver, max, need),
-        fmt::format("{} 在驱动 {} 上只能依靠次版本兼容运行（驱动原生支持 CUDA {}；驱动 {} 起完全支持）",
-                    item.what.zh, driver, max, need));
+        fmt::format(
+            "{} 在驱动 {} 上只能依靠次版本兼容运行（驱动原生支持 CUDA {}；驱动 {} 起完全支持）",
+            item.what.zh, driver, max, need));
   }
-  return TextEvidence(
-      fmt::format("{} needs driver {} or newer; driver {} supports up to CUDA {}", item.what.en,
-                  need, driver, max),
-      fmt::format("{} 需要驱动 {} 或更新版本；驱动 {} 最高支持 CUDA {}", item.what.zh, need, driver,
-                  max));
+  return TextEvidence(fmt::format("{} needs driver {} or newer; driver {} supports up to CUDA {}",
+                                  item.what.en, need, driver, max),
+                      fmt::format("{} 需要驱动 {} 或更新版本；驱动 {} 最高支持 CUDA {}",
+                                  item.what.zh, need, driver, max));
 }
 
 // The highest minimum driver among the items that need a newer one.
@@ -89,17 +90,18 @@ void AddActions(const VersionFacts& v, const std::vector<const CudaItem*>& flagg
   }
   for (const CudaToolkitInstall& t : v.cuda.toolkits) {
     if (!t.on_driver || t.on_driver->support != CudaSupport::kSupported || t.is_default) continue;
-    f.actions.push_back(Action{
-        Text{fmt::format("Or use the installed toolkit the driver supports ({}).", t.path),
-             fmt::format("或者改用驱动支持的已安装工具包（{}）。", t.path)},
-        fmt::format("sudo ln -sfn {} /usr/local/cuda", t.path)});
+    f.actions.push_back(
+        Action{Text{fmt::format("Or use the installed toolkit the driver supports ({}).", t.path),
+                    fmt::format("或者改用驱动支持的已安装工具包（{}）。", t.path)},
+               fmt::format("sudo ln -sfn {} /usr/local/cuda", t.path)});
     break;
   }
   f.actions.push_back(Action{
       Text{"Or install builds for a CUDA release the driver supports (e.g. a framework wheel for "
            "an older CUDA); on data-center GPUs the cuda-compat package can also run a newer CUDA "
            "on this driver.",
-           "或者安装面向驱动所支持 CUDA 版本的构建（例如针对较旧 CUDA 的框架安装包）；在数据中心 GPU 上，"
+           "或者安装面向驱动所支持 CUDA 版本的构建（例如针对较旧 CUDA 的框架安装包）；在数据中心 "
+           "GPU 上，"
            "也可以用 `cuda-compat` 包在当前驱动上运行更新的 CUDA。"},
       ""});
 }
@@ -108,9 +110,10 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   const VersionFacts& v = *input.versions;
   if (!v.cuda.driver) {
     if (!v.cuda.toolkits.empty() || !v.cuda.runtimes.empty() || v.cuda.nvcc) {
-      out.NotCheckedBecause(Text{"the driver version is unknown, so the installed CUDA cannot be "
-                                 "compared with it",
-                                 "驱动版本未知，无法与已安装的 CUDA 进行比较"});
+      out.NotCheckedBecause(
+          Text{"the driver version is unknown, so the installed CUDA cannot be "
+               "compared with it",
+               "驱动版本未知，无法与已安装的 CUDA 进行比较"});
     }
     return;
   }
@@ -136,7 +139,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
       "newer PTX (error 36). nvidia-smi's \"CUDA Version\" is the newest CUDA the driver supports, "
       "not what is installed.",
       "每个 CUDA 版本都要求最低驱动版本。比驱动更新的运行时在启动时会报 "
-      "`CUDA driver version is insufficient for CUDA runtime version`（错误 35）；只能依靠次版本兼容运行的，"
+      "`CUDA driver version is insufficient for CUDA runtime version`（错误 "
+      "35）；只能依靠次版本兼容运行的，"
       "部分功能不可用，对较新 PTX 的即时编译可能失败（错误 36）。nvidia-smi 显示的 CUDA Version "
       "是驱动支持的最高 CUDA 版本，而不是已安装的版本。"};
   for (const CudaItem* i : flagged) f.evidence.push_back(ItemEvidence(*i, driver));

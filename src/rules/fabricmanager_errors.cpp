@@ -60,10 +60,10 @@ Judged Judge(const DiagnosisInput& input, const FmLogSummary& log) {
 void AddEvidence(const FabricManagerFacts& fm, const std::vector<const FmLogError*>& errors,
                  Finding& f) {
   for (const FmLogError* e : errors) {
-    std::string line = fmt::format("[{}] [{}] {}", e->entry.time_text, e->entry.level,
-                                   e->entry.message);
-    f.evidence.push_back(
-        LogLineEvidence(line, SourceRef{fm.log_path, e->line_number}, ParseFmTime(e->entry.time_text)));
+    std::string line =
+        fmt::format("[{}] [{}] {}", e->entry.time_text, e->entry.level, e->entry.message);
+    f.evidence.push_back(LogLineEvidence(line, SourceRef{fm.log_path, e->line_number},
+                                         ParseFmTime(e->entry.time_text)));
   }
   if (fm.log_skipped_bytes > 0) {
     std::string mib = MibText(static_cast<double>(fm.log_skipped_bytes));
@@ -81,8 +81,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   if (j.recent.empty() && j.past.empty()) return;
   // A fatal NVSwitch error leaves the fabric unusable until the GPUs and
   // switches are reset; other errors degrade it.
-  Severity severity =
-      j.recent_fatal ? Severity::kCritical : (j.recent.empty() ? Severity::kInfo : Severity::kWarning);
+  Severity severity = j.recent_fatal ? Severity::kCritical
+                                     : (j.recent.empty() ? Severity::kInfo : Severity::kWarning);
   Finding& f = out.Add(severity);
   const auto& shown = j.recent.empty() ? j.past : j.recent;
   std::size_t count = shown.size();
@@ -95,7 +95,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
       "Fabric Manager logged errors about the NVSwitch fabric. \"detected NVSwitch fatal error\" "
       "leaves the fabric unusable until a reset; non-fatal errors and failed multicast setups "
       "point to a link or switch going bad and can make NCCL jobs fail or slow down.",
-      "Fabric Manager 记录了有关 NVSwitch 互联的错误。`detected NVSwitch fatal error` 表示互联在重置前都无法使用；"
+      "Fabric Manager 记录了有关 NVSwitch 互联的错误。`detected NVSwitch fatal error` "
+      "表示互联在重置前都无法使用；"
       "非致命错误和组播配置失败说明某条链路或某个交换芯片在劣化，可能导致 NCCL 任务失败或变慢。"};
   AddEvidence(fm, shown, f);
   if (j.recent_fatal) {
@@ -106,10 +107,10 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   f.actions.push_back(Action{Text{"Read the errors around these lines, and the service's journal.",
                                   "查看这些行前后的错误以及该服务的 journal。"},
                              fmt::format("grep -n -E 'ERROR|FATAL' {} | tail -50", fm.log_path)});
-  f.actions.push_back(Action{
-      Text{"If the same switch or port repeats, report the node for hardware service.",
-           "如果同一个交换芯片或端口反复出错，请报修该节点的硬件。"},
-      ""});
+  f.actions.push_back(
+      Action{Text{"If the same switch or port repeats, report the node for hardware service.",
+                  "如果同一个交换芯片或端口反复出错，请报修该节点的硬件。"},
+             ""});
 }
 
 }  // namespace

@@ -19,17 +19,17 @@ std::string UnreadReason(const FabricManagerFacts& fm) {
 
 void AddStateEvidence(const FabricManagerFacts& fm, Finding& f) {
   const ServiceState& s = *fm.service;
-  std::string state = fmt::format("{} is {} ({}/{})", s.unit, s.load_state, s.active_state,
-                                  s.sub_state);
-  if (s.exec_main_status) state += fmt::format(", main process exited with status {}",
-                                               *s.exec_main_status);
+  std::string state =
+      fmt::format("{} is {} ({}/{})", s.unit, s.load_state, s.active_state, s.sub_state);
+  if (s.exec_main_status)
+    state += fmt::format(", main process exited with status {}", *s.exec_main_status);
   f.evidence.push_back(TextEvidence(state, "服务状态：" + Backquoted(state)));
   if (fm.version_matches_driver == false && fm.version && fm.driver) {
-    f.evidence.push_back(TextEvidence(
-        fmt::format("Fabric Manager {} differs from driver {}: it exits at start", *fm.version,
-                    fm.driver->ToString()),
-        fmt::format("Fabric Manager {} 与驱动 {} 版本不同：启动时会退出", *fm.version,
-                    fm.driver->ToString())));
+    f.evidence.push_back(
+        TextEvidence(fmt::format("Fabric Manager {} differs from driver {}: it exits at start",
+                                 *fm.version, fm.driver->ToString()),
+                     fmt::format("Fabric Manager {} 与驱动 {} 版本不同：启动时会退出", *fm.version,
+                                 fm.driver->ToString())));
   }
 }
 
@@ -38,8 +38,9 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   if (!fm.nvswitch_present) return;  // PCIe boards and NVLink bridges do not need it
   if (!fm.service) {
     std::string why = UnreadReason(fm);
-    out.NotCheckedBecause(Text{"the state of nvidia-fabricmanager.service could not be read: " + why,
-                               "无法读取 nvidia-fabricmanager.service 的状态：" + Backquoted(why)});
+    out.NotCheckedBecause(
+        Text{"the state of nvidia-fabricmanager.service could not be read: " + why,
+             "无法读取 nvidia-fabricmanager.service 的状态：" + Backquoted(why)});
     return;
   }
   if (fm.service->Running()) return;
@@ -59,19 +60,24 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
       "runs, CUDA fails to initialise with error 802 (\"system not yet initialized\"), NCCL "
       "cannot use NVLink, and nvidia-smi -q shows the fabric state as not started or in "
       "progress.",
-      "在 NVSwitch 系统（HGX / DGX）上，由 nvidia-fabricmanager 负责配置 NVSwitch 互联。它运行之前，CUDA "
-      "初始化会失败并报错误 802（`system not yet initialized`），NCCL 无法使用 NVLink，nvidia-smi -q "
+      "在 NVSwitch 系统（HGX / DGX）上，由 nvidia-fabricmanager 负责配置 NVSwitch "
+      "互联。它运行之前，CUDA "
+      "初始化会失败并报错误 802（`system not yet initialized`），NCCL 无法使用 NVLink，nvidia-smi "
+      "-q "
       "显示的互联状态为未开始或进行中。"};
   if (!installed) {
-    f.explanation.en += " If the GPU Operator runs the driver in a container, Fabric Manager runs "
-                        "there: check it in that container instead.";
-    f.explanation.zh += "如果由 GPU Operator 在容器中运行驱动，Fabric Manager 也在该容器中运行，请在容器内检查。";
+    f.explanation.en +=
+        " If the GPU Operator runs the driver in a container, Fabric Manager runs "
+        "there: check it in that container instead.";
+    f.explanation.zh +=
+        "如果由 GPU Operator 在容器中运行驱动，Fabric Manager 也在该容器中运行，请在容器内检查。";
   }
   AddStateEvidence(fm, f);
   f.actions.push_back(Action{
       Text{"Start it and enable it at boot; install the nvidia-fabricmanager package of exactly "
            "the driver's version if it is missing.",
-           "启动该服务并设为开机自启；如果未安装，请安装与驱动版本完全一致的 nvidia-fabricmanager 软件包。"},
+           "启动该服务并设为开机自启；如果未安装，请安装与驱动版本完全一致的 nvidia-fabricmanager "
+           "软件包。"},
       "sudo systemctl enable --now nvidia-fabricmanager"});
   f.actions.push_back(Action{Text{"If it does not stay up, read why it stopped.",
                                   "如果服务无法保持运行，查看其停止的原因。"},

@@ -47,22 +47,24 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
       "Fabric Manager must be exactly the same version as the loaded driver. Otherwise it exits "
       "at start, the NVSwitch fabric is not set up, and CUDA fails with error 802. The usual "
       "cause is a package upgrade of one without the other.",
-      "Fabric Manager 的版本必须与已加载的驱动完全一致，否则它在启动时就会退出，NVSwitch 互联无法配置，CUDA "
+      "Fabric Manager 的版本必须与已加载的驱动完全一致，否则它在启动时就会退出，NVSwitch "
+      "互联无法配置，CUDA "
       "报错误 802。常见原因是只升级了其中一个软件包。"};
-  f.evidence.push_back(TextEvidence(
-      fmt::format("Fabric Manager {}, driver {} ({})", m->fm, m->driver, m->how_en),
-      fmt::format("Fabric Manager {}，驱动 {}（{}）", m->fm, m->driver, m->how_zh)));
+  f.evidence.push_back(
+      TextEvidence(fmt::format("Fabric Manager {}, driver {} ({})", m->fm, m->driver, m->how_en),
+                   fmt::format("Fabric Manager {}，驱动 {}（{}）", m->fm, m->driver, m->how_zh)));
   f.actions.push_back(Action{
       Text{fmt::format("Install the Fabric Manager package of exactly version {} (the driver's), "
                        "and hold both packages together.",
                        m->driver),
-           fmt::format("安装版本恰好为 {}（与驱动相同）的 Fabric Manager 软件包，并将两者一起锁定版本。",
-                       m->driver)},
+           fmt::format(
+               "安装版本恰好为 {}（与驱动相同）的 Fabric Manager 软件包，并将两者一起锁定版本。",
+               m->driver)},
       "apt-cache policy 'nvidia-fabricmanager*'"});
-  f.actions.push_back(Action{Text{"Restart it and check that it stays up.",
-                                  "重启该服务并确认其保持运行。"},
-                             "sudo systemctl restart nvidia-fabricmanager && systemctl status "
-                             "nvidia-fabricmanager"});
+  f.actions.push_back(
+      Action{Text{"Restart it and check that it stays up.", "重启该服务并确认其保持运行。"},
+             "sudo systemctl restart nvidia-fabricmanager && systemctl status "
+             "nvidia-fabricmanager"});
 }
 
 }  // namespace

@@ -49,8 +49,9 @@ Severity IssueSeverity(const DiagnosisInput& input, const PythonEnvironment& env
     case FrameworkIssueId::kCpuOnlyBuild:
     case FrameworkIssueId::kRocmBuild:
       if (!GpuHost(input)) return Severity::kOk;
-      return UsableCudaBuildElsewhere(input.versions->frameworks, env, fw.name) ? Severity::kInfo
-                                                                               : Severity::kWarning;
+      return UsableCudaBuildElsewhere(input.versions->frameworks, env, fw.name)
+                 ? Severity::kInfo
+                 : Severity::kWarning;
     case FrameworkIssueId::kMixedCudaMajors:
       break;
   }
@@ -65,9 +66,11 @@ Text IssueText(const FrameworkInstall& fw, FrameworkIssueId id) {
       return Text{fmt::format("{} is built for CUDA {}, which the driver cannot run", name, cuda),
                   fmt::format("{} 针对 CUDA {} 构建，当前驱动无法运行", Backquoted(name), cuda)};
     case FrameworkIssueId::kMinorCompatOnly:
-      return Text{fmt::format("{} is built for CUDA {}: runs only through minor-version "
-                              "compatibility", name, cuda),
-                  fmt::format("{} 针对 CUDA {} 构建：只能依靠次版本兼容运行", Backquoted(name), cuda)};
+      return Text{
+          fmt::format("{} is built for CUDA {}: runs only through minor-version "
+                      "compatibility",
+                      name, cuda),
+          fmt::format("{} 针对 CUDA {} 构建：只能依靠次版本兼容运行", Backquoted(name), cuda)};
     case FrameworkIssueId::kCpuOnlyBuild:
       return Text{fmt::format("{} is a CPU-only build: it never uses the GPUs", name),
                   fmt::format("{} 是仅支持 CPU 的构建：不会使用 GPU", Backquoted(name))};
@@ -88,10 +91,10 @@ Text MixedText(const PythonEnvironment& env) {
 }
 
 void AddActions(Finding& f, const std::string& site_dir) {
-  f.actions.push_back(Action{
-      Text{"List what is installed there and which CUDA each build expects.",
-           "列出该环境中已安装的包及各构建所需的 CUDA 版本。"},
-      fmt::format("ls {} | grep -i -E '^(torch|tensorflow|jax|nvidia)'", site_dir)});
+  f.actions.push_back(
+      Action{Text{"List what is installed there and which CUDA each build expects.",
+                  "列出该环境中已安装的包及各构建所需的 CUDA 版本。"},
+             fmt::format("ls {} | grep -i -E '^(torch|tensorflow|jax|nvidia)'", site_dir)});
   f.actions.push_back(Action{
       Text{"Create an isolated environment (venv or conda) per framework and install the build "
            "for a CUDA release this driver supports, from the framework's matching index (e.g. "
@@ -121,8 +124,9 @@ void EvaluateEnvironment(const DiagnosisInput& input, const PythonEnvironment& e
   }
   if (HasIssue(env.issues, FrameworkIssueId::kMixedCudaMajors)) {
     // Only harmful once a framework built for CUDA loads one of the runtimes.
-    bool cuda_framework = std::any_of(env.frameworks.begin(), env.frameworks.end(),
-                                      [](const FrameworkInstall& fw) { return fw.cuda.has_value(); });
+    bool cuda_framework =
+        std::any_of(env.frameworks.begin(), env.frameworks.end(),
+                    [](const FrameworkInstall& fw) { return fw.cuda.has_value(); });
     worst = std::max(worst, cuda_framework ? Severity::kWarning : Severity::kInfo);
     Text t = MixedText(env);
     evidence.push_back(TextEvidence(t.en, t.zh));
@@ -138,8 +142,10 @@ void EvaluateEnvironment(const DiagnosisInput& input, const PythonEnvironment& e
       "CUDA release the driver can run, and one CUDA major per environment (pip wheels bundle "
       "their CUDA runtime, and whichever loads first wins). Otherwise it falls back to the CPU, "
       "fails to start CUDA, or fails to load its libraries.",
-      "框架只有在其构建与本机匹配时才能使用 GPU：必须是针对驱动可运行的 CUDA 版本的 CUDA 构建，且同一环境中"
-      "只能有一个 CUDA 主版本（pip 包自带 CUDA 运行时，先加载者生效）。否则框架会退回到 CPU 运行、CUDA "
+      "框架只有在其构建与本机匹配时才能使用 GPU：必须是针对驱动可运行的 CUDA 版本的 CUDA "
+      "构建，且同一环境中"
+      "只能有一个 CUDA 主版本（pip 包自带 CUDA 运行时，先加载者生效）。否则框架会退回到 CPU "
+      "运行、CUDA "
       "初始化失败，或无法加载其依赖库。"};
   f.evidence = std::move(evidence);
   AddActions(f, env.site_dir);

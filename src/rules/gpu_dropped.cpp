@@ -17,9 +17,9 @@ Text TitleFor(const DroppedGpu& d) {
                               d.bus_id),
                   fmt::format("GPU {} 仍在 PCI 总线上，但驱动（NVML）已不再列出它", d.bus_id)};
     case DropReason::kNoAnswer:
-      return Text{fmt::format("GPU {} no longer answers on the PCI bus (rev ff): it fell off",
-                              d.bus_id),
-                  fmt::format("GPU {} 在 PCI 总线上已无响应（`rev ff`）：已掉卡", d.bus_id)};
+      return Text{
+          fmt::format("GPU {} no longer answers on the PCI bus (rev ff): it fell off", d.bus_id),
+          fmt::format("GPU {} 在 PCI 总线上已无响应（`rev ff`）：已掉卡", d.bus_id)};
     case DropReason::kBelowExpectedCount:
       break;
   }
@@ -33,20 +33,22 @@ void AddActions(const DroppedGpu& d, Finding& f) {
       Text{"Confirm on the bus: a line ending in \"(rev ff)\" means the device does not answer.",
            "在总线上确认：行尾为 `(rev ff)` 表示设备已无响应。"},
       "lspci -d 10de: -nn"});
-  f.actions.push_back(Action{
-      Text{"Look in the kernel log for what happened to it (Xid 79, fallen off the bus, AER "
-           "errors).",
-           "在内核日志中查看它发生了什么（Xid 79、从总线上掉落、AER 错误）。"},
-      "sudo dmesg -T | grep " + filter});
+  f.actions.push_back(
+      Action{Text{"Look in the kernel log for what happened to it (Xid 79, fallen off the bus, AER "
+                  "errors).",
+                  "在内核日志中查看它发生了什么（Xid 79、从总线上掉落、AER 错误）。"},
+             "sudo dmesg -T | grep " + filter});
   f.actions.push_back(Action{
       Text{"Reboot the node (a GPU reset rarely brings a dropped GPU back); on a cloud instance, "
            "stop and start it so that it moves to healthy hardware.",
-           "重启节点（GPU 重置通常无法恢复已掉卡的 GPU）；云服务器请停止后再启动实例，使其迁移到健康的硬件上。"},
+           "重启节点（GPU 重置通常无法恢复已掉卡的 "
+           "GPU）；云服务器请停止后再启动实例，使其迁移到健康的硬件上。"},
       "sudo reboot"});
   f.actions.push_back(Action{
       Text{"If it happens again: check power cables and the PSU, reseat the GPU or its riser, "
            "then have the GPU replaced (RMA, or a ticket to the cloud provider).",
-           "如果再次发生：检查电源线和电源，重新插拔 GPU 或转接卡，然后更换 GPU（返修，或向云厂商提交工单）。"},
+           "如果再次发生：检查电源线和电源，重新插拔 GPU 或转接卡，然后更换 "
+           "GPU（返修，或向云厂商提交工单）。"},
       ""});
 }
 
@@ -81,8 +83,10 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
         "the bus\", but not always), and work on it has failed. Usual causes, most frequent "
         "first: power (supply or cables), the PCIe slot or riser, heat, then failing GPU "
         "hardware.",
-        "机器上原有的一块 GPU 已丢失：驱动失去了它（通常会记录 Xid 79“从总线上掉落”，但并非总是如此），"
-        "其上的任务已失败。常见原因按频率依次为：供电（电源或线缆）、PCIe 插槽或转接卡、过热，最后是 GPU 硬件故障。"};
+        "机器上原有的一块 GPU 已丢失：驱动失去了它（通常会记录 Xid "
+        "79“从总线上掉落”，但并非总是如此），"
+        "其上的任务已失败。常见原因按频率依次为：供电（电源或线缆）、PCIe "
+        "插槽或转接卡、过热，最后是 GPU 硬件故障。"};
     AddEvidence(input, d, f);
     AddActions(d, f);
   }

@@ -44,12 +44,12 @@ void AddEvidence(const MemoryFacts& m, const Pressure& p, Finding& f) {
     std::string avail = GibText(static_cast<double>(*m.available_bytes));
     std::string total = GibText(static_cast<double>(*m.total_bytes));
     std::string pct = FormatNumber(*p.available_percent);
-    f.evidence.push_back(NumberEvidence(
-        fmt::format("{} GiB of {} GiB available ({} %, low below {} %)", avail, total, pct,
-                    kAvailableLowPercent),
-        fmt::format("可用内存 {} GiB，共 {} GiB（{} %，低于 {} % 视为不足）", avail, total, pct,
-                    kAvailableLowPercent),
-        *p.available_percent, "percent"));
+    f.evidence.push_back(
+        NumberEvidence(fmt::format("{} GiB of {} GiB available ({} %, low below {} %)", avail,
+                                   total, pct, kAvailableLowPercent),
+                       fmt::format("可用内存 {} GiB，共 {} GiB（{} %，低于 {} % 视为不足）", avail,
+                                   total, pct, kAvailableLowPercent),
+                       *p.available_percent, "percent"));
   }
   std::string window = FormatNumber(m.window_s);
   if (m.swap_in_bytes_per_s && m.swap_out_bytes_per_s) {
@@ -76,20 +76,20 @@ void AddEvidence(const MemoryFacts& m, const Pressure& p, Finding& f) {
 }
 
 void AddActions(Finding& f) {
-  f.actions.push_back(Action{
-      Text{"See what holds the memory, and stop what does not belong to the job.",
-           "查看内存被哪些进程占用，停止与任务无关的进程。"},
-      "ps aux --sort=-rss | head -15"});
+  f.actions.push_back(
+      Action{Text{"See what holds the memory, and stop what does not belong to the job.",
+                  "查看内存被哪些进程占用，停止与任务无关的进程。"},
+             "ps aux --sort=-rss | head -15"});
   f.actions.push_back(Action{
       Text{"Lower the job's host memory: fewer data-loader workers or a smaller prefetch_factor, "
            "stream the data set instead of loading it whole, load checkpoints shard by shard.",
-           "降低任务占用的主机内存：减少数据加载进程或调小 prefetch_factor，以流式读取代替整体载入数据集，"
+           "降低任务占用的主机内存：减少数据加载进程或调小 "
+           "prefetch_factor，以流式读取代替整体载入数据集，"
            "分片加载检查点。"},
       ""});
-  f.actions.push_back(Action{
-      Text{"Use an instance with more RAM (2-4x the GPU memory).",
-           "改用内存更大的实例（主机内存为 GPU 显存的 2-4 倍）。"},
-      "free -h"});
+  f.actions.push_back(Action{Text{"Use an instance with more RAM (2-4x the GPU memory).",
+                                  "改用内存更大的实例（主机内存为 GPU 显存的 2-4 倍）。"},
+                             "free -h"});
 }
 
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
@@ -110,15 +110,18 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   } else if (p.available_low) {
     f.title = Text{"The host is almost out of memory", "主机内存即将耗尽"};
   } else {
-    f.title = Text{"Host memory is under pressure (paging activity)", "主机内存有压力（存在换页活动）"};
+    f.title =
+        Text{"Host memory is under pressure (paging activity)", "主机内存有压力（存在换页活动）"};
   }
   f.explanation = Text{
       "When host RAM runs short, the kernel moves pages to swap and reads them back when they are "
       "touched: every such access waits for the disk, so data loading and the job stall. With "
       "almost no memory available the kernel's OOM killer ends processes, often the training "
       "job itself.",
-      "主机内存不足时，内核会把内存页换出到交换空间，再次访问时再从磁盘读回：每次这样的访问都要等待磁盘，"
-      "数据加载和任务因此停顿。可用内存几乎耗尽时，内核的 OOM 机制会杀掉进程，往往正是训练任务本身。"};
+      "主机内存不足时，内核会把内存页换出到交换空间，再次访问时再从磁盘读回：每次这样的访问都要等待"
+      "磁盘，"
+      "数据加载和任务因此停顿。可用内存几乎耗尽时，内核的 OOM "
+      "机制会杀掉进程，往往正是训练任务本身。"};
   AddEvidence(m, p, f);
   AddActions(f);
 }
@@ -127,7 +130,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 
 const Rule kHostMemoryPressureRule{
     "host.memory_pressure", "host",
-    "Host swapping, available memory below 5 %, or a high major page fault rate",
-    kNeedsHost, Evaluate};
+    "Host swapping, available memory below 5 %, or a high major page fault rate", kNeedsHost,
+    Evaluate};
 
 }  // namespace gpudoctor

@@ -11,8 +11,8 @@
 namespace gpudoctor {
 namespace {
 
-constexpr double kRatioLow = 1;       // below: warning
-constexpr double kRatioAdvised = 2;   // below: info
+constexpr double kRatioLow = 1;      // below: warning
+constexpr double kRatioAdvised = 2;  // below: info
 
 // Host RAM the job may use: MemTotal, or the cgroup limit when tighter.
 std::optional<double> UsableRamBytes(const HostFacts& host, bool* limited_by_cgroup) {
@@ -51,8 +51,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   }
   if (!ratio) {
     if (!input.gpus.empty() || !ram) {
-      out.NotCheckedBecause(Text{"host RAM or the GPUs' total memory is unknown",
-                                 "主机内存或 GPU 显存总量未知"});
+      out.NotCheckedBecause(
+          Text{"host RAM or the GPUs' total memory is unknown", "主机内存或 GPU 显存总量未知"});
     }
     return;
   }
@@ -79,8 +79,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     f.evidence.push_back(NumberEvidence(
         fmt::format("{} GiB {} for {} GiB of memory on {} GPUs", ram_gib,
                     cgroup ? "container memory limit" : "host RAM", gpu_gib, input.gpus.size()),
-        fmt::format("{}{} GiB，{} 块 GPU 显存共 {} GiB", cgroup ? "容器内存限额" : "主机内存", ram_gib,
-                    input.gpus.size(), gpu_gib),
+        fmt::format("{}{} GiB，{} 块 GPU 显存共 {} GiB", cgroup ? "容器内存限额" : "主机内存",
+                    ram_gib, input.gpus.size(), gpu_gib),
         *ram, "bytes"));
   }
   if (cgroup) {
@@ -91,10 +91,10 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
              "达到 GPU 显存的 2-4 倍。"},
         ""});
   }
-  f.actions.push_back(Action{
-      Text{"Use an instance with 2-4x as much RAM as GPU memory for large models.",
-           "运行大模型时，改用主机内存为 GPU 显存 2-4 倍的实例。"},
-      "free -h"});
+  f.actions.push_back(
+      Action{Text{"Use an instance with 2-4x as much RAM as GPU memory for large models.",
+                  "运行大模型时，改用主机内存为 GPU 显存 2-4 倍的实例。"},
+             "free -h"});
   f.actions.push_back(Action{
       Text{"Meanwhile load checkpoints shard by shard or memory-mapped (e.g. safetensors) and keep "
            "data-loader workers few.",

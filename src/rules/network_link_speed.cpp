@@ -49,20 +49,22 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 
   Finding& f = out.Add(fastest < kGigabitMbps ? Severity::kWarning : Severity::kInfo);
   std::string best = Gbits(fastest);
-  f.title = Text{fmt::format("The fastest network link is {} Gbit/s (recommended 10 Gbit/s or more)",
-                             best),
-                 fmt::format("最快的网络链路仅 {} Gbit/s（建议 10 Gbit/s 及以上）", best)};
+  f.title = Text{
+      fmt::format("The fastest network link is {} Gbit/s (recommended 10 Gbit/s or more)", best),
+      fmt::format("最快的网络链路仅 {} Gbit/s（建议 10 Gbit/s 及以上）", best)};
   f.explanation = Text{
       "Loading data from network storage and exchanging gradients between nodes both need a "
       "fast network; below 10 Gbit/s the GPUs wait for the network. A link below 1 Gbit/s on a "
       "server usually negotiated down because of a bad cable or switch port.",
-      "从网络存储加载数据以及节点之间交换梯度都需要高速网络；低于 10 Gbit/s 时 GPU 会等待网络。服务器上低于 1 Gbit/s "
+      "从网络存储加载数据以及节点之间交换梯度都需要高速网络；低于 10 Gbit/s 时 GPU "
+      "会等待网络。服务器上低于 1 Gbit/s "
       "的链路通常是因为线缆或交换机端口有问题而协商降速。"};
   for (const NetInterface* i : known) {
     std::string g = Gbits(*i->speed_mbps);
     f.evidence.push_back(NumberEvidence(fmt::format("{} up at {} Gbit/s", i->name, g),
                                         fmt::format("{} 已连接，速率 {} Gbit/s", i->name, g),
-                                        static_cast<double>(*i->speed_mbps), "megabits_per_second"));
+                                        static_cast<double>(*i->speed_mbps),
+                                        "megabits_per_second"));
   }
   f.actions.push_back(Action{Text{"Check what the NIC and the switch port negotiated.",
                                   "检查网卡与交换机端口协商的速率。"},
@@ -70,7 +72,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   f.actions.push_back(Action{
       Text{"For multi-node training or remote data, use an instance type or NIC with 10 Gbit/s or "
            "more (RDMA for multi-node training).",
-           "多节点训练或读取远程数据时，请使用 10 Gbit/s 及以上网络的实例规格或网卡（多节点训练建议 RDMA）。"},
+           "多节点训练或读取远程数据时，请使用 10 Gbit/s "
+           "及以上网络的实例规格或网卡（多节点训练建议 RDMA）。"},
       ""});
 }
 

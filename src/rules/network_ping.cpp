@@ -17,12 +17,12 @@ constexpr double kLatencyHighMs = 100;
 void AddEvidence(const PingResult& p, Finding& f) {
   const PingStats& s = p.stats;
   std::string loss = FormatNumber(*s.loss_percent);
-  f.evidence.push_back(NumberEvidence(
-      fmt::format("{} ({}): {} % loss, {} of {} answered ({})", p.target, p.address, loss,
-                  s.received, s.sent, PingMethodName(p.method)),
-      fmt::format("{}（{}）：丢包 {} %，{} 次中 {} 次有应答（{}）", p.target, p.address, loss, s.sent,
-                  s.received, PingMethodName(p.method)),
-      *s.loss_percent, "percent"));
+  f.evidence.push_back(
+      NumberEvidence(fmt::format("{} ({}): {} % loss, {} of {} answered ({})", p.target, p.address,
+                                 loss, s.received, s.sent, PingMethodName(p.method)),
+                     fmt::format("{}（{}）：丢包 {} %，{} 次中 {} 次有应答（{}）", p.target,
+                                 p.address, loss, s.sent, s.received, PingMethodName(p.method)),
+                     *s.loss_percent, "percent"));
   if (s.avg_ms && s.max_ms) {
     std::string avg = FormatNumber(*s.avg_ms, 2);
     std::string max = FormatNumber(*s.max_ms, 2);
@@ -35,8 +35,9 @@ void AddEvidence(const PingResult& p, Finding& f) {
 void ReportTarget(const PingResult& p, RuleOutput& out) {
   if (!p.available || !p.stats.loss_percent) {
     std::string why = p.why.empty() ? std::string("nothing was sent") : p.why;
-    out.NotCheckedBecause(Text{fmt::format("ping to {} could not be measured: {}", p.target, why),
-                               fmt::format("无法测量到 {} 的 ping：{}", p.target, Backquoted(why))});
+    out.NotCheckedBecause(
+        Text{fmt::format("ping to {} could not be measured: {}", p.target, why),
+             fmt::format("无法测量到 {} 的 ping：{}", p.target, Backquoted(why))});
     return;
   }
   bool lossy = *p.stats.loss_percent > kLossHighPercent;
@@ -57,15 +58,18 @@ void ReportTarget(const PingResult& p, RuleOutput& out) {
       "it: NCCL collectives across nodes, reads from network storage, parameter servers. More "
       "than 1 % loss points to congestion, a faulty cable, NIC or switch port, or a rate limit. "
       "High latency slows every small exchange.",
-      "丢失的数据包要等超时后重传，每次丢包都会让相应的传输停顿：跨节点的 NCCL 集合通信、网络存储读取、参数服务器等。"
-      "丢包率超过 1 % 通常说明网络拥塞、线缆、网卡或交换机端口故障，或存在限速。延迟高会拖慢每一次小数据量的交互。"};
+      "丢失的数据包要等超时后重传，每次丢包都会让相应的传输停顿：跨节点的 NCCL "
+      "集合通信、网络存储读取、参数服务器等。"
+      "丢包率超过 1 % "
+      "通常说明网络拥塞、线缆、网卡或交换机端口故障，或存在限速。延迟高会拖慢每一次小数据量的交互"
+      "。"};
   AddEvidence(p, f);
-  f.actions.push_back(Action{Text{"See on which hop the loss or delay starts.",
-                                  "查看丢包或延迟从哪一跳开始出现。"},
-                             fmt::format("mtr -rwc 100 {}", p.address)});
-  f.actions.push_back(Action{Text{"Check this host's NICs for errors and drops.",
-                                  "检查本机网卡的错误和丢包计数。"},
-                             "ip -s link"});
+  f.actions.push_back(
+      Action{Text{"See on which hop the loss or delay starts.", "查看丢包或延迟从哪一跳开始出现。"},
+             fmt::format("mtr -rwc 100 {}", p.address)});
+  f.actions.push_back(
+      Action{Text{"Check this host's NICs for errors and drops.", "检查本机网卡的错误和丢包计数。"},
+             "ip -s link"});
   f.actions.push_back(Action{
       Text{"If the loss is outside this host, report it to the network team or cloud provider "
            "with the mtr output.",

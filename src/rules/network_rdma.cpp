@@ -36,8 +36,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   std::vector<std::pair<const RdmaDevice*, const RdmaPort*>> bad;
   bool no_sm = false;
   for (const RdmaDevice& d : input.network->rdma.devices) {
-    bool any_active = std::any_of(d.ports.begin(), d.ports.end(),
-                                  [](const RdmaPort& p) { return p.active; });
+    bool any_active =
+        std::any_of(d.ports.begin(), d.ports.end(), [](const RdmaPort& p) { return p.active; });
     for (const RdmaPort& p : d.ports) {
       if (p.active || !p.state) continue;
       if (LinkUpNotActive(p)) {
@@ -59,8 +59,10 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
       "is not ACTIVE carries nothing: NCCL falls back to slower paths or times out. Physically up "
       "but not ACTIVE (INIT, ARMED) means no subnet manager configured the InfiniBand port; down "
       "means no link: cable, transceiver or switch port.",
-      "多节点训练的通信（NCCL、GPUDirect RDMA）经由这些端口。未处于 ACTIVE 状态的端口无法传输数据：NCCL "
-      "会退回到更慢的路径或超时。物理链路已连通但未 ACTIVE（INIT、ARMED）说明没有子网管理器配置该 InfiniBand "
+      "多节点训练的通信（NCCL、GPUDirect RDMA）经由这些端口。未处于 ACTIVE "
+      "状态的端口无法传输数据：NCCL "
+      "会退回到更慢的路径或超时。物理链路已连通但未 ACTIVE（INIT、ARMED）说明没有子网管理器配置该 "
+      "InfiniBand "
       "端口；处于断开状态则说明没有链路：检查线缆、光模块或交换机端口。"};
   for (const auto& [d, p] : bad) AddPortEvidence(*d, *p, f);
   f.actions.push_back(Action{Text{"Show the ports' state and rate.", "查看各端口的状态和速率。"},

@@ -57,17 +57,21 @@ void AddCommon(const std::string& bus_id, Finding& f) {
       "or riser not fully seated, a damaged slot or riser, or a slot set to fewer lanes or a "
       "lower generation in the BIOS. A link that trains down is also a warning sign before a "
       "GPU drops off the bus.",
-      "GPU 与主机之间的 PCIe 链路低于两端都支持的规格，导致与 GPU 之间的数据拷贝变慢（x8 代替 x16 时带宽减半）。"
-      "常见原因：GPU 或转接卡没有插到位、插槽或转接卡损坏，或 BIOS 中把插槽设为更少的通道或更低的代数。"
+      "GPU 与主机之间的 PCIe 链路低于两端都支持的规格，导致与 GPU 之间的数据拷贝变慢（x8 代替 x16 "
+      "时带宽减半）。"
+      "常见原因：GPU 或转接卡没有插到位、插槽或转接卡损坏，或 BIOS "
+      "中把插槽设为更少的通道或更低的代数。"
       "链路降级也是 GPU 掉卡之前的预警信号。"};
-  f.actions.push_back(Action{Text{"Compare the link capability with its status.",
-                                  "对比链路能力（LnkCap）与当前状态（LnkSta）。"},
-                             fmt::format("sudo lspci -vv -s {} | grep -E 'LnkCap|LnkSta'", bus_id)});
-  f.actions.push_back(Action{
-      Text{"Reseat the GPU and its riser, check the BIOS slot settings (link speed, "
-           "bifurcation); on a cloud instance, report the host to the provider.",
-           "重新插拔 GPU 及其转接卡，检查 BIOS 中的插槽设置（链路速率、通道拆分）；云服务器请向云厂商报告该宿主机。"},
-      ""});
+  f.actions.push_back(
+      Action{Text{"Compare the link capability with its status.",
+                  "对比链路能力（LnkCap）与当前状态（LnkSta）。"},
+             fmt::format("sudo lspci -vv -s {} | grep -E 'LnkCap|LnkSta'", bus_id)});
+  f.actions.push_back(
+      Action{Text{"Reseat the GPU and its riser, check the BIOS slot settings (link speed, "
+                  "bifurcation); on a cloud instance, report the host to the provider.",
+                  "重新插拔 GPU 及其转接卡，检查 BIOS "
+                  "中的插槽设置（链路速率、通道拆分）；云服务器请向云厂商报告该宿主机。"},
+             ""});
 }
 
 void ReportSeries(const DiagnosisInput& input, const GpuSeries& gpu, RuleOutput& out) {
@@ -80,8 +84,11 @@ void ReportSeries(const DiagnosisInput& input, const GpuSeries& gpu, RuleOutput&
     if (j.gen_low_idle > 0 && j.busy_readings == 0) {
       out.NotCheckedBecause(Text{
           fmt::format("{}: PCIe generation below its maximum, but the GPU was idle (it lowers the "
-                      "generation to save power), so it could not be judged", label),
-          fmt::format("{}：PCIe 代数低于最大值，但 GPU 处于空闲状态（空闲时会降低代数以节能），无法判断", label)});
+                      "generation to save power), so it could not be judged",
+                      label),
+          fmt::format(
+              "{}：PCIe 代数低于最大值，但 GPU 处于空闲状态（空闲时会降低代数以节能），无法判断",
+              label)});
     }
     return;
   }
@@ -89,20 +96,20 @@ void ReportSeries(const DiagnosisInput& input, const GpuSeries& gpu, RuleOutput&
   f.title = Text{fmt::format("{} PCIe link runs below its capability", label),
                  fmt::format("{} 的 PCIe 链路低于其能力运行", label)};
   if (width) {
-    f.evidence.push_back(NumberEvidence(
-        fmt::format("link width x{} of x{} in {} of {} readings (NVML)", j.width, j.width_max,
-                    j.width_low, j.width_readings),
-        fmt::format("{} 次读数中有 {} 次链路宽度为 x{}，最大 x{}（NVML）", j.width_readings,
-                    j.width_low, j.width, j.width_max),
-        static_cast<double>(j.width), "lanes"));
+    f.evidence.push_back(
+        NumberEvidence(fmt::format("link width x{} of x{} in {} of {} readings (NVML)", j.width,
+                                   j.width_max, j.width_low, j.width_readings),
+                       fmt::format("{} 次读数中有 {} 次链路宽度为 x{}，最大 x{}（NVML）",
+                                   j.width_readings, j.width_low, j.width, j.width_max),
+                       static_cast<double>(j.width), "lanes"));
   }
   if (gen) {
-    f.evidence.push_back(NumberEvidence(
-        fmt::format("link Gen{} of Gen{} in {} of {} busy readings (NVML)", j.gen, j.gen_max,
-                    j.gen_low_busy, j.busy_readings),
-        fmt::format("{} 次繁忙读数中有 {} 次链路为 Gen{}，最大 Gen{}（NVML）", j.busy_readings,
-                    j.gen_low_busy, j.gen, j.gen_max),
-        static_cast<double>(j.gen), "generation"));
+    f.evidence.push_back(
+        NumberEvidence(fmt::format("link Gen{} of Gen{} in {} of {} busy readings (NVML)", j.gen,
+                                   j.gen_max, j.gen_low_busy, j.busy_readings),
+                       fmt::format("{} 次繁忙读数中有 {} 次链路为 Gen{}，最大 Gen{}（NVML）",
+                                   j.busy_readings, j.gen_low_busy, j.gen, j.gen_max),
+                       static_cast<double>(j.gen), "generation"));
   }
   AddCommon(gpu.pci_bus_id, f);
 }

@@ -53,19 +53,21 @@ void AddActions(const Budget& b, double capacity_w, double headroom, Finding& f)
         Text{fmt::format("Until the supply is fixed, cap every GPU at {} W so that the sum keeps "
                          "the headroom (lost at reboot unless set again).",
                          w),
-             fmt::format("在供电问题解决之前，把每块 GPU 的功耗上限设为 {} W，使总和留有余量（重启后失效，需重新设置）。",
+             fmt::format("在供电问题解决之前，把每块 GPU 的功耗上限设为 {} "
+                         "W，使总和留有余量（重启后失效，需重新设置）。",
                          w)},
         fmt::format("sudo nvidia-smi -pl {}", w)});
   }
   f.actions.push_back(Action{
       Text{"Use a larger power supply, or spread the GPUs over more supplies and rails; remember "
            "the CPUs, memory and fans also draw from it.",
-           "使用更大功率的电源，或把 GPU 分散到更多电源和供电线路上；注意 CPU、内存和风扇也要从中取电。"},
+           "使用更大功率的电源，或把 GPU 分散到更多电源和供电线路上；注意 "
+           "CPU、内存和风扇也要从中取电。"},
       ""});
-  f.actions.push_back(Action{
-      Text{"If the capacity in the config is wrong, correct [power] psu_capacity_w.",
-           "如果配置中的电源容量有误，请修正 `[power] psu_capacity_w`。"},
-      ""});
+  f.actions.push_back(
+      Action{Text{"If the capacity in the config is wrong, correct [power] psu_capacity_w.",
+                  "如果配置中的电源容量有误，请修正 `[power] psu_capacity_w`。"},
+             ""});
 }
 
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
@@ -93,17 +95,19 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   std::string sum = FormatNumber(b.sum_w, 0);
   std::string cap = FormatNumber(capacity_w, 0);
   std::string pct = FormatNumber(headroom * 100, 0);
-  f.title = b.sum_w > capacity_w
-                ? Text{fmt::format("The GPUs may draw {} W, more than the {} W power supply", sum, cap),
-                       fmt::format("GPU 最多可消耗 {} W，超过了 {} W 的电源容量", sum, cap)}
-                : Text{fmt::format("Less than {} % power supply headroom above the GPUs' {} W", pct,
-                                   sum),
-                       fmt::format("电源容量相对 GPU 的 {} W 余量不足 {} %", sum, pct)};
+  f.title =
+      b.sum_w > capacity_w
+          ? Text{fmt::format("The GPUs may draw {} W, more than the {} W power supply", sum, cap),
+                 fmt::format("GPU 最多可消耗 {} W，超过了 {} W 的电源容量", sum, cap)}
+          : Text{fmt::format("Less than {} % power supply headroom above the GPUs' {} W", pct, sum),
+                 fmt::format("电源容量相对 GPU 的 {} W 余量不足 {} %", sum, pct)};
   f.explanation = Text{
       "At full load every GPU can draw up to its power limit at the same moment. A supply without "
       "headroom above that sum sags or trips when the load steps up, and GPUs then drop off the "
       "bus, often several within the same second, or the board asserts power-brake slowdown.",
-      "满负载时每块 GPU 都可能同时达到其功耗上限。电源容量相对这一总和没有余量时，负载骤增会导致电压跌落或电源保护跳闸，"
+      "满负载时每块 GPU "
+      "都可能同时达到其功耗上限。电源容量相对这一总和没有余量时，负载骤增会导致电压跌落或电源保护跳"
+      "闸，"
       "随后 GPU 从总线上掉落（往往在同一秒内掉多块），或主板触发功率制动降频。"};
   f.evidence.push_back(NumberEvidence(
       fmt::format("sum of power limits {} W over {} GPUs", sum, b.counted),

@@ -30,14 +30,11 @@ std::string Backquoted(const std::string& text) {
 
 std::string GibText(double bytes) { return FormatNumber(bytes / (1024.0 * 1024 * 1024)); }
 
-std::string MibText(double bytes) {
-  return FormatNumber(bytes / (1024.0 * 1024), 2);
-}
+std::string MibText(double bytes) { return FormatNumber(bytes / (1024.0 * 1024), 2); }
 
 bool GpuHasProcesses(const GpuSeries& gpu) {
-  return std::any_of(gpu.readings.begin(), gpu.readings.end(), [](const GpuStatus& g) {
-    return g.processes && !g.processes->empty();
-  });
+  return std::any_of(gpu.readings.begin(), gpu.readings.end(),
+                     [](const GpuStatus& g) { return g.processes && !g.processes->empty(); });
 }
 
 std::vector<double> UtilizationValues(const GpuSeries& gpu) {

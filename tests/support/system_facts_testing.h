@@ -56,9 +56,9 @@ inline VersionFacts TestVersions(const std::string& driver = "535.183.01") {
   v.driver.nvml_version = TestDriver(driver);
   v.driver.effective_version = TestDriver(driver);
   v.driver.effective_source = "/proc/driver/nvidia/version";
-  v.driver.libraries.push_back(DriverLibraryFile{
-      "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so." + driver, "libnvidia-ml.so",
-      TestDriver(driver), true});
+  v.driver.libraries.push_back(
+      DriverLibraryFile{"/usr/lib/x86_64-linux-gnu/libnvidia-ml.so." + driver, "libnvidia-ml.so",
+                        TestDriver(driver), true});
   v.cuda.driver = TestDriver(driver);
   v.frameworks.driver = TestDriver(driver);
   v.fabric_manager.driver = TestDriver(driver);

@@ -64,7 +64,8 @@ TEST(DriverCudaMismatchRule, BundledPipRuntimeIsChecked) {
 }
 
 TEST(DriverCudaMismatchRule, QuietWhenTheDriverSupportsEverything) {
-  auto d = RunRule(kDriverCudaMismatchRule, WithToolkits({Toolkit("12.2", true), Toolkit("11.8", false)}));
+  auto d = RunRule(kDriverCudaMismatchRule,
+                   WithToolkits({Toolkit("12.2", true), Toolkit("11.8", false)}));
   EXPECT_TRUE(d.findings.empty());
   EXPECT_TRUE(d.not_checked.empty());
 }

@@ -45,9 +45,9 @@ TEST(DriverVersionMismatchRule, NvmlDisagreeingWithTheModuleIsCritical) {
 
 TEST(DriverVersionMismatchRule, LeftoverFilesNextToMatchingOnesAreInfo) {
   VersionFacts v = TestVersions();
-  v.driver.libraries.push_back(DriverLibraryFile{
-      "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.525.60.13", "libnvidia-ml.so",
-      TestDriver("525.60.13"), false});
+  v.driver.libraries.push_back(
+      DriverLibraryFile{"/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.525.60.13", "libnvidia-ml.so",
+                        TestDriver("525.60.13"), false});
   v.driver.version_mismatch = true;
   v.driver.mismatch_details = {
       "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.525.60.13 is 525.60.13, kernel module is "

@@ -19,8 +19,8 @@ DiagnosisInput WithLog(const std::string& text) {
 }
 
 TEST(FabricManagerErrorsRule, NonFatalNvSwitchErrorFromTheGpudLogIsAWarning) {
-  std::string text =
-      test::ReadFixtureFile("kernel", "gpud-testdata-fabricmanager-log-nvswitch-nonfatal-12028.log");
+  std::string text = test::ReadFixtureFile(
+      "kernel", "gpud-testdata-fabricmanager-log-nvswitch-nonfatal-12028.log");
   if (text.empty()) GTEST_SKIP() << "shared fixtures not present";
   auto d = RunRule(kFabricManagerErrorsRule, WithLog(text));  // no window: judged as recent
   ASSERT_EQ(d.findings.size(), 1u);

@@ -53,16 +53,14 @@ TEST(FabricManagerNotRunningRule, FailedServiceFromTheCollectorIsCritical) {
 }
 
 TEST(FabricManagerNotRunningRule, NotInstalledIsAWarningThatNamesTheGpuOperator) {
-  auto d = RunRule(kFabricManagerNotRunningRule,
-                   NvSwitchHost(Fm("not-found", "inactive", "dead")));
+  auto d = RunRule(kFabricManagerNotRunningRule, NvSwitchHost(Fm("not-found", "inactive", "dead")));
   ASSERT_EQ(d.findings.size(), 1u);
   EXPECT_EQ(d.findings[0].severity, Severity::kWarning);
   EXPECT_NE(d.findings[0].explanation.en.find("GPU Operator"), std::string::npos);
 }
 
 TEST(FabricManagerNotRunningRule, QuietWhenRunningOrWithoutNvSwitch) {
-  EXPECT_TRUE(RunRule(kFabricManagerNotRunningRule,
-                      NvSwitchHost(Fm("loaded", "active", "running")))
+  EXPECT_TRUE(RunRule(kFabricManagerNotRunningRule, NvSwitchHost(Fm("loaded", "active", "running")))
                   .findings.empty());
   DiagnosisInput pcie_boards = NvSwitchHost(Fm("loaded", "failed", "failed"));
   pcie_boards.versions->fabric_manager.nvswitch_present = false;

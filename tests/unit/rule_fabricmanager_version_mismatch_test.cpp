@@ -46,11 +46,13 @@ TEST(FabricManagerVersionMismatchRule, MismatchLoggedByFabricManagerCountsWhenVe
 }
 
 TEST(FabricManagerVersionMismatchRule, QuietWhenMatchingOrNotNeeded) {
-  EXPECT_TRUE(RunRule(kFabricManagerVersionMismatchRule, NvSwitchHost("535.183.01")).findings.empty());
+  EXPECT_TRUE(
+      RunRule(kFabricManagerVersionMismatchRule, NvSwitchHost("535.183.01")).findings.empty());
   DiagnosisInput no_switch = NvSwitchHost("535.161.08");
   no_switch.versions->fabric_manager.nvswitch_present = false;
   EXPECT_TRUE(RunRule(kFabricManagerVersionMismatchRule, no_switch).findings.empty());
-  EXPECT_TRUE(RunRule(kFabricManagerVersionMismatchRule, NvSwitchHost(std::nullopt)).findings.empty());
+  EXPECT_TRUE(
+      RunRule(kFabricManagerVersionMismatchRule, NvSwitchHost(std::nullopt)).findings.empty());
 }
 
 }  // namespace

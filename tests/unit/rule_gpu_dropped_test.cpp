@@ -58,8 +58,8 @@ TEST(GpuDroppedRule, FewerThanExpectedIsHostWide) {
 TEST(GpuDroppedRule, QuietWhenBothViewsAgree) {
   DiagnosisInput input = RepeatedReadings({HealthyGpu(0), HealthyGpu(1)}, 3);
   input.pci = TestPci({TestPciGpu(0), TestPciGpu(1)});
-  input.dropped_gpus = FindDroppedGpus(input.pci->gpus,
-                                       {HealthyGpu(0).pci_bus_id, HealthyGpu(1).pci_bus_id}, 2u);
+  input.dropped_gpus =
+      FindDroppedGpus(input.pci->gpus, {HealthyGpu(0).pci_bus_id, HealthyGpu(1).pci_bus_id}, 2u);
   auto d = RunRule(kGpuDroppedRule, input);
   EXPECT_TRUE(d.findings.empty());
   EXPECT_EQ(d.verdict, Severity::kOk);

@@ -14,8 +14,9 @@ DiagnosisInput WithNics(std::vector<NetInterfaceRates> nics) {
 }
 
 TEST(NetworkLinkSpeedRule, GigabitAsTheFastestLinkIsInfo) {
-  auto d = RunRule(kNetworkLinkSpeedRule,
-                   WithNics({TestNic("eno1", 1000), TestNic("docker0", std::nullopt, true, false)}));
+  auto d =
+      RunRule(kNetworkLinkSpeedRule,
+              WithNics({TestNic("eno1", 1000), TestNic("docker0", std::nullopt, true, false)}));
   ASSERT_EQ(d.findings.size(), 1u);
   const Finding& f = d.findings[0];
   EXPECT_EQ(f.id, "network.link_speed");
@@ -33,8 +34,8 @@ TEST(NetworkLinkSpeedRule, BelowAGigabitIsAWarning) {
 }
 
 TEST(NetworkLinkSpeedRule, QuietWithAFastNicBesideASlowManagementPort) {
-  auto d = RunRule(kNetworkLinkSpeedRule,
-                   WithNics({TestNic("eno1", 1000), TestNic("ens5f0", 100000)}));
+  auto d =
+      RunRule(kNetworkLinkSpeedRule, WithNics({TestNic("eno1", 1000), TestNic("ens5f0", 100000)}));
   EXPECT_TRUE(d.findings.empty());
   // A fast link that is down does not count, nor does the slow one that is down.
   auto down = RunRule(kNetworkLinkSpeedRule,

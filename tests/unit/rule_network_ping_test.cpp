@@ -39,14 +39,16 @@ TEST(NetworkPingRule, LossAboveOnePercentIsAWarningPerTarget) {
 }
 
 TEST(NetworkPingRule, HighLatencyWithoutLossIsInfo) {
-  auto d = RunRule(kNetworkPingRule, WithPings({Pinged("far.example", 20, std::vector<double>(20, 180))}));
+  auto d = RunRule(kNetworkPingRule,
+                   WithPings({Pinged("far.example", 20, std::vector<double>(20, 180))}));
   ASSERT_EQ(d.findings.size(), 1u);
   EXPECT_EQ(d.findings[0].severity, Severity::kInfo);
   EXPECT_DOUBLE_EQ(*d.findings[0].evidence[1].value, 180.0);
 }
 
 TEST(NetworkPingRule, QuietOnAHealthyLink) {
-  auto d = RunRule(kNetworkPingRule, WithPings({Pinged("10.0.0.2", 100, std::vector<double>(100, 0.2))}));
+  auto d = RunRule(kNetworkPingRule,
+                   WithPings({Pinged("10.0.0.2", 100, std::vector<double>(100, 0.2))}));
   EXPECT_TRUE(d.findings.empty());
   EXPECT_TRUE(d.not_checked.empty());
 }

@@ -40,8 +40,8 @@ TEST(NetworkRdmaRule, LinkUpWithoutSubnetManagerAndADownNicAreWarnings) {
 }
 
 TEST(NetworkRdmaRule, QuietWhenActiveOrASpareSecondPortIsDown) {
-  RdmaDevice dual{"mlx5_0", "", {Port(1, 4, "ACTIVE", 5, "LinkUp"),
-                                 Port(2, 1, "DOWN", 2, "Polling")}};
+  RdmaDevice dual{
+      "mlx5_0", "", {Port(1, 4, "ACTIVE", 5, "LinkUp"), Port(2, 1, "DOWN", 2, "Polling")}};
   auto d = RunRule(kNetworkRdmaRule, WithDevices({dual}));
   EXPECT_TRUE(d.findings.empty());
   EXPECT_TRUE(RunRule(kNetworkRdmaRule, WithDevices({})).findings.empty());
@@ -51,7 +51,8 @@ TEST(NetworkRdmaRule, RoceDownHasNoSubnetManagerAdvice) {
   RdmaDevice roce{"mlx5_2", "", {Port(1, 1, "DOWN", 3, "Disabled", "Ethernet")}};
   auto d = RunRule(kNetworkRdmaRule, WithDevices({roce}));
   ASSERT_EQ(d.findings.size(), 1u);
-  for (const Action& a : d.findings[0].actions) EXPECT_EQ(a.command.find("opensm"), std::string::npos);
+  for (const Action& a : d.findings[0].actions)
+    EXPECT_EQ(a.command.find("opensm"), std::string::npos);
 }
 
 TEST(NetworkRdmaRule, NotCheckedWithoutNetworkFacts) {

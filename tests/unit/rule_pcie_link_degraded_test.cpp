@@ -63,7 +63,8 @@ TEST(PcieLinkDegradedRule, SysfsCatchesANarrowLinkNvmlDoesNotShow) {
 }
 
 TEST(PcieLinkDegradedRule, QuietOnHealthyLinksAndMissingFields) {
-  EXPECT_TRUE(RunRule(kPcieLinkDegradedRule, RepeatedReadings({HealthyGpu(0)}, 3)).findings.empty());
+  EXPECT_TRUE(
+      RunRule(kPcieLinkDegradedRule, RepeatedReadings({HealthyGpu(0)}, 3)).findings.empty());
   GpuStatus unknown = HealthyGpu(0);
   unknown.pcie_link_width_current.reset();
   unknown.pcie_link_gen_max.reset();
