@@ -30,6 +30,7 @@ void RegisterStatus(CLI::App& app, const GlobalOptions& global, int* exit_code);
 int RunDefault(const GlobalOptions& global);
 void RegisterDiagnose(CLI::App& app, const GlobalOptions& global, int* exit_code);
 void RegisterAnalyze(CLI::App& app, const GlobalOptions& global, int* exit_code);
+void RegisterRules(CLI::App& app, int* exit_code);
 void RegisterWatch(CLI::App& app, const GlobalOptions& global, int* exit_code);
 void RegisterFacts(CLI::App& app, const GlobalOptions& global, int* exit_code);
 

@@ -165,7 +165,10 @@ int RunDiagnose(const DiagnoseOptions& opts, const GlobalOptions& global) {
   }
   Evidence ev = evidence.get();
   progress.Clear();
-  const bool no_nvidia_device = ev.pci.gpus.empty() && ev.pci.nvswitches.empty();
+  // Nothing to diagnose only when neither the bus nor a loaded kernel
+  // module shows NVIDIA hardware; otherwise a broken driver is a finding.
+  const bool no_nvidia_device = ev.pci.gpus.empty() && ev.pci.nvswitches.empty() &&
+                                !ev.versions.driver.kernel_module.has_value();
   FillIdentity(input, ev_opts.ctx);
   FillFromEvidence(input, std::move(ev));
   input.window_from = wall_start - ev_opts.ctx.since;

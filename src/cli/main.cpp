@@ -19,9 +19,11 @@ int main(int argc, char** argv) {
 
   int exit_code = kExitOk;
   RegisterDiagnose(app, global, &exit_code);
+  RegisterAnalyze(app, global, &exit_code);
   RegisterStatus(app, global, &exit_code);
   RegisterWatch(app, global, &exit_code);
   RegisterFacts(app, global, &exit_code);
+  RegisterRules(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

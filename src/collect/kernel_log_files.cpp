@@ -41,6 +41,14 @@ class Source {
         const char* msg = gzerror(gz_, &code);
         return Error{ErrorCode::kCorrupt, name + ": corrupt gzip data (" + msg + ")"};
       }
+      if (n == 0) {
+        // zlib reports a stream cut short only through gzerror at the end.
+        int code = Z_OK;
+        gzerror(gz_, &code);
+        if (code == Z_BUF_ERROR) {
+          return Error{ErrorCode::kCorrupt, name + ": gzip data truncated (unexpected end of file)"};
+        }
+      }
       return static_cast<std::size_t>(n);
     }
     for (;;) {
@@ -137,8 +145,11 @@ Result<std::vector<LogLine>> ReadLogFile(const std::filesystem::path& path, std:
 bool LooksLikeBugReport(const std::vector<LogLine>& lines) {
   for (std::size_t i = 0; i < lines.size() && i < 40; ++i) {
     const std::string& t = lines[i].text;
-    if (t.find("nvidia-bug-report.sh") != std::string::npos ||
-        t.find("Start of NVIDIA bug report log file") != std::string::npos) {
+    // The report's own banner lines, at the start of a line: a kernel log
+    // that merely quotes "please run nvidia-bug-report.sh" (the Xid 79
+    // crash-dump message) is not a bug report.
+    if (t.rfind("nvidia-bug-report.sh Version", 0) == 0 ||
+        t.rfind("Start of NVIDIA bug report log file", 0) == 0) {
       return true;
     }
   }

@@ -30,8 +30,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     // the cut comes from the platform, not from nvidia-smi -pl.
     bool set_by_user = g.power_limit_w && *g.power_limit_w < default_w * kBelowDefaultRatio;
     auto cap_share = ClockReasonShare(gpu, ClockReasonBit("sw_power_cap"));
-    bool costs_speed = SustainedBusy(gpu, input) && cap_share && *cap_share > 0;
-    Finding& f = out.Add(costs_speed ? Severity::kWarning : Severity::kInfo);
+    Finding& f = out.Add(Severity::kInfo);
     f.gpus.push_back(gpu.pci_bus_id);
     std::string label = GpuLabel(g);
     std::string limit_text = FormatNumber(*limit, 0);
@@ -78,7 +77,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 }  // namespace
 
 const Rule kConfigPowerLimitRule{"config.power_limit", "config",
-                                 "Power limit below the board's default (warning when it caps a busy GPU)",
+                                 "Power limit below the board's default (the slowdown it causes is power.cap)",
                                  kNeedsGpuReadings, Evaluate};
 
 }  // namespace gpudoctor

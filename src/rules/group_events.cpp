@@ -21,6 +21,7 @@ std::vector<const Rule*> KernelEventRules() {
       &kNcclErrorsRule,
       &kPcieAerRule,
       &kPcieBandwidthLimitedRule,
+      &kFabricManagerLogEventsRule,
       &kHostOomKillRule,
   };
 }

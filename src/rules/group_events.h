@@ -35,5 +35,6 @@ extern const Rule kNvswitchSxidRule;          // nvswitch_sxid.cpp
 extern const Rule kHostOomKillRule;           // host_oom_kill.cpp
 extern const Rule kPcieAerRule;               // pcie_aer.cpp
 extern const Rule kPcieBandwidthLimitedRule;  // pcie_bandwidth_limited.cpp
+extern const Rule kFabricManagerLogEventsRule;  // fabricmanager_log_events.cpp
 
 }  // namespace gpudoctor

@@ -5,6 +5,8 @@
 // From NVML readings, and from sysfs for GPUs NVML does not show.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "rules/group_system.h"
 #include "rules/system_util.h"
 #include "rules/window_stats.h"
@@ -17,6 +19,7 @@ struct LinkJudgement {
   std::size_t busy_readings = 0, gen_low_busy = 0;
   std::size_t gen_low_idle = 0;
   std::int64_t width = 0, width_max = 0, gen = 0, gen_max = 0;  // of the last low reading
+  std::int64_t width_lowest = 0, width_highest = 0;  // current width over the window
 };
 
 LinkJudgement JudgeSeries(const DiagnosisInput& input, const GpuSeries& gpu) {
@@ -25,6 +28,9 @@ LinkJudgement JudgeSeries(const DiagnosisInput& input, const GpuSeries& gpu) {
   for (const GpuStatus& g : gpu.readings) {
     if (g.pcie_link_width_current && g.pcie_link_width_max) {
       ++j.width_readings;
+      std::int64_t w = *g.pcie_link_width_current;
+      j.width_lowest = j.width_readings == 1 ? w : std::min(j.width_lowest, w);
+      j.width_highest = j.width_readings == 1 ? w : std::max(j.width_highest, w);
       if (*g.pcie_link_width_current < *g.pcie_link_width_max) {
         ++j.width_low;
         j.width = *g.pcie_link_width_current;
@@ -92,7 +98,14 @@ void ReportSeries(const DiagnosisInput& input, const GpuSeries& gpu, RuleOutput&
     }
     return;
   }
-  Finding& f = out.Add(Severity::kWarning);
+  // A steady x8 of x16 is often the slot's own width (cloud instances, two
+  // GPUs sharing 16 lanes): NVML's maximum is the GPU's, not the slot's. It
+  // is a warning when the width fell during the window, when it is a
+  // quarter or less of the maximum, or when the generation is low under load.
+  bool width_fell = j.width_lowest < j.width_highest;
+  bool width_severe = width && j.width * 4 <= j.width_max;
+  bool warn = gen || width_fell || width_severe;
+  Finding& f = out.Add(warn ? Severity::kWarning : Severity::kInfo);
   f.title = Text{fmt::format("{} PCIe link runs below its capability", label),
                  fmt::format("{} 的 PCIe 链路低于其能力运行", label)};
   if (width) {
@@ -112,6 +125,15 @@ void ReportSeries(const DiagnosisInput& input, const GpuSeries& gpu, RuleOutput&
                        static_cast<double>(j.gen), "generation"));
   }
   AddCommon(gpu.pci_bus_id, f);
+  if (!warn) {
+    f.explanation.en +=
+        " The width stayed the same over the window, so the slot may simply provide fewer lanes "
+        "than the GPU can use (common on cloud instances and on boards where two GPUs share 16 "
+        "lanes): compare LnkSta with the slot's LnkCap before reseating anything.";
+    f.explanation.zh +=
+        "窗口内链路宽度没有变化，可能只是插槽本身提供的通道少于 GPU 能用的数量（云服务器以及两块 "
+        "GPU 共用 16 条通道的主板上很常见）：在重新插拔之前，先对比插槽的 LnkCap 与 LnkSta。";
+  }
 }
 
 // A GPU only sysfs shows (NVML failed or lost it): no utilisation, so only

@@ -62,7 +62,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   for (const GpuSeries& gpu : input.gpus) {
     auto share = ClockReasonShare(gpu, BrakeBit());
     if (!share || *share <= 0) continue;
-    bool sustained = *share >= input.config.sustained_fraction;
+    bool sustained = *share >= input.config.sustained_fraction &&
+                     gpu.readings.size() >= kMinReadingsForSustained;
     const GpuStatus& g = gpu.latest();
     Finding& f = out.Add(sustained ? Severity::kCritical : Severity::kWarning);
     f.gpus.push_back(g.pci_bus_id);

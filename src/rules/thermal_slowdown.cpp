@@ -27,7 +27,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     bool at_threshold = temp && slowdown_c && temp->max >= *slowdown_c;
     if (!reason_seen && !at_threshold) continue;
 
-    bool sustained = share && *share >= input.config.sustained_fraction;
+    bool sustained = share && *share >= input.config.sustained_fraction &&
+                     gpu.readings.size() >= kMinReadingsForSustained;
     std::optional<double> shutdown_c;
     if (g.temperature_shutdown_c) shutdown_c = static_cast<double>(*g.temperature_shutdown_c);
     bool near_shutdown = temp && shutdown_c && temp->max >= *shutdown_c - 5;

@@ -40,6 +40,10 @@ double FractionBelow(const std::vector<double>& values, double threshold);
 bool SustainedAtOrAbove(const std::vector<double>& values, double threshold, double fraction);
 bool SustainedBelow(const std::vector<double>& values, double threshold, double fraction);
 
+// Readings needed before "sustained" may escalate a finding to critical: one
+// snapshot (an nvidia-smi dump) shows a moment, not a trend.
+inline constexpr std::size_t kMinReadingsForSustained = 3;
+
 // stddev / mean; nullopt when fewer than 2 values or mean <= 0.
 std::optional<double> CoefficientOfVariation(const std::vector<double>& values);
 // max - min; 0 when empty.

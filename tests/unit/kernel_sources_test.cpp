@@ -75,6 +75,37 @@ TEST(KernelLogFiles, CorruptGzipAndMissingFilesNameTheFile) {
   EXPECT_NE(missing.error().message.find("nope.log"), std::string::npos);
 }
 
+TEST(KernelLogFiles, TruncatedGzipIsAnError) {
+  TempDir dir;
+  fs::path whole = dir.path() / "whole.gz";
+  gzFile f = gzopen(whole.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  for (int i = 0; i < 2000; ++i) gzputs(f, kLog);
+  gzclose(f);
+  std::ifstream in(whole, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  fs::path cut = dir.path() / "cut.gz";
+  Write(cut, bytes.substr(0, bytes.size() - 8));  // the CRC and length trailer are gone
+  auto r = ReadLogFile(cut);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("cut.gz: gzip data truncated"), std::string::npos)
+      << r.error().message;
+}
+
+TEST(KernelLogFiles, ALogQuotingTheBugReportScriptIsStillALog) {
+  // The Xid 79 crash-dump message asks the user to run nvidia-bug-report.sh;
+  // that does not make the kernel log a bug report.
+  TempDir dir;
+  fs::path log = dir.path() / "dmesg.log";
+  Write(log, std::string(kLog) +
+                 "[  2.2] NVRM: A GPU crash dump has been created. If possible, please run\n"
+                 "[  2.2] NVRM: nvidia-bug-report.sh as root to collect this data before\n");
+  auto lines = ReadKernelLogFile(log);
+  ASSERT_TRUE(lines.ok()) << lines.error().message;
+  EXPECT_EQ(lines->size(), 5u);
+  EXPECT_FALSE(ExtractKernelEvents(*lines).empty());
+}
+
 TEST(KernelLogFiles, SizeLimit) {
   TempDir dir;
   fs::path big = dir.path() / "big.log";

@@ -15,7 +15,8 @@ GpuStatus Lowered(unsigned index, double limit_w) {
   return g;
 }
 
-TEST(ConfigPowerLimitRule, LoweredLimitCappingABusyGpuIsAWarning) {
+TEST(ConfigPowerLimitRule, LoweredLimitIsInfoEvenWhenItCapsABusyGpu) {
+  // The slowdown itself is power.cap's warning; this rule names the setting.
   GpuStatus g = Lowered(1, 500);
   g.power_draw_w = 499;
   g.clock_event_reasons_mask = ClockReasonBit("sw_power_cap");
@@ -23,7 +24,7 @@ TEST(ConfigPowerLimitRule, LoweredLimitCappingABusyGpuIsAWarning) {
   ASSERT_EQ(d.findings.size(), 1u);
   const Finding& f = d.findings[0];
   EXPECT_EQ(f.id, "config.power_limit");
-  EXPECT_EQ(f.severity, Severity::kWarning);
+  EXPECT_EQ(f.severity, Severity::kInfo);
   EXPECT_EQ(f.gpus, std::vector<std::string>{g.pci_bus_id});
   EXPECT_EQ(f.evidence[0].value, 500.0);
   EXPECT_EQ(f.evidence[1].value, 100.0);

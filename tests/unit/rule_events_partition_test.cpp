@@ -33,7 +33,7 @@ TEST(KernelEventRulesPartition, EachXidHasExactlyOneRule) {
 
 TEST(KernelEventRulesPartition, EveryRuleNeedsOnlyTheKernelLog) {
   auto rules = KernelEventRules();
-  EXPECT_EQ(rules.size(), 14u);
+  EXPECT_EQ(rules.size(), 15u);
   for (const Rule* r : rules) {
     EXPECT_EQ(r->needs, static_cast<unsigned>(kNeedsKernelLog)) << r->id;
     EXPECT_FALSE(r->description.empty()) << r->id;

@@ -54,5 +54,11 @@ TEST(PowerBrakeRule, QuietOnHealthyOrUnknownReasons) {
   EXPECT_EQ(d.verdict, Severity::kOk);
 }
 
+TEST(PowerBrakeRule, OneSnapshotIsAWarningNotCritical) {
+  auto d = RunRule(kPowerBrakeRule, RepeatedReadings({Braking(0)}, 1));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].severity, Severity::kWarning);
+}
+
 }  // namespace
 }  // namespace gpudoctor::testing

@@ -47,3 +47,17 @@ TEST(ThermalSlowdownRule, NotCheckedWithoutReadings) {
 
 }  // namespace
 }  // namespace gpudoctor::testing
+
+namespace gpudoctor::testing {
+namespace {
+
+TEST(ThermalSlowdownRule, OneSnapshotIsAWarningNotCritical) {
+  GpuStatus hot = HealthyGpu(0);
+  hot.clock_event_reasons_mask = ClockReasonBit("sw_thermal_slowdown");
+  auto d = RunRule(kThermalSlowdownRule, RepeatedReadings({hot}, 1));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].severity, Severity::kWarning);
+}
+
+}  // namespace
+}  // namespace gpudoctor::testing
