@@ -21,6 +21,7 @@ TEST(FabricManagerLogEventsRule, NonFatalSwitchErrorIsAWarning) {
   auto d = RunRule(kFabricManagerLogEventsRule,
                    WithEvents({Fm("[ERROR] detected NVSwitch non-fatal error 12028 on fid 0", 12028)}));
   ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].id, "fabricmanager.log_events");
   EXPECT_EQ(d.findings[0].severity, Severity::kWarning);
   ASSERT_FALSE(d.findings[0].evidence.empty());
   EXPECT_TRUE(d.findings[0].evidence[0].source.has_value());
