@@ -96,7 +96,11 @@ std::string ReportToMarkdown(const ReportContext& r) {
   }
   if (!d.not_checked.empty()) {
     out += fmt::format("## {} ({})\n\n", Pick(l, "Not checked", "未能检查"), d.not_checked.size());
-    for (const auto& n : d.not_checked) out += fmt::format("- `{}`: {}\n", n.rule, n.reason.In(l));
+    for (const auto& g : GroupNotChecked(d.not_checked, l)) {
+      std::string rules;
+      for (const auto& id : g.rules) rules += (rules.empty() ? "`" : ", `") + id + "`";
+      out += fmt::format("- {}: {}\n", g.reason, rules);
+    }
   }
   return out;
 }

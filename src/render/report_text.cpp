@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/gpu_status.h"
 #include "core/thresholds.h"
 #include "core/time_format.h"
@@ -93,6 +95,21 @@ std::string EventLine(const KernelEvent& e) {
 
 }  // namespace
 
+std::vector<NotCheckedGroup> GroupNotChecked(const std::vector<NotChecked>& items, Lang lang) {
+  std::vector<NotCheckedGroup> groups;
+  for (const auto& n : items) {
+    const std::string& reason = n.reason.In(lang);
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const NotCheckedGroup& g) { return g.reason == reason; });
+    if (it == groups.end()) {
+      groups.push_back(NotCheckedGroup{reason, {}});
+      it = std::prev(groups.end());
+    }
+    it->rules.push_back(n.rule);
+  }
+  return groups;
+}
+
 std::string SeverityLabel(Severity s, Lang l) {
   switch (s) {
     case Severity::kOk: return Pick(l, "OK", "正常");
@@ -130,7 +147,11 @@ std::string ReportToText(const ReportContext& r, bool color) {
   }
   if (!d.not_checked.empty()) {
     out += fmt::format("\n{} ({})\n", Bold(Pick(l, "Not checked", "未能检查"), color), d.not_checked.size());
-    for (const auto& n : d.not_checked) out += fmt::format("  - {}: {}\n", n.rule, n.reason.In(l));
+    for (const auto& g : GroupNotChecked(d.not_checked, l)) {
+      std::string rules;
+      for (const auto& id : g.rules) rules += (rules.empty() ? "" : ", ") + id;
+      out += fmt::format("  - {}: {}\n", g.reason, rules);
+    }
   }
   return out;
 }

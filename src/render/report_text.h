@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "render/report.h"
 
@@ -12,6 +13,14 @@ namespace gpudoctor {
 
 std::string ReportToText(const ReportContext& report, bool color);
 std::string ReportToMarkdown(const ReportContext& report);
+
+// What could not be checked, grouped: each distinct reason once, with the
+// rules it held back ("no GPU readings ...: thermal.slowdown, power.cap").
+struct NotCheckedGroup {
+  std::string reason;
+  std::vector<std::string> rules;
+};
+std::vector<NotCheckedGroup> GroupNotChecked(const std::vector<NotChecked>& items, Lang lang);
 
 // Localised words the report uses: severity names and section headings.
 std::string SeverityLabel(Severity severity, Lang lang);

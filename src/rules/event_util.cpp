@@ -157,16 +157,16 @@ std::string Quoted(std::string_view message) {
 }
 
 EvidenceItem EventItem(const KernelEvent& e) {
-  std::string when = e.time ? FormatRfc3339(*e.time) + " "
-                            : (e.monotonic_s ? fmt::format("[{:.1f} s] ", *e.monotonic_s) : "");
-  std::string where =
-      e.source.line ? fmt::format("{}:{}", e.source.file, e.source.line) : e.source.file;
+  // The item carries the line's file, line number and time, which every
+  // renderer shows; the text adds only what they do not: seconds since boot
+  // for a line without a date.
+  std::string when = !e.time && e.monotonic_s ? fmt::format("[{:.1f} s] ", *e.monotonic_s) : "";
   std::string what;
   if (e.code)
     what = fmt::format("{} {} ", e.kind == KernelEventKind::kSxid ? "SXid" : "Xid", *e.code);
   if (!e.pci_bus_id.empty()) what += "(" + e.pci_bus_id + ") ";
-  Text t{fmt::format("{}{}: {}{}", when, where, what, Quoted(e.message)),
-         fmt::format("{}{}：{}{}", when, where, what, Quoted(e.message))};
+  Text t{fmt::format("{}{}{}", when, what, Quoted(e.message)),
+         fmt::format("{}{}{}", when, what, Quoted(e.message))};
   if (!e.process.empty() || e.pid) {
     std::string name = e.process.empty() ? "?" : Quoted(e.process);
     std::string pid = e.pid ? fmt::format(" (pid {})", *e.pid) : "";

@@ -114,5 +114,19 @@ TEST(ReportMarkdown, RendersTablesAndEscapesPipes) {
   EXPECT_NE(md.find("## Not checked (1)"), std::string::npos) << md;
 }
 
+TEST(ReportText, GroupsRulesNotCheckedForTheSameReason) {
+  std::vector<NotChecked> items = {
+      {"a.one", Text{"no GPU readings", "没有 GPU 读数"}},
+      {"b.two", Text{"no kernel log", "没有内核日志"}},
+      {"c.three", Text{"no GPU readings", "没有 GPU 读数"}},
+  };
+  auto groups = GroupNotChecked(items, Lang::kEn);
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].reason, "no GPU readings");
+  EXPECT_EQ(groups[0].rules, (std::vector<std::string>{"a.one", "c.three"}));
+  EXPECT_EQ(groups[1].rules, (std::vector<std::string>{"b.two"}));
+  EXPECT_EQ(GroupNotChecked(items, Lang::kZh)[0].reason, "没有 GPU 读数");
+}
+
 }  // namespace
 }  // namespace gpudoctor::testing
