@@ -8,6 +8,8 @@ PACKAGES=(
   nlohmann-json3-dev libfmt-dev libcli11-dev libpugixml-dev
   googletest libgtest-dev libgmock-dev
   libsystemd-dev zlib1g-dev libbenchmark-dev libtomlplusplus-dev
+  libsqlite3-dev
+  chromium fonts-noto-cjk prometheus
   python3 util-linux
 )
 

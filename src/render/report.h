@@ -10,6 +10,7 @@
 #include "rules/diagnosis_input.h"
 #include "rules/engine.h"
 #include "rules/finding.h"
+#include "rules/timeline.h"
 
 namespace gpudoctor {
 
@@ -35,6 +36,7 @@ struct ReportContext {
   Lang lang = Lang::kEn;
   std::string command = "diagnose";  // "diagnose", "analyze", "report"
   std::vector<ReportInputFile> files;  // analyze only
+  const Timeline* timeline = nullptr;  // report only: finding intervals, throttle time
 };
 
 // Per numeric status field (status --json names) min/avg/max over the GPU's

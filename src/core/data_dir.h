@@ -1,0 +1,21 @@
+// Where gpudoctor keeps what it records (the agent's store, fix's audit log):
+// --data-dir when given; otherwise /var/lib/gpudoctor for root, and
+// $XDG_STATE_HOME/gpudoctor (or ~/.local/state/gpudoctor) for anyone else.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/result.h"
+
+namespace gpudoctor {
+
+// The directory to use; never touches the file system. An error only when
+// neither XDG_STATE_HOME nor HOME is set for a non-root user.
+Result<std::string> ResolveDataDir(const std::optional<std::string>& explicit_dir);
+
+// Creates dir (and its parents) with mode 0750 when missing. A path that
+// exists but is not a directory is an error naming it.
+Result<bool> EnsureDataDir(const std::string& dir);
+
+}  // namespace gpudoctor

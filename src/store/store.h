@@ -1,0 +1,98 @@
+// The agent's embedded store: one SQLite database (WAL mode) in the data
+// directory. GPU samples are kept per GPU in compressed, time-ordered chunks
+// (most fields barely change, so they compress to almost nothing); recent
+// samples sit in a small pending table until a chunk is sealed, so a kill -9
+// loses at most the sample being written. Per-minute min/avg/max roll-ups,
+// kernel/NVML events and finding intervals live beside them. Retention and a
+// size bound keep it fit for a node's disk.
+//
+// Thread-safety: one Store object per thread; the agent writes from one
+// thread. Several processes may read while the agent writes (WAL).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/gpu_status.h"
+#include "core/kernel_event.h"
+#include "core/result.h"
+#include "render/report.h"
+#include "rules/diagnosis_input.h"
+#include "rules/timeline.h"
+
+namespace gpudoctor {
+
+struct StoreOptions {
+  std::string data_dir;            // the database is data_dir + "/gpudoctor.db"
+  bool read_only = false;          // `report`: never writes, never locks
+  int raw_retention_days = 14;     // raw samples
+  int rollup_retention_days = 180; // per-minute roll-ups, events, findings
+  std::int64_t max_store_bytes = 1024LL * 1024 * 1024;  // --max-store-mb
+};
+
+struct StoreStats {
+  std::int64_t file_bytes = 0;       // database + WAL on disk
+  std::int64_t raw_samples = 0;      // GPU-samples held raw (sealed + pending)
+  std::int64_t rollup_minutes = 0;   // GPU-minutes of roll-ups
+  std::int64_t events = 0;
+  std::int64_t finding_intervals = 0;
+  std::optional<WallTime> oldest;    // oldest raw or roll-up time
+  std::optional<WallTime> newest;
+  bool writes_stopped = false;       // disk full or size bound: see last_error
+  std::string last_error;            // one line, empty when writes succeed
+};
+
+// A window read back for `report`.
+struct StoredWindow {
+  // Readings per GPU in time order (identity fields filled from the GPU's
+  // last known identity). For long windows the readings are per-minute
+  // averages instead of raw samples, so that a day reads fast; `downsampled`
+  // says so.
+  std::vector<GpuSeries> gpus;
+  bool downsampled = false;
+  // Exact min/avg/max per GPU (bus id) per numeric status field over the
+  // window, from raw samples and roll-ups.
+  std::map<std::string, std::map<std::string, MetricSummary>> summaries;
+  std::vector<KernelEvent> events;   // in time order
+  Timeline timeline;                 // finding intervals overlapping the window, throttle time
+  std::optional<WallTime> first_sample;
+  std::optional<WallTime> last_sample;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Opens (creating when writable) data_dir/gpudoctor.db. A writable store
+  // takes an exclusive lock on data_dir/agent.lock: a second writer gets an
+  // error naming the pid holding it. A corrupt or unreadable database is a
+  // one-line error naming the file; nothing is deleted.
+  static Result<std::unique_ptr<Store>> Open(const StoreOptions& options);
+
+  // Records one reading of every GPU. Sealing a chunk, roll-ups and
+  // retention happen here as they fall due. On disk-full or the size bound
+  // the store stops writing (Stats().writes_stopped) and returns the error;
+  // later calls retry now and then.
+  virtual Result<bool> AppendSample(WallTime time, const SystemStatus& status) = 0;
+  virtual Result<bool> AppendEvent(const KernelEvent& event) = 0;
+  // Starts or extends an interval: the same (id, gpus) with no end recorded
+  // is updated (severity raised to the worst, title refreshed); otherwise a
+  // new interval starts at `time`.
+  virtual Result<bool> FindingSeen(const FindingInterval& finding, WallTime time) = 0;
+  // Closes the open interval of (id, gpus) at `time`.
+  virtual Result<bool> FindingCleared(const std::string& finding_id,
+                                      const std::vector<std::string>& gpus, WallTime time) = 0;
+  // Seals pending samples into a chunk now (on SIGTERM).
+  virtual Result<bool> Flush() = 0;
+
+  virtual Result<StoredWindow> ReadWindow(WallTime from, WallTime to,
+                                          const std::vector<std::string>& gpu_bus_ids) = 0;
+  virtual StoreStats Stats() = 0;
+};
+
+}  // namespace gpudoctor
