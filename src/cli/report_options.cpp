@@ -10,17 +10,22 @@
 
 #include "cli/commands.h"
 #include "render/ansi.h"
+#include "render/report_html.h"
 #include "render/report_json.h"
 #include "render/report_text.h"
 
 namespace gpudoctor {
 
 void AddReportOptions(CLI::App& cmd, ReportOptions& options) {
-  cmd.add_option("--format", options.format, "Report format: text, json (gpudoctor.report/v1) or markdown")
-      ->check(CLI::IsMember({"text", "json", "markdown"}))
+  cmd.add_option("--format", options.format,
+                 "Report format: text, json (gpudoctor.report/v1), markdown or html (one "
+                 "self-contained page)")
+      ->check(CLI::IsMember({"text", "json", "markdown", "html"}))
       ->capture_default_str();
-  cmd.add_option("--output,-o", options.output, "Write the report to FILE instead of standard output");
-  cmd.add_option("--lang", options.lang, "Language of the report: en or zh (default: from LC_ALL / LANG)")
+  cmd.add_option("--output,-o", options.output,
+                 "Write the report to FILE instead of standard output");
+  cmd.add_option("--lang", options.lang,
+                 "Language of the report: en or zh (default: from LC_ALL / LANG)")
       ->check(CLI::IsMember({"en", "zh"}));
   cmd.add_option("--config", options.config,
                  "TOML configuration file (default: /etc/gpudoctor/config.toml when it exists)");
@@ -45,6 +50,8 @@ int WriteReport(const ReportContext& report, const ReportOptions& options) {
     text = ReportToJson(report).dump(2) + "\n";
   } else if (options.format == "markdown") {
     text = ReportToMarkdown(report);
+  } else if (options.format == "html") {
+    text = ReportToHtml(report);
   } else {
     bool color = !options.no_color && options.output.empty() && ShouldUseColor(STDOUT_FILENO);
     text = ReportToText(report, color);
@@ -58,8 +65,8 @@ int WriteReport(const ReportContext& report, const ReportOptions& options) {
   out << text;
   out.close();
   if (!out) {
-    std::cerr << "gpudoctor: --output " << options.output << ": cannot write: " << std::strerror(errno)
-              << "\n";
+    std::cerr << "gpudoctor: --output " << options.output
+              << ": cannot write: " << std::strerror(errno) << "\n";
     return kExitCannotRun;
   }
   return code;

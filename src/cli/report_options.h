@@ -16,7 +16,7 @@ class App;
 namespace gpudoctor {
 
 struct ReportOptions {
-  std::string format = "text";  // text | json | markdown
+  std::string format = "text";  // text | json | markdown | html
   std::string output;           // file; empty: stdout
   std::string lang;             // en | zh; empty: from LC_ALL / LANG
   std::string config;           // --config FILE; empty: /etc/gpudoctor/config.toml when present
