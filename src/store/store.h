@@ -33,6 +33,9 @@ struct StoreOptions {
   int raw_retention_days = 14;     // raw samples
   int rollup_retention_days = 180; // per-minute roll-ups, events, findings
   std::int64_t max_store_bytes = 1024LL * 1024 * 1024;  // --max-store-mb
+  // Test hook: SQLite's max_page_count (0: none), so that a full disk
+  // (SQLITE_FULL) can be provoked without filling one.
+  std::int64_t max_pages = 0;
 };
 
 struct StoreStats {

@@ -1,0 +1,306 @@
+// ReadWindow and Stats: raw readings for short windows, per-minute readings
+// from roll-ups for long ones; exact summaries and throttle time either way.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <set>
+
+#include "core/gpu_fields.h"
+#include "store/column_names.h"
+#include "store/rollup.h"
+#include "store/sample_codec.h"
+#include "store/store_sqlite.h"
+
+namespace gpudoctor {
+
+namespace {
+
+// Windows longer than this come back as per-minute readings.
+constexpr std::int64_t kRawWindowMs = 3 * 3600'000;
+
+struct Range {
+  std::int64_t from_ms;
+  std::int64_t to_ms;  // inclusive
+};
+
+// The rows of `set` with from_ms <= time <= to_ms, as a set of their own.
+ColumnSet SliceRows(const ColumnSet& set, Range range) {
+  auto begin = static_cast<std::size_t>(
+      std::lower_bound(set.times_ms.begin(), set.times_ms.end(), range.from_ms) -
+      set.times_ms.begin());
+  auto end = static_cast<std::size_t>(
+      std::upper_bound(set.times_ms.begin(), set.times_ms.end(), range.to_ms) -
+      set.times_ms.begin());
+  if (begin == 0 && end == set.times_ms.size()) return set;
+  ColumnSet out;
+  if (begin >= end) return out;
+  out.times_ms.assign(set.times_ms.begin() + begin, set.times_ms.begin() + end);
+  for (const Column& c : set.columns) {
+    Column s;
+    s.name = c.name;
+    s.type = c.type;
+    auto skip = std::count(c.present.begin(), c.present.begin() + begin, true);
+    auto take = std::count(c.present.begin() + begin, c.present.begin() + end, true);
+    if (take == 0) continue;
+    s.present.assign(c.present.begin() + begin, c.present.begin() + end);
+    switch (c.type) {
+      case ColumnType::kInt:
+        s.ints.assign(c.ints.begin() + skip, c.ints.begin() + skip + take);
+        break;
+      case ColumnType::kReal:
+        s.reals.assign(c.reals.begin() + skip, c.reals.begin() + skip + take);
+        break;
+      case ColumnType::kText:
+        s.texts.assign(c.texts.begin() + skip, c.texts.begin() + skip + take);
+        break;
+    }
+    out.columns.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<std::string> Split(const std::string& text, char separator) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto end = text.find(separator, start);
+    if (end == std::string::npos) end = text.size();
+    out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+KernelEventKind KindFromName(const std::string& name) {
+  for (int k = 0; k <= static_cast<int>(KernelEventKind::kProbeFailed); ++k) {
+    if (name == KernelEventKindName(static_cast<KernelEventKind>(k))) {
+      return static_cast<KernelEventKind>(k);
+    }
+  }
+  return KernelEventKind::kXid;
+}
+
+std::map<std::string, MetricSummary> Summaries(const std::map<std::int64_t, MinuteAgg>& minutes) {
+  std::map<std::string, MetricSummary> out;
+  for (const GpuField& field : ScalarGpuFields()) {
+    if (std::holds_alternative<BoolMember>(field.member) ||
+        std::holds_alternative<TextMember>(field.member)) {
+      continue;
+    }
+    std::size_t id = ColumnId(field.name);
+    FieldAgg total;
+    for (const auto& [m, agg] : minutes) {
+      if (id < agg.fields.size()) total.Merge(agg.fields[id], false);
+    }
+    if (total.count == 0) continue;
+    out[std::string(field.name)] =
+        MetricSummary{static_cast<std::size_t>(total.count), total.min,
+                      total.sum / static_cast<double>(total.count), total.max};
+  }
+  return out;
+}
+
+bool Wanted(const std::vector<std::string>& wanted, const std::string& bus_id) {
+  return wanted.empty() || std::find(wanted.begin(), wanted.end(), bus_id) != wanted.end();
+}
+
+}  // namespace
+
+Result<StoredWindow> SqliteStore::ReadWindow(WallTime from, WallTime to,
+                                             const std::vector<std::string>& gpu_bus_ids) {
+  std::int64_t from_ms = ToMs(from);
+  std::int64_t to_ms = ToMs(to);
+  if (to_ms < from_ms) return Error{ErrorCode::kInvalid, "window ends before it starts"};
+  if (options_.read_only) {
+    if (auto loaded = LoadState(); !loaded) return loaded.error();
+  }
+  StoredWindow window;
+  window.downsampled = to_ms - from_ms > kRawWindowMs;
+  // Minutes wholly inside the window come from roll-ups when downsampled;
+  // the partial minutes at both ends, and pending samples, from raw.
+  std::int64_t inner_from = from_ms + ((kMinuteMs - from_ms % kMinuteMs) % kMinuteMs);
+  std::int64_t inner_to = to_ms - (to_ms + 1) % kMinuteMs;  // last ms of the last whole minute
+  std::vector<Range> raw_ranges;
+  if (window.downsampled) {
+    raw_ranges = {{from_ms, inner_from - 1}, {inner_to + 1, to_ms}};
+  } else {
+    raw_ranges = {{from_ms, to_ms}};
+  }
+  for (const auto& [key, gpu] : gpus_) {
+    if (!Wanted(gpu_bus_ids, key)) continue;
+    std::vector<ColumnSet> segments;
+    for (const Range& range : raw_ranges) {
+      if (range.to_ms < range.from_ms) continue;
+      auto chunks = db_->Cached(
+          "SELECT blob FROM chunks WHERE gpu=? AND t_end >= ? AND t_start <= ? ORDER BY t_start");
+      if (!chunks) return chunks.error();
+      (*chunks)->Bind(1, gpu.id).Bind(2, range.from_ms).Bind(3, range.to_ms);
+      auto read = (*chunks)->ForEachRow([&]() -> Result<bool> {
+        auto set = DecodeColumnSet((*chunks)->Blob(0));
+        if (!set) return Error{ErrorCode::kCorrupt, path_ + ": " + set.error().message};
+        segments.push_back(SliceRows(*set, range));
+        return true;
+      });
+      if (!read) return read.error();
+    }
+    auto pending = ReadPending(gpu.id, from_ms, to_ms);
+    if (!pending) return pending.error();
+    if (!pending->times_ms.empty()) segments.push_back(std::move(*pending));
+
+    std::map<std::int64_t, MinuteAgg> minutes;
+    GpuSeries series;
+    series.pci_bus_id = key;
+    for (const ColumnSet& seg : segments) {
+      if (seg.times_ms.empty()) continue;
+      MergeMinutes(minutes, AggregateMinutes(seg));
+      if (window.downsampled) continue;
+      auto readings = DecodeSamples(seg);
+      for (std::size_t i = 0; i < readings.size(); ++i) {
+        series.readings.push_back(std::move(readings[i]));
+        series.times.push_back(FromMs(seg.times_ms[i]));
+      }
+    }
+    if (window.downsampled && inner_to > inner_from) {
+      auto rollups = db_->Cached(
+          "SELECT blob FROM rollups WHERE gpu=? AND t_end >= ? AND t_start <= ? ORDER BY t_start");
+      if (!rollups) return rollups.error();
+      (*rollups)->Bind(1, gpu.id).Bind(2, inner_from).Bind(3, inner_to);
+      auto got = (*rollups)->ForEachRow([&]() -> Result<bool> {
+        auto decoded = DecodeRollups((*rollups)->Blob(0));
+        if (!decoded) return Error{ErrorCode::kCorrupt, path_ + ": " + decoded.error().message};
+        std::erase_if(*decoded, [&](const MinuteAgg& m) {
+          return m.minute_ms < inner_from || m.minute_ms > inner_to;
+        });
+        MergeMinutes(minutes, std::move(*decoded));
+        return true;
+      });
+      if (!got) return got.error();
+      for (const auto& [m, agg] : minutes) {
+        series.readings.push_back(MinuteReading(agg));
+        series.times.push_back(FromMs(m));
+      }
+    }
+    if (minutes.empty()) continue;
+    ThrottleTime throttle;
+    throttle.pci_bus_id = key;
+    for (const auto& [m, agg] : minutes) {
+      for (const auto& [reason, s] : agg.throttle_s) throttle.seconds_by_reason[reason] += s;
+      throttle.sampled_seconds += agg.sampled_s;
+      WallTime first = FromMs(agg.first_ms);
+      WallTime last = FromMs(agg.last_ms);
+      if (!window.first_sample || first < *window.first_sample) window.first_sample = first;
+      if (!window.last_sample || last > *window.last_sample) window.last_sample = last;
+    }
+    window.timeline.throttled.push_back(std::move(throttle));
+    window.summaries[key] = Summaries(minutes);
+    for (GpuStatus& r : series.readings) {
+      if (r.pci_bus_id.empty()) r.pci_bus_id = gpu.identity.pci_bus_id;
+      if (r.name.empty()) r.name = gpu.identity.name;
+      if (r.uuid.empty()) r.uuid = gpu.identity.uuid;
+    }
+    if (!series.readings.empty()) window.gpus.push_back(std::move(series));
+  }
+  std::stable_sort(
+      window.gpus.begin(), window.gpus.end(),
+      [](const GpuSeries& a, const GpuSeries& b) { return a.latest().index < b.latest().index; });
+  if (auto events = ReadEvents(from_ms, to_ms, gpu_bus_ids, window.events); !events) {
+    return events.error();
+  }
+  if (auto findings = ReadFindings(from_ms, to_ms, gpu_bus_ids, window.timeline.findings);
+      !findings) {
+    return findings.error();
+  }
+  return window;
+}
+
+Result<bool> SqliteStore::ReadEvents(std::int64_t from_ms, std::int64_t to_ms,
+                                     const std::vector<std::string>& gpu_bus_ids,
+                                     std::vector<KernelEvent>& out) {
+  auto stmt = db_->Cached(
+      "SELECT t_ms, time_known, kind, code, bus_id, pid, process, message, continuation, count, "
+      "last_t_ms, monotonic_s, last_monotonic_s, source_file, source_line, detail FROM events "
+      "WHERE t_ms >= ? AND t_ms <= ? ORDER BY t_ms, id");
+  if (!stmt) return stmt.error();
+  Statement& s = **stmt;
+  s.Bind(1, from_ms).Bind(2, to_ms);
+  return s.ForEachRow([&]() -> Result<bool> {
+    KernelEvent e;
+    if (s.Int(1) != 0) e.time = FromMs(s.Int(0));
+    e.kind = KindFromName(s.Text(2));
+    if (!s.IsNull(3)) e.code = static_cast<int>(s.Int(3));
+    e.pci_bus_id = s.Text(4);
+    if (!e.pci_bus_id.empty() && !Wanted(gpu_bus_ids, e.pci_bus_id)) return true;
+    e.pid = s.OptionalInt(5);
+    e.process = s.Text(6);
+    e.message = s.Text(7);
+    e.continuation = Split(s.Text(8), '\n');
+    e.count = static_cast<std::size_t>(s.Int(9));
+    if (!s.IsNull(10)) e.last_time = FromMs(s.Int(10));
+    if (!s.IsNull(11)) e.monotonic_s = s.Real(11);
+    if (!s.IsNull(12)) e.last_monotonic_s = s.Real(12);
+    e.source.file = s.Text(13);
+    e.source.line = static_cast<std::size_t>(s.Int(14));
+    e.detail = s.Text(15);
+    out.push_back(std::move(e));
+    return true;
+  });
+}
+
+Result<bool> SqliteStore::ReadFindings(std::int64_t from_ms, std::int64_t to_ms,
+                                       const std::vector<std::string>& gpu_bus_ids,
+                                       std::vector<FindingInterval>& out) {
+  auto stmt = db_->Cached(
+      "SELECT finding_id, gpus, severity, title_en, title_zh, start_ms, end_ms FROM findings "
+      "WHERE start_ms <= ? AND (end_ms IS NULL OR end_ms >= ?) ORDER BY start_ms, id");
+  if (!stmt) return stmt.error();
+  Statement& s = **stmt;
+  s.Bind(1, to_ms).Bind(2, from_ms);
+  return s.ForEachRow([&]() -> Result<bool> {
+    FindingInterval f;
+    f.finding_id = s.Text(0);
+    f.gpus = Split(s.Text(1), ',');
+    if (!gpu_bus_ids.empty() && !f.gpus.empty() &&
+        std::none_of(f.gpus.begin(), f.gpus.end(),
+                     [&](const std::string& g) { return Wanted(gpu_bus_ids, g); })) {
+      return true;
+    }
+    f.severity = static_cast<Severity>(std::clamp<std::int64_t>(s.Int(2), 0, 3));
+    f.title.en = s.Text(3);
+    f.title.zh = s.Text(4);
+    f.start = FromMs(s.Int(5));
+    if (!s.IsNull(6)) f.end = FromMs(s.Int(6));
+    out.push_back(std::move(f));
+    return true;
+  });
+}
+
+StoreStats SqliteStore::Stats() {
+  StoreStats stats;
+  stats.file_bytes = FileBytes();
+  auto count = [&](const char* sql) -> std::int64_t {
+    auto v = db_->QueryInt(sql);
+    return v ? *v : 0;
+  };
+  stats.raw_samples =
+      count("SELECT coalesce(sum(n), 0) FROM chunks") + count("SELECT count(*) FROM pending");
+  stats.rollup_minutes = count("SELECT coalesce(sum(minutes), 0) FROM rollups");
+  stats.events = count("SELECT count(*) FROM events");
+  stats.finding_intervals = count("SELECT count(*) FROM findings");
+  auto oldest = db_->Prepare(
+      "SELECT min(t), max(t) FROM (SELECT min(t_start) AS t FROM chunks UNION ALL "
+      "SELECT max(t_end) FROM chunks UNION ALL SELECT min(t_start) FROM rollups UNION ALL "
+      "SELECT max(t_end) FROM rollups UNION ALL SELECT min(t_ms) FROM pending UNION ALL "
+      "SELECT max(t_ms) FROM pending)");
+  if (oldest) {
+    auto row = oldest->Step();
+    if (row && *row && !oldest->IsNull(0)) {
+      stats.oldest = FromMs(oldest->Int(0));
+      stats.newest = FromMs(oldest->Int(1));
+    }
+  }
+  stats.writes_stopped = writes_stopped_;
+  stats.last_error = last_error_;
+  return stats;
+}
+
+}  // namespace gpudoctor

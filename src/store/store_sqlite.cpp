@@ -1,0 +1,362 @@
+#include "store/store_sqlite.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "store/sample_codec.h"
+#include "store/store_lock.h"
+
+namespace gpudoctor {
+
+namespace {
+
+constexpr std::int64_t kMaxChunkSamples = 1200;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE gpus(id INTEGER PRIMARY KEY, bus_id TEXT NOT NULL UNIQUE, gpu_index INTEGER,
+                  name TEXT, uuid TEXT, serial TEXT);
+CREATE TABLE pending(gpu INTEGER NOT NULL, t_ms INTEGER NOT NULL, blob BLOB NOT NULL,
+                     PRIMARY KEY(gpu, t_ms)) WITHOUT ROWID;
+CREATE TABLE chunks(gpu INTEGER NOT NULL, t_start INTEGER NOT NULL, t_end INTEGER NOT NULL,
+                    n INTEGER NOT NULL, blob BLOB NOT NULL);
+CREATE INDEX chunks_by_time ON chunks(gpu, t_end);
+CREATE TABLE rollups(gpu INTEGER NOT NULL, t_start INTEGER NOT NULL, t_end INTEGER NOT NULL,
+                     minutes INTEGER NOT NULL, blob BLOB NOT NULL);
+CREATE INDEX rollups_by_time ON rollups(gpu, t_end);
+CREATE TABLE events(id INTEGER PRIMARY KEY, t_ms INTEGER NOT NULL, time_known INTEGER NOT NULL,
+                    kind TEXT NOT NULL, code INTEGER, bus_id TEXT, pid INTEGER, process TEXT,
+                    message TEXT, continuation TEXT, count INTEGER, last_t_ms INTEGER,
+                    monotonic_s REAL, last_monotonic_s REAL, source_file TEXT,
+                    source_line INTEGER, detail TEXT);
+CREATE INDEX events_by_time ON events(t_ms);
+CREATE TABLE findings(id INTEGER PRIMARY KEY, finding_id TEXT NOT NULL, gpus TEXT NOT NULL,
+                      severity INTEGER NOT NULL, title_en TEXT, title_zh TEXT,
+                      start_ms INTEGER NOT NULL, end_ms INTEGER);
+CREATE INDEX findings_open ON findings(finding_id, gpus, end_ms);
+CREATE INDEX findings_by_end ON findings(end_ms);
+)sql";
+
+std::string JoinGpus(const std::vector<std::string>& gpus) {
+  std::string out;
+  for (const auto& g : gpus) out += (out.empty() ? "" : ",") + g;
+  return out;
+}
+
+std::string GpuKey(const GpuStatus& gpu) {
+  return gpu.pci_bus_id.empty() ? "index:" + std::to_string(gpu.index) : gpu.pci_bus_id;
+}
+
+bool SameIdentity(const GpuStatus& a, const GpuStatus& b) {
+  return a.index == b.index && a.name == b.name && a.uuid == b.uuid && a.serial == b.serial;
+}
+
+std::string Joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l + '\n';
+  return out;
+}
+
+}  // namespace
+
+std::int64_t ToMs(WallTime t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+WallTime FromMs(std::int64_t ms) {
+  return WallTime(std::chrono::duration_cast<WallTime::duration>(std::chrono::milliseconds(ms)));
+}
+
+Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
+  return SqliteStore::OpenStore(options);
+}
+
+Result<std::unique_ptr<Store>> SqliteStore::OpenStore(const StoreOptions& options) {
+  std::string path = options.data_dir + "/gpudoctor.db";
+  int lock_fd = -1;
+  if (options.read_only) {
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) {
+      return Error{ErrorCode::kNotFound,
+                   path +
+                       ": no gpudoctor store here (has `gpudoctor agent` run with this data "
+                       "directory?)"};
+    }
+  } else {
+    std::error_code ec;
+    std::filesystem::create_directories(options.data_dir, ec);
+    if (ec) return Error{ErrorCode::kIo, options.data_dir + ": " + ec.message()};
+    auto lock = LockStoreDir(options.data_dir);
+    if (!lock) return lock.error();
+    lock_fd = *lock;
+  }
+  auto db = Db::Open(path, options.read_only);
+  if (!db) {
+    if (lock_fd >= 0) close(lock_fd);
+    return db.error();
+  }
+  std::unique_ptr<SqliteStore> store(new SqliteStore(options, std::move(*db), lock_fd));
+  if (auto prepared = store->Prepare(); !prepared) return prepared.error();
+  if (auto loaded = store->LoadState(); !loaded) return loaded.error();
+  return std::unique_ptr<Store>(std::move(store));
+}
+
+SqliteStore::SqliteStore(StoreOptions options, std::unique_ptr<Db> db, int lock_fd)
+    : options_(std::move(options)),
+      path_(options_.data_dir + "/gpudoctor.db"),
+      db_(std::move(db)),
+      lock_fd_(lock_fd) {}
+
+SqliteStore::~SqliteStore() {
+  db_.reset();
+  if (lock_fd_ >= 0) close(lock_fd_);
+}
+
+Result<bool> SqliteStore::Prepare() {
+  auto version = db_->QueryInt("PRAGMA user_version");
+  if (!version) return Error{version.error().code, version.error().message};
+  if (*version > kStoreSchemaVersion) {
+    return Error{ErrorCode::kNotSupported, path_ + ": written by a newer gpudoctor (store schema " +
+                                               std::to_string(*version) +
+                                               ", this version reads up to " +
+                                               std::to_string(kStoreSchemaVersion) + ")"};
+  }
+  auto tables = db_->QueryInt("SELECT count(*) FROM sqlite_master");
+  if (!tables) return tables.error();
+  if (*version == 0 && *tables > 0) {
+    return Error{ErrorCode::kCorrupt, path_ + ": not a gpudoctor store (it holds other tables)"};
+  }
+  if (options_.read_only) {
+    if (*version == 0) return Error{ErrorCode::kNotFound, path_ + ": the store is empty"};
+    return true;
+  }
+  // The WAL counts against the size bound too: keep it a small share.
+  std::int64_t wal_pages = std::clamp<std::int64_t>(options_.max_store_bytes / 4096 / 8, 64, 1000);
+  std::string pragmas =
+      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+      "PRAGMA wal_autocheckpoint=" +
+      std::to_string(wal_pages) +
+      "; PRAGMA journal_size_limit=" + std::to_string(wal_pages * 4096) + ";";
+  if (options_.max_pages > 0) {
+    pragmas += "PRAGMA max_page_count=" + std::to_string(options_.max_pages) + ";";
+  }
+  if (*version == 0) {
+    // auto_vacuum must be chosen before the first table exists.
+    pragmas += "PRAGMA auto_vacuum=INCREMENTAL;";
+  }
+  if (auto set = db_->Exec(pragmas); !set) return set;
+  if (*version == 0) {
+    std::string create = std::string("BEGIN;") + kSchema +
+                         "PRAGMA user_version=" + std::to_string(kStoreSchemaVersion) + ";COMMIT;";
+    if (auto created = db_->Exec(create); !created) return created;
+  }
+  return true;
+}
+
+Result<bool> SqliteStore::LoadState() {
+  gpus_.clear();
+  pending_.clear();
+  auto gpus = db_->Prepare("SELECT id, bus_id, gpu_index, name, uuid, serial FROM gpus");
+  if (!gpus) return gpus.error();
+  auto read = gpus->ForEachRow([&]() -> Result<bool> {
+    GpuRow g;
+    g.id = gpus->Int(0);
+    g.bus_id = gpus->Text(1);
+    g.identity.pci_bus_id = g.bus_id.starts_with("index:") ? "" : g.bus_id;
+    g.identity.index = static_cast<unsigned>(gpus->Int(2));
+    g.identity.name = gpus->Text(3);
+    g.identity.uuid = gpus->Text(4);
+    if (!gpus->IsNull(5)) g.identity.serial = gpus->Text(5);
+    gpus_[g.bus_id] = g;
+    return true;
+  });
+  if (!read) return read;
+  auto pending = db_->Prepare("SELECT gpu, min(t_ms), count(*) FROM pending GROUP BY gpu");
+  if (!pending) return pending.error();
+  return pending->ForEachRow([&]() -> Result<bool> {
+    pending_[pending->Int(0)] = PendingState{pending->Int(1), pending->Int(2)};
+    return true;
+  });
+}
+
+Result<bool> SqliteStore::NoteWriteError(const Error& error, std::int64_t now_ms) {
+  last_error_ = error.message;
+  if (error.code == ErrorCode::kIo) {
+    writes_stopped_ = true;
+    retry_at_ms_ = now_ms + kRetryWritesEveryMs;
+    last_error_ += " (writes stopped; retrying every minute)";
+  }
+  (void)LoadState();  // the in-memory view must match what was rolled back
+  return Error{error.code, last_error_};
+}
+
+Result<bool> SqliteStore::CheckWritable(std::int64_t now_ms) {
+  if (options_.read_only) {
+    return Error{ErrorCode::kPermission, path_ + ": the store is open read-only"};
+  }
+  if (!writes_stopped_) return true;
+  if (now_ms < retry_at_ms_) return Error{ErrorCode::kIo, last_error_};
+  if (size_stopped_) {
+    // Retention may have made room since; if not, stay stopped.
+    if (auto m = RunMaintenance(now_ms); !m) return m;
+    if (size_stopped_) return Error{ErrorCode::kIo, last_error_};
+  }
+  writes_stopped_ = false;
+  return true;
+}
+
+Result<std::int64_t> SqliteStore::GpuIdFor(const GpuStatus& gpu) {
+  std::string key = GpuKey(gpu);
+  auto it = gpus_.find(key);
+  if (it != gpus_.end() && SameIdentity(it->second.identity, gpu)) return it->second.id;
+  auto stmt = db_->Cached(
+      "INSERT INTO gpus(bus_id, gpu_index, name, uuid, serial) VALUES(?1, ?2, ?3, ?4, ?5) "
+      "ON CONFLICT(bus_id) DO UPDATE SET gpu_index=?2, name=?3, uuid=?4, serial=?5 "
+      "RETURNING id");
+  if (!stmt) return stmt.error();
+  Statement& s = **stmt;
+  s.Bind(1, key).Bind(2, std::int64_t{gpu.index}).Bind(3, gpu.name).Bind(4, gpu.uuid);
+  if (gpu.serial) {
+    s.Bind(5, *gpu.serial);
+  } else {
+    s.BindNull(5);
+  }
+  auto row = s.Step();
+  if (!row) return row.error();
+  std::int64_t id = s.Int(0);
+  s.Reset();
+  GpuRow& g = gpus_[key];
+  g.id = id;
+  g.bus_id = key;
+  g.identity.pci_bus_id = gpu.pci_bus_id;
+  g.identity.index = gpu.index;
+  g.identity.name = gpu.name;
+  g.identity.uuid = gpu.uuid;
+  g.identity.serial = gpu.serial;
+  return id;
+}
+
+Result<bool> SqliteStore::AppendSample(WallTime time, const SystemStatus& status) {
+  std::int64_t now = ToMs(time);
+  if (auto w = CheckWritable(now); !w) return w;
+  std::vector<NamedCell> cells;
+  auto written = Transaction(now, [&]() -> Result<bool> {
+    for (const GpuStatus& gpu : status.gpus) {
+      auto id = GpuIdFor(gpu);
+      if (!id) return id.error();
+      if (auto it = pending_.find(*id); it != pending_.end() && it->second.count > 0 &&
+                                        (it->second.first_ms / kChunkSpanMs != now / kChunkSpanMs ||
+                                         it->second.count >= kMaxChunkSamples)) {
+        if (auto sealed = SealGpu(*id); !sealed) return sealed;
+      }
+      cells.clear();
+      StatusToCells(gpu, cells);
+      ColumnSetBuilder builder;
+      builder.AddRow(now, cells);
+      auto blob = EncodeColumnSet(builder.Take(), /*compress=*/false);
+      if (!blob) return blob.error();
+      auto stmt = db_->Cached("INSERT OR REPLACE INTO pending(gpu, t_ms, blob) VALUES(?, ?, ?)");
+      if (!stmt) return stmt.error();
+      if (auto run = (*stmt)->Bind(1, *id).Bind(2, now).BindBlob(3, *blob).Run(); !run) return run;
+      PendingState& p = pending_[*id];
+      if (p.count == 0) p.first_ms = now;
+      ++p.count;
+    }
+    return true;
+  });
+  if (!written) return written;
+  last_error_.clear();
+  // The sample is recorded; a maintenance failure shows in Stats() and stops
+  // later writes when it is the disk or the size bound.
+  if (now - last_maintenance_ms_ >= kMaintenanceEveryMs) (void)RunMaintenance(now);
+  return true;
+}
+
+Result<bool> SqliteStore::AppendEvent(const KernelEvent& e) {
+  std::int64_t now = ToMs(e.time.value_or(std::chrono::system_clock::now()));
+  if (auto w = CheckWritable(now); !w) return w;
+  return Transaction(now, [&]() -> Result<bool> {
+    auto stmt = db_->Cached(
+        "INSERT INTO events(t_ms, time_known, kind, code, bus_id, pid, process, message, "
+        "continuation, count, last_t_ms, monotonic_s, last_monotonic_s, source_file, "
+        "source_line, detail) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    if (!stmt) return stmt.error();
+    Statement& s = **stmt;
+    s.Bind(1, now).Bind(2, std::int64_t{e.time ? 1 : 0}).Bind(3, KernelEventKindName(e.kind));
+    s.Bind(4, e.code ? std::optional<std::int64_t>(*e.code) : std::nullopt);
+    s.Bind(5, e.pci_bus_id).Bind(6, e.pid).Bind(7, e.process).Bind(8, e.message);
+    s.Bind(9, Joined(e.continuation)).Bind(10, static_cast<std::int64_t>(e.count));
+    s.Bind(11, e.last_time ? std::optional<std::int64_t>(ToMs(*e.last_time)) : std::nullopt);
+    if (e.monotonic_s) s.Bind(12, *e.monotonic_s);
+    if (e.last_monotonic_s) s.Bind(13, *e.last_monotonic_s);
+    s.Bind(14, e.source.file).Bind(15, static_cast<std::int64_t>(e.source.line));
+    s.Bind(16, e.detail);
+    return s.Run();
+  });
+}
+
+Result<bool> SqliteStore::FindingSeen(const FindingInterval& f, WallTime time) {
+  std::int64_t now = ToMs(time);
+  if (auto w = CheckWritable(now); !w) return w;
+  std::string gpus = JoinGpus(f.gpus);
+  return Transaction(now, [&]() -> Result<bool> {
+    auto update = db_->Cached(
+        "UPDATE findings SET severity=max(severity, ?3), title_en=?4, title_zh=?5 "
+        "WHERE id=(SELECT id FROM findings WHERE finding_id=?1 AND gpus=?2 AND end_ms IS NULL "
+        "ORDER BY id DESC LIMIT 1)");
+    if (!update) return update.error();
+    (*update)->Bind(1, f.finding_id).Bind(2, gpus);
+    (*update)->Bind(3, static_cast<std::int64_t>(f.severity));
+    (*update)->Bind(4, f.title.en).Bind(5, f.title.zh);
+    if (auto run = (*update)->Run(); !run) return run;
+    if (db_->changes() > 0) return true;
+    auto insert = db_->Cached(
+        "INSERT INTO findings(finding_id, gpus, severity, title_en, title_zh, start_ms) "
+        "VALUES(?,?,?,?,?,?)");
+    if (!insert) return insert.error();
+    (*insert)->Bind(1, f.finding_id).Bind(2, gpus);
+    (*insert)->Bind(3, static_cast<std::int64_t>(f.severity));
+    (*insert)->Bind(4, f.title.en).Bind(5, f.title.zh).Bind(6, now);
+    return (*insert)->Run();
+  });
+}
+
+Result<bool> SqliteStore::FindingCleared(const std::string& finding_id,
+                                         const std::vector<std::string>& gpus, WallTime time) {
+  std::int64_t now = ToMs(time);
+  if (auto w = CheckWritable(now); !w) return w;
+  return Transaction(now, [&]() -> Result<bool> {
+    auto stmt = db_->Cached(
+        "UPDATE findings SET end_ms=?3 WHERE finding_id=?1 AND gpus=?2 AND end_ms IS NULL");
+    if (!stmt) return stmt.error();
+    return (*stmt)->Bind(1, finding_id).Bind(2, JoinGpus(gpus)).Bind(3, now).Run();
+  });
+}
+
+Result<bool> SqliteStore::Flush() {
+  std::int64_t now = ToMs(std::chrono::system_clock::now());
+  if (auto w = CheckWritable(now); !w) return w;
+  return Transaction(now, [&]() -> Result<bool> {
+    std::vector<std::int64_t> ids;
+    for (const auto& [id, p] : pending_) {
+      if (p.count > 0) ids.push_back(id);
+    }
+    for (std::int64_t id : ids) {
+      if (auto sealed = SealGpu(id); !sealed) return sealed;
+    }
+    return true;
+  });
+}
+
+std::int64_t SqliteStore::FileBytes() const {
+  std::int64_t total = 0;
+  for (const char* suffix : {"", "-wal"}) {
+    struct stat st {};
+    if (stat((path_ + suffix).c_str(), &st) == 0) total += st.st_size;
+  }
+  return total;
+}
+
+}  // namespace gpudoctor

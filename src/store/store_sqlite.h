@@ -1,0 +1,118 @@
+// The SQLite implementation of Store (internal to src/store). Its methods are
+// spread over store_sqlite.cpp (open, schema, writes), store_seal.cpp
+// (pending samples into chunks and roll-ups), store_retention.cpp (retention,
+// compaction, size bound) and store_read.cpp (ReadWindow, Stats).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "store/rollup.h"
+#include "store/sqlite_db.h"
+#include "store/store.h"
+
+namespace gpudoctor {
+
+inline constexpr int kStoreSchemaVersion = 1;
+// Samples are sealed into a chunk per GPU per this stretch of wall-clock
+// time (aligned, so a minute never spans two chunks unless Flush cut it).
+inline constexpr std::int64_t kChunkSpanMs = 10 * 60'000;
+inline constexpr std::int64_t kMaintenanceEveryMs = 60'000;
+inline constexpr std::int64_t kRetryWritesEveryMs = 60'000;
+inline constexpr std::int64_t kDayMs = 86'400'000;
+inline constexpr std::int64_t kHourMs = 3'600'000;
+
+std::int64_t ToMs(WallTime t);
+WallTime FromMs(std::int64_t ms);
+
+class SqliteStore final : public Store {
+ public:
+  static Result<std::unique_ptr<Store>> OpenStore(const StoreOptions& options);
+  ~SqliteStore() override;
+
+  Result<bool> AppendSample(WallTime time, const SystemStatus& status) override;
+  Result<bool> AppendEvent(const KernelEvent& event) override;
+  Result<bool> FindingSeen(const FindingInterval& finding, WallTime time) override;
+  Result<bool> FindingCleared(const std::string& finding_id, const std::vector<std::string>& gpus,
+                              WallTime time) override;
+  Result<bool> Flush() override;
+  Result<StoredWindow> ReadWindow(WallTime from, WallTime to,
+                                  const std::vector<std::string>& gpu_bus_ids) override;
+  StoreStats Stats() override;
+
+  // Retention, roll-up compaction and the size bound as of `now_ms`; runs
+  // from AppendSample once a minute. Public for tests.
+  Result<bool> RunMaintenance(std::int64_t now_ms);
+
+ private:
+  struct GpuRow {
+    std::int64_t id = 0;
+    std::string bus_id;
+    GpuStatus identity;  // index, name, uuid, serial as last recorded
+  };
+  struct PendingState {
+    std::int64_t first_ms = 0;
+    std::int64_t count = 0;
+  };
+
+  SqliteStore(StoreOptions options, std::unique_ptr<Db> db, int lock_fd);
+  Result<bool> Prepare();
+  Result<bool> LoadState();
+
+  // Writes run in one transaction; a disk error stops writes (see
+  // writes_stopped_) and is returned.
+  template <typename F>
+  Result<bool> Transaction(std::int64_t now_ms, F&& body);
+  Result<bool> NoteWriteError(const Error& error, std::int64_t now_ms);
+  Result<bool> CheckWritable(std::int64_t now_ms);
+
+  Result<std::int64_t> GpuIdFor(const GpuStatus& gpu);
+  Result<bool> SealGpu(std::int64_t gpu_id);
+  // The pending samples of a GPU between the times, as one set.
+  Result<ColumnSet> ReadPending(std::int64_t gpu_id, std::int64_t from_ms, std::int64_t to_ms);
+  Result<bool> SealDue(std::int64_t now_ms);
+  Result<bool> ApplyRetention(std::int64_t now_ms);
+  Result<bool> CompactRollups(std::int64_t now_ms);
+  Result<bool> TrimRollups(std::int64_t cut_ms, std::int64_t now_ms);
+  Result<bool> InsertRollups(std::int64_t gpu_id, const std::vector<MinuteAgg>& minutes);
+  Result<bool> EnforceSizeBound(std::int64_t now_ms);
+  std::int64_t FileBytes() const;
+  Result<bool> ReadEvents(std::int64_t from_ms, std::int64_t to_ms,
+                          const std::vector<std::string>& gpu_bus_ids,
+                          std::vector<KernelEvent>& out);
+  Result<bool> ReadFindings(std::int64_t from_ms, std::int64_t to_ms,
+                            const std::vector<std::string>& gpu_bus_ids,
+                            std::vector<FindingInterval>& out);
+
+  StoreOptions options_;
+  std::string path_;
+  std::unique_ptr<Db> db_;
+  int lock_fd_ = -1;
+  std::map<std::string, GpuRow> gpus_;            // by bus id
+  std::map<std::int64_t, PendingState> pending_;  // by gpu id
+  std::int64_t last_maintenance_ms_ = 0;
+  bool writes_stopped_ = false;
+  bool size_stopped_ = false;
+  std::int64_t retry_at_ms_ = 0;
+  std::string last_error_;
+};
+
+}  // namespace gpudoctor
+
+namespace gpudoctor {
+
+template <typename F>
+Result<bool> SqliteStore::Transaction(std::int64_t now_ms, F&& body) {
+  if (auto begin = db_->Exec("BEGIN IMMEDIATE"); !begin)
+    return NoteWriteError(begin.error(), now_ms);
+  Result<bool> result = body();
+  if (result) result = db_->Exec("COMMIT");
+  if (!result) {
+    (void)db_->Exec("ROLLBACK");
+    return NoteWriteError(result.error(), now_ms);
+  }
+  return true;
+}
+
+}  // namespace gpudoctor
