@@ -20,6 +20,7 @@ const char* KernelEventKindName(KernelEventKind kind) {
     case KernelEventKind::kFabricManagerError: return "fabricmanager_error";
     case KernelEventKind::kOomKill: return "oom_kill";
     case KernelEventKind::kProbeFailed: return "probe_failed";
+    case KernelEventKind::kGpuLost: return "gpu_lost";
   }
   return "unknown";
 }

@@ -47,6 +47,7 @@ enum class KernelEventKind {
   kFabricManagerError,
   kOomKill,
   kProbeFailed,      // "probe of ... failed", "probe routine failed"
+  kGpuLost,          // the agent saw NVML lose a GPU (lost, hung or gone); source "nvml"
 };
 
 // "xid", "sxid", "fallen_off_bus", "rm_init_failed", "gsp_timeout", ...

@@ -57,7 +57,7 @@ std::map<std::string, std::string> PciToUuid(const std::vector<KernelEvent>& eve
 }
 
 bool IndicatesGpuLost(const KernelEvent& e) {
-  return e.kind == KernelEventKind::kFallenOffBus ||
+  return e.kind == KernelEventKind::kFallenOffBus || e.kind == KernelEventKind::kGpuLost ||
          (e.kind == KernelEventKind::kXid && e.code == 79);
 }
 

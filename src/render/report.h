@@ -37,10 +37,17 @@ struct ReportContext {
   std::string command = "diagnose";  // "diagnose", "analyze", "report"
   std::vector<ReportInputFile> files;  // analyze only
   const Timeline* timeline = nullptr;  // report only: finding intervals, throttle time
+  // report only: exact min/avg/max per bus id per field from the store (the
+  // readings of a long window are per-minute averages).
+  const std::map<std::string, std::map<std::string, MetricSummary>>* summaries = nullptr;
 };
 
 // Per numeric status field (status --json names) min/avg/max over the GPU's
 // readings; fields never read are left out.
 std::map<std::string, MetricSummary> SummarizeMetrics(const GpuSeries& gpu);
+// The report's summaries of this GPU: the store's exact ones when the report
+// has them, otherwise SummarizeMetrics over the readings.
+std::map<std::string, MetricSummary> ReportMetrics(const ReportContext& report,
+                                                   const GpuSeries& gpu);
 
 }  // namespace gpudoctor

@@ -7,6 +7,7 @@
 #include "core/gpu_status.h"
 #include "core/time_format.h"
 #include "render/events_json.h"
+#include "render/report_timeline.h"
 
 namespace gpudoctor {
 namespace {
@@ -67,11 +68,20 @@ J GpusJson(const ReportContext& r) {
     J metrics = J::object();
     if (series != nullptr) {
       g["readings"] = series->readings.size();
-      for (const auto& [name, s] : SummarizeMetrics(*series)) {
+      for (const auto& [name, s] : ReportMetrics(r, *series)) {
         metrics[name] = J{{"min", Number(s.min)}, {"avg", Number(s.avg)}, {"max", Number(s.max)}};
       }
     }
     g["metrics"] = std::move(metrics);
+    if (r.timeline != nullptr) {
+      J throttled = J::object();
+      for (const auto& t : r.timeline->throttled) {
+        if (t.pci_bus_id != v.pci_bus_id) continue;
+        for (const auto& [reason, secs] : t.seconds_by_reason) throttled[reason] = Number(secs);
+        g["sampled_seconds"] = Number(t.sampled_seconds);
+      }
+      g["throttled_seconds"] = std::move(throttled);
+    }
     out.push_back(std::move(g));
   }
   return out;
@@ -135,6 +145,7 @@ J ReportToJson(const ReportContext& r) {
   }
   doc["not_checked"] = std::move(not_checked);
   doc["rules_run"] = r.diagnosis->rules_run;
+  if (r.timeline != nullptr) doc["timeline"] = TimelineToJson(r);
   return doc;
 }
 

@@ -3,6 +3,7 @@
 #include "core/gpu_status.h"
 #include "core/time_format.h"
 #include "render/report_text.h"
+#include "render/report_timeline.h"
 
 namespace gpudoctor {
 namespace {
@@ -53,6 +54,32 @@ std::string FindingMarkdown(const Finding& f, Lang l) {
   return out;
 }
 
+// Findings with their start and end, events, and time throttled (report).
+std::string TimelineMarkdown(const ReportContext& r) {
+  if (r.timeline == nullptr) return "";
+  const Lang l = r.lang;
+  auto rows = TimelineRows(r);
+  std::string out = fmt::format("## {}\n\n", Pick(l, "Timeline", "时间线"));
+  if (rows.empty()) return out + Pick(l, "Nothing happened in this window.", "该时间窗口内无事发生。") + "\n\n";
+  out += fmt::format("| {} | {} | {} | GPU | {} |\n|---|---|---|---|---|\n", Pick(l, "From", "开始"),
+                     Pick(l, "To", "结束"), Pick(l, "What", "内容"), Pick(l, "Detail", "详情"));
+  for (const auto& row : rows) {
+    std::string gpus;
+    for (const auto& g : row.gpus) gpus += (gpus.empty() ? "`" : ", `") + g + "`";
+    std::string to = !row.is_finding ? "" : row.end ? FormatRfc3339(*row.end) : Pick(l, "still active", "仍在持续");
+    std::string what = row.is_finding ? fmt::format("{} `{}`", SeverityLabel(row.severity, l), row.what) : row.what;
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", FormatRfc3339(row.start), to, what, gpus, Cell(row.text));
+  }
+  out += "\n";
+  auto throttle = ThrottleLines(r);
+  if (!throttle.empty()) {
+    out += fmt::format("### {}\n\n", Pick(l, "Time throttled", "降频时长"));
+    for (const auto& [bus, text] : throttle) out += fmt::format("- `{}`: {}\n", bus, text);
+    out += "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string ReportToMarkdown(const ReportContext& r) {
@@ -94,6 +121,7 @@ std::string ReportToMarkdown(const ReportContext& r) {
     }
     out += "\n";
   }
+  out += TimelineMarkdown(r);
   if (!d.not_checked.empty()) {
     out += fmt::format("## {} ({})\n\n", Pick(l, "Not checked", "未能检查"), d.not_checked.size());
     for (const auto& g : GroupNotChecked(d.not_checked, l)) {

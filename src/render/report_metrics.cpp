@@ -29,4 +29,14 @@ std::map<std::string, MetricSummary> SummarizeMetrics(const GpuSeries& gpu) {
   return out;
 }
 
+std::map<std::string, MetricSummary> ReportMetrics(const ReportContext& report,
+                                                   const GpuSeries& gpu) {
+  if (report.summaries != nullptr) {
+    if (auto it = report.summaries->find(gpu.pci_bus_id); it != report.summaries->end()) {
+      return it->second;
+    }
+  }
+  return SummarizeMetrics(gpu);
+}
+
 }  // namespace gpudoctor

@@ -8,6 +8,7 @@
 #include "core/thresholds.h"
 #include "core/time_format.h"
 #include "render/ansi.h"
+#include "render/report_timeline.h"
 
 namespace gpudoctor {
 namespace {
@@ -93,6 +94,33 @@ std::string EventLine(const KernelEvent& e) {
                      e.message, count, e.source.file, e.source.line);
 }
 
+// Findings with their start and end, events, and time throttled (report).
+std::string TimelineText(const ReportContext& r, bool color) {
+  if (r.timeline == nullptr) return "";
+  const Lang l = r.lang;
+  auto rows = TimelineRows(r);
+  std::string out = fmt::format("\n{}\n", Bold(Pick(l, "Timeline", "时间线"), color));
+  if (rows.empty()) out += fmt::format("  {}\n", Pick(l, "nothing happened in this window", "该时间窗口内无事发生"));
+  for (const auto& row : rows) {
+    std::string gpus;
+    for (const auto& g : row.gpus) gpus += (gpus.empty() ? " " : ",") + g;
+    if (row.is_finding) {
+      std::string span = row.end ? fmt::format("{} → {} ({})", FormatRfc3339(row.start), FormatRfc3339(*row.end),
+                                               FormatSpan(std::chrono::duration<double>(*row.end - row.start).count(), l))
+                                 : fmt::format("{} → {}", FormatRfc3339(row.start), Pick(l, "still active", "仍在持续"));
+      out += fmt::format("  {}  {} {}{}: {}\n", span, SeverityLabel(row.severity, l), row.what, gpus, row.text);
+    } else {
+      out += fmt::format("  {}  {}{}: {}\n", FormatRfc3339(row.start), row.what, gpus, row.text);
+    }
+  }
+  auto throttle = ThrottleLines(r);
+  if (!throttle.empty()) {
+    out += fmt::format("\n{}\n", Bold(Pick(l, "Time throttled", "降频时长"), color));
+    for (const auto& [bus, text] : throttle) out += fmt::format("  {}  {}\n", bus, text);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<NotCheckedGroup> GroupNotChecked(const std::vector<NotChecked>& items, Lang lang) {
@@ -145,6 +173,7 @@ std::string ReportToText(const ReportContext& r, bool color) {
                                      start);
     for (std::size_t i = start; i < events.size(); ++i) out += EventLine(events[i]);
   }
+  out += TimelineText(r, color);
   if (!d.not_checked.empty()) {
     out += fmt::format("\n{} ({})\n", Bold(Pick(l, "Not checked", "未能检查"), color), d.not_checked.size());
     for (const auto& g : GroupNotChecked(d.not_checked, l)) {

@@ -1,0 +1,313 @@
+#include "agent/agent.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <future>
+#include <thread>
+
+#include "agent/agent_events.h"
+#include "agent/agent_log.h"
+#include "agent/agent_state.h"
+#include "agent/finding_tracker.h"
+#include "agent/sliding_window.h"
+#include "collect/collect_context.h"
+#include "rules/engine.h"
+
+namespace gpudoctor {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+std::string BootId(const CollectContext& ctx) {
+  auto text = ReadRootFile(ctx, "/proc/sys/kernel/random/boot_id", 128);
+  if (!text) return "";
+  std::string s = *text;
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// Calls `what` at most once per `every`; `due` says whether it is time.
+struct Every {
+  milliseconds every;
+  Clock::time_point next = Clock::now();
+  bool Due(Clock::time_point now) {
+    if (now < next) return false;
+    next = now + every;
+    return true;
+  }
+};
+
+// Reports a failing operation once when it starts failing and once when it
+// recovers, instead of once per sample.
+class Trouble {
+ public:
+  explicit Trouble(std::string what) : what_(std::move(what)) {}
+  void Failed(const std::string& why) {
+    if (!failing_) Log(LogLevel::kError, what_ + ": " + why);
+    failing_ = true;
+  }
+  void Ok() {
+    if (failing_) Log(LogLevel::kInfo, what_ + ": working again");
+    failing_ = false;
+  }
+
+ private:
+  std::string what_;
+  bool failing_ = false;
+};
+
+class Agent {
+ public:
+  Agent(AgentOptions options, AgentSignals& signals, std::unique_ptr<Store> store)
+      : o_(std::move(options)),
+        signals_(signals),
+        store_(std::move(store)),
+        window_(o_.rules_window),
+        state_path_(o_.store.data_dir + "/" + kAgentStateFile) {}
+
+  int Run();
+
+ private:
+  void OpenSession();
+  void Sample(WallTime now);
+  void RecordEvents(std::vector<KernelEvent> events);
+  void Evaluate(WallTime now);
+  void RefreshFacts();
+  void WriteState();
+  void Reload();
+
+  AgentOptions o_;
+  AgentSignals& signals_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<NvmlSession> session_;
+  std::unique_ptr<AgentEventSources> events_;
+  SlidingWindow window_;
+  FindingTracker tracker_;
+  DiagnosisInput base_;  // host, PCI, versions, network facts; config
+  std::future<Evidence> facts_job_;
+  SystemStatus last_;
+  AgentState state_;
+  std::string state_path_;
+  milliseconds reopen_backoff_{1000};
+  Clock::time_point reopen_at_ = Clock::now();
+  int all_failed_samples_ = 0;
+  Trouble nvml_trouble_{"NVML"};
+  Trouble store_trouble_{"store"};
+  Trouble state_trouble_{"state file"};
+};
+
+void Agent::OpenSession() {
+  session_ = NvmlSession::Open(o_.nvml);
+  all_failed_samples_ = 0;
+}
+
+void Agent::Sample(WallTime now) {
+  if (!session_ && Clock::now() >= reopen_at_) OpenSession();
+  if (!session_) return;
+  SystemStatus status = session_->Sample();
+  state_.nvml_loaded = status.nvml_loaded;
+  state_.nvml_error = status.nvml_error;
+  bool every_gpu_failed = status.nvml_loaded && !status.gpus.empty();
+  for (const auto& g : status.gpus) every_gpu_failed = every_gpu_failed && g.state == GpuState::kError;
+  all_failed_samples_ = every_gpu_failed ? all_failed_samples_ + 1 : 0;
+  if (!status.nvml_loaded || all_failed_samples_ >= 10) {
+    // The driver is missing or went away: open NVML again later, backing
+    // off up to a minute between tries.
+    nvml_trouble_.Failed((status.nvml_loaded ? std::string("every GPU fails to answer")
+                                             : status.nvml_error) +
+                         "; retrying with back-off");
+    session_.reset();
+    reopen_at_ = Clock::now() + reopen_backoff_;
+    reopen_backoff_ = std::min(reopen_backoff_ * 2, milliseconds(60000));
+    if (!status.nvml_loaded) return;
+  } else {
+    nvml_trouble_.Ok();
+    reopen_backoff_ = milliseconds(1000);
+  }
+  RecordEvents(GpuLossEvents(last_, status, now));
+  auto written = store_->AppendSample(now, status);
+  if (written) {
+    ++state_.samples_written;
+    store_trouble_.Ok();
+  } else {
+    ++state_.samples_failed;
+    store_trouble_.Failed(written.error().message + " (still sampling and evaluating; not recording)");
+  }
+  state_.last_sample_at = now;
+  state_.gpus = status.gpus;
+  window_.AddReading(now, status);
+  last_ = std::move(status);
+}
+
+void Agent::RecordEvents(std::vector<KernelEvent> events) {
+  for (auto& e : events) {
+    if (e.source.file == "nvml" && DuplicatesXid(window_.events(), e)) continue;
+    if (e.kind == KernelEventKind::kXid || e.kind == KernelEventKind::kGpuLost ||
+        e.kind == KernelEventKind::kFallenOffBus) {
+      Log(LogLevel::kWarning, std::string(KernelEventKindName(e.kind)) + ": " + e.message);
+    }
+    auto stored = store_->AppendEvent(e);
+    if (!stored) store_trouble_.Failed(stored.error().message);
+    window_.AddEvent(std::move(e));
+  }
+}
+
+void Agent::Evaluate(WallTime now) {
+  window_.Trim(now);
+  if (window_.readings() == 0 && window_.events().empty()) return;
+  DiagnosisInput input = base_;
+  input.live = true;
+  window_.Fill(input);
+  if (!input.kernel) input.kernel = KernelFacts{};
+  input.kernel->sources = {SourceStatus{events_->kernel_log_status(),
+                                        o_.follow_kernel_log &&
+                                            events_->kernel_log_status().rfind("not", 0) != 0,
+                                        o_.follow_kernel_log ? "" : "not followed"}};
+  if (!input.kernel->sources.front().available && input.kernel->sources.front().why.empty()) {
+    input.kernel->sources.front().why = events_->kernel_log_status();
+  }
+  Diagnosis diagnosis = Diagnose(input);
+  FindingChanges changes = tracker_.Update(diagnosis.findings, now);
+  for (const auto& f : changes.seen) {
+    auto r = store_->FindingSeen(f, now);
+    if (!r) store_trouble_.Failed(r.error().message);
+  }
+  for (const auto& f : changes.cleared) {
+    Log(LogLevel::kInfo, "finding ended: " + f.finding_id);
+    auto r = store_->FindingCleared(f.finding_id, f.gpus, *f.end);
+    if (!r) store_trouble_.Failed(r.error().message);
+  }
+  for (const auto& f : changes.seen) {
+    if (f.start == now) Log(LogLevel::kInfo, "finding started: " + f.finding_id + ": " + f.title.en);
+  }
+  state_.active_findings = tracker_.Active();
+  state_.worst_severity = SeverityName(diagnosis.verdict);
+}
+
+void Agent::RefreshFacts() {
+  if (facts_job_.valid()) {
+    if (facts_job_.wait_for(milliseconds(0)) != std::future_status::ready) return;
+    Evidence ev = facts_job_.get();
+    base_.host = std::move(ev.host);
+    base_.gpu_processes = std::move(ev.gpu_processes);
+    base_.pci = std::move(ev.pci);
+    base_.dropped_gpus = std::move(ev.dropped_gpus);
+    base_.versions = std::move(ev.versions);
+    base_.network = std::move(ev.network);
+    return;
+  }
+  EvidenceOptions opts = o_.evidence;
+  opts.ctx.now = std::chrono::system_clock::now();
+  opts.sample_window = milliseconds(1000);
+  opts.kernel.live = false;  // the event sources follow the log already
+  opts.expected_gpus = base_.config.expected_gpus;
+  facts_job_ = std::async(std::launch::async,
+                          [opts, reading = last_] { return CollectEvidence(reading, opts); });
+}
+
+void Agent::WriteState() {
+  state_.store = store_->Stats();
+  state_.xid_events = events_->xid_status();
+  state_.kernel_log = events_->kernel_log_status();
+  state_.kmsg_last_monotonic_s = events_->last_monotonic_s();
+  auto w = WriteAgentState(state_path_, state_);
+  if (w) {
+    state_trouble_.Ok();
+  } else {
+    state_trouble_.Failed(w.error().message);
+  }
+}
+
+void Agent::Reload() {
+  auto config = LoadConfig(o_.config_path);
+  if (!config) {
+    Log(LogLevel::kError, "SIGHUP: keeping the previous configuration: " + config.error().message);
+    return;
+  }
+  base_.config = *config;
+  Log(LogLevel::kInfo, "SIGHUP: configuration reloaded from " + config->source);
+}
+
+int Agent::Run() {
+  state_.pid = static_cast<int>(getpid());
+  state_.started_at = std::chrono::system_clock::now();
+  state_.interval_ms = o_.interval.count();
+  state_.boot_id = BootId(o_.evidence.ctx);
+  std::optional<double> resume;
+  if (auto previous = ReadAgentState(state_path_);
+      previous && !state_.boot_id.empty() && previous->boot_id == state_.boot_id) {
+    resume = previous->kmsg_last_monotonic_s;
+  }
+  base_.config = o_.config;
+  utsname u{};
+  if (o_.evidence.ctx.root == "/" && uname(&u) == 0) {
+    base_.hostname = u.nodename;
+    base_.kernel_release = u.release;
+  }
+  events_ = std::make_unique<AgentEventSources>(o_.evidence.ctx, o_.follow_kernel_log,
+                                                o_.watch_nvml_events, o_.nvml.library_path, resume);
+  OpenSession();
+  Log(LogLevel::kInfo, "recording every " + std::to_string(o_.interval.count()) + " ms into " +
+                           o_.store.data_dir + "; rules over the last " +
+                           std::to_string(o_.rules_window.count() / 1000) + " s");
+  Every evaluate{o_.evaluate_every};
+  evaluate.next = Clock::now() + o_.evaluate_every;
+  Every facts{o_.facts_every};
+  Every state{milliseconds(5000)};
+  const auto start = Clock::now();
+  auto next = start;
+  while (!signals_.stop.load()) {
+    if (o_.run_for && Clock::now() - start >= *o_.run_for) break;
+    if (signals_.reload.exchange(false)) Reload();
+    const WallTime now = std::chrono::system_clock::now();
+    Sample(now);
+    RecordEvents(events_->Poll());
+    const auto tick = Clock::now();
+    if (facts.Due(tick) || facts_job_.valid()) RefreshFacts();
+    if (evaluate.Due(tick)) Evaluate(now);
+    if (state.Due(tick)) WriteState();
+    next += o_.interval;
+    // After a stall (a slow driver), skip the missed ticks instead of
+    // sampling in a burst.
+    if (next < Clock::now()) next = Clock::now() + o_.interval;
+    while (!signals_.stop.load() && Clock::now() < next) {
+      std::this_thread::sleep_for(std::min<Clock::duration>(next - Clock::now(), milliseconds(200)));
+    }
+  }
+  Evaluate(std::chrono::system_clock::now());
+  // Nobody watches after this: what was active ends where it was last seen.
+  for (const auto& f : tracker_.CloseAll()) {
+    auto r = store_->FindingCleared(f.finding_id, f.gpus, *f.end);
+    if (!r) store_trouble_.Failed(r.error().message);
+  }
+  state_.active_findings.clear();
+  auto flushed = store_->Flush();
+  if (!flushed) Log(LogLevel::kError, "store: " + flushed.error().message);
+  WriteState();
+  if (facts_job_.valid()) facts_job_.wait();
+  Log(LogLevel::kInfo, "stopped after " + std::to_string(state_.samples_written) + " samples");
+  if (session_ && session_->HasAbandonedCalls()) {
+    // A driver call never returned: NVML cannot be shut down; leave without
+    // running its destructors.
+    std::fflush(nullptr);
+    std::_Exit(0);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int RunAgent(AgentOptions options, AgentSignals& signals) {
+  auto store = Store::Open(options.store);
+  if (!store) {
+    Log(LogLevel::kError, store.error().message);
+    return 3;
+  }
+  Agent agent(std::move(options), signals, std::move(*store));
+  return agent.Run();
+}
+
+}  // namespace gpudoctor

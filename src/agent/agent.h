@@ -1,0 +1,50 @@
+// gpudoctor agent: samples every GPU every interval into the store, records
+// kernel and NVML events as they happen, re-evaluates the rules over a
+// sliding window and records when each finding starts and ends. Keeps going
+// through lost or hung GPUs, a driver that goes away and comes back, and a
+// full disk; SIGTERM/SIGINT stop it cleanly, SIGHUP reloads the config.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collect/evidence.h"
+#include "core/config.h"
+#include "nvml/nvml_session.h"
+#include "store/store.h"
+
+namespace gpudoctor {
+
+struct AgentOptions {
+  NvmlOptions nvml;
+  StoreOptions store;
+  std::chrono::milliseconds interval{1000};         // GPU sampling
+  std::chrono::milliseconds rules_window{60000};    // rules look this far back
+  std::chrono::milliseconds evaluate_every{10000};  // rules re-run this often
+  std::chrono::milliseconds facts_every{300000};    // host/PCI/versions refresh
+  std::optional<std::string> config_path;           // re-read on SIGHUP
+  Config config;
+  EvidenceOptions evidence;  // ctx.root, pings, expected GPUs
+  bool watch_nvml_events = true;
+  bool follow_kernel_log = true;
+  // Stop after this long (tests, benchmarks); nullopt: until a signal.
+  std::optional<std::chrono::milliseconds> run_for;
+};
+
+struct AgentSignals {
+  std::atomic<bool> stop{false};
+  std::atomic<bool> reload{false};
+};
+
+// Runs until signals.stop (or run_for). Returns the process exit code: 0 after
+// a clean stop, 3 when the store cannot be opened.
+int RunAgent(AgentOptions options, AgentSignals& signals);
+
+// The agent's live state, written as JSON to <data_dir>/agent-state.json
+// every few seconds (replaced atomically), for `gpudoctor check` and humans.
+inline constexpr const char* kAgentStateFile = "agent-state.json";
+
+}  // namespace gpudoctor

@@ -1,0 +1,106 @@
+#include "agent/agent_state.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/time_format.h"
+#include "rules/finding.h"
+
+namespace gpudoctor {
+namespace {
+
+nlohmann::ordered_json TimeJson(const std::optional<WallTime>& t) {
+  if (!t) return nullptr;
+  return FormatRfc3339(*t);
+}
+
+
+}  // namespace
+
+Result<bool> WriteAgentState(const std::string& path, const AgentState& s) {
+  nlohmann::ordered_json j;
+  j["schema"] = "gpudoctor.agent-state/v1";
+  j["pid"] = s.pid;
+  j["started_at"] = FormatRfc3339(s.started_at);
+  j["last_sample_at"] = TimeJson(s.last_sample_at);
+  j["interval_ms"] = s.interval_ms;
+  j["samples_written"] = s.samples_written;
+  j["samples_failed"] = s.samples_failed;
+  j["nvml_loaded"] = s.nvml_loaded;
+  j["nvml_error"] = s.nvml_error;
+  j["verdict"] = s.worst_severity;
+  auto& gpus = j["gpus"] = nlohmann::ordered_json::array();
+  for (const auto& g : s.gpus) {
+    gpus.push_back({{"index", g.index},
+                    {"pci_bus_id", g.pci_bus_id},
+                    {"uuid", g.uuid},
+                    {"name", g.name},
+                    {"state", GpuStateName(g.state)},
+                    {"state_detail", g.state_detail}});
+  }
+  auto& active = j["active_findings"] = nlohmann::ordered_json::array();
+  for (const auto& f : s.active_findings) {
+    active.push_back({{"id", f.finding_id},
+                      {"severity", SeverityName(f.severity)},
+                      {"gpus", f.gpus},
+                      {"title", f.title.en},
+                      {"since", FormatRfc3339(f.start)}});
+  }
+  j["store"] = {{"file_bytes", s.store.file_bytes},
+                {"raw_samples", s.store.raw_samples},
+                {"rollup_minutes", s.store.rollup_minutes},
+                {"events", s.store.events},
+                {"finding_intervals", s.store.finding_intervals},
+                {"oldest", TimeJson(s.store.oldest)},
+                {"newest", TimeJson(s.store.newest)},
+                {"writes_stopped", s.store.writes_stopped},
+                {"last_error", s.store.last_error}};
+  j["xid_events"] = s.xid_events;
+  j["kernel_log"] = s.kernel_log;
+  j["boot_id"] = s.boot_id;
+  j["kmsg_last_monotonic_s"] =
+      s.kmsg_last_monotonic_s ? nlohmann::ordered_json(*s.kmsg_last_monotonic_s) : nullptr;
+  const std::string text = j.dump(2) + "\n";
+  const std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoError(errno, tmp);
+  ssize_t n = ::write(fd, text.data(), text.size());
+  int err = errno;
+  ::close(fd);
+  if (n != static_cast<ssize_t>(text.size())) {
+    ::unlink(tmp.c_str());
+    return ErrnoError(n < 0 ? err : ENOSPC, tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    err = errno;
+    ::unlink(tmp.c_str());
+    return ErrnoError(err, path);
+  }
+  return true;
+}
+
+Result<AgentState> ReadAgentState(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Error{ErrorCode::kNotFound, path + ": cannot be read"};
+  std::stringstream buf;
+  buf << in.rdbuf();
+  auto j = nlohmann::json::parse(buf.str(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Error{ErrorCode::kCorrupt, path + ": not a JSON object"};
+  }
+  AgentState s;
+  if (auto it = j.find("boot_id"); it != j.end() && it->is_string()) s.boot_id = *it;
+  if (auto it = j.find("kmsg_last_monotonic_s"); it != j.end() && it->is_number()) {
+    s.kmsg_last_monotonic_s = it->get<double>();
+  }
+  if (auto it = j.find("pid"); it != j.end() && it->is_number_integer()) s.pid = *it;
+  return s;
+}
+
+}  // namespace gpudoctor

@@ -1,0 +1,45 @@
+// Turns successive diagnoses into finding intervals: a finding (id + GPUs)
+// starts when a diagnosis first reports it and ends when it has been absent
+// from `clear_after` diagnoses in a row, so a finding that flickers at a
+// threshold does not become a stream of one-evaluation intervals. Pure.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rules/finding.h"
+#include "rules/timeline.h"
+
+namespace gpudoctor {
+
+using FindingKey = std::pair<std::string, std::vector<std::string>>;  // id, gpus
+
+struct FindingChanges {
+  std::vector<FindingInterval> seen;  // started or still active (start = first seen)
+  std::vector<FindingInterval> cleared;  // end set
+};
+
+class FindingTracker {
+ public:
+  explicit FindingTracker(int clear_after = 2) : clear_after_(clear_after) {}
+
+  // Findings of severity info and above are tracked; ok findings are not.
+  FindingChanges Update(const std::vector<Finding>& findings, WallTime now);
+  // Intervals still open, by key.
+  std::vector<FindingInterval> Active() const;
+  // Ends every open interval where it was last seen (the agent stops).
+  std::vector<FindingInterval> CloseAll();
+
+ private:
+  struct Open {
+    FindingInterval interval;
+    WallTime last_seen;
+    int misses = 0;
+  };
+  int clear_after_;
+  std::map<FindingKey, Open> open_;
+};
+
+}  // namespace gpudoctor

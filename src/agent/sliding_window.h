@@ -1,0 +1,42 @@
+// The agent's recent past: the readings and events of the last `span`, from
+// which the rules are evaluated again every few seconds. Pure; bounded in
+// memory by the span.
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <vector>
+
+#include "core/gpu_status.h"
+#include "core/kernel_event.h"
+#include "rules/diagnosis_input.h"
+
+namespace gpudoctor {
+
+class SlidingWindow {
+ public:
+  explicit SlidingWindow(std::chrono::milliseconds span) : span_(span) {}
+
+  void AddReading(WallTime time, SystemStatus status);
+  void AddEvent(KernelEvent event);  // events without a time are kept as "now"
+  // Drops what is older than now - span.
+  void Trim(WallTime now);
+
+  // Readings and events of the window into `input` (gpus, window bounds,
+  // kernel events); other evidence is left as it is.
+  void Fill(DiagnosisInput& input) const;
+
+  std::size_t readings() const { return readings_.size(); }
+  const std::deque<KernelEvent>& events() const { return events_; }
+
+ private:
+  std::chrono::milliseconds span_;
+  std::deque<std::pair<WallTime, SystemStatus>> readings_;
+  std::deque<KernelEvent> events_;
+};
+
+// True when `candidate` (an NVML Xid) repeats an Xid already in `events`: same
+// code and GPU within 10 s, the kernel log's line for the same fault.
+bool DuplicatesXid(const std::deque<KernelEvent>& events, const KernelEvent& candidate);
+
+}  // namespace gpudoctor

@@ -1,0 +1,183 @@
+// gpudoctor agent: records every GPU and the host continuously into the
+// store in the data directory (see src/agent/agent.h).
+#include <csignal>
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "agent/agent.h"
+#include "agent/agent_log.h"
+#include "cli/commands.h"
+#include "cli/nvml_options.h"
+#include "core/data_dir.h"
+#include "core/duration.h"
+#include "parse/ping_target.h"
+
+namespace gpudoctor {
+namespace {
+
+struct AgentCliOptions {
+  std::string interval = "1s";
+  std::string data_dir;
+  std::int64_t max_store_mb = 1024;
+  std::string raw_retention = "14d";
+  std::string rollup_retention = "180d";
+  std::string window = "60s";
+  std::string evaluate_every = "10s";
+  std::string facts_every = "5m";
+  std::string config;
+  std::string root = "/";
+  unsigned expected_gpus = 0;
+  std::vector<std::string> pings;
+  std::string log_level = "info";
+  std::string run_for;
+  bool no_kernel_log = false;
+  bool no_nvml_events = false;
+};
+
+AgentSignals* g_signals = nullptr;
+
+void OnSignal(int sig) {
+  if (g_signals == nullptr) return;
+  if (sig == SIGHUP) {
+    g_signals->reload.store(true);
+  } else {
+    g_signals->stop.store(true);
+  }
+}
+
+Result<std::chrono::milliseconds> Duration(const char* name, const std::string& text) {
+  auto d = ParseDuration(text);
+  if (!d) return Error{ErrorCode::kInvalid, std::string(name) + ": " + d.error().message};
+  return *d;
+}
+
+int Days(std::chrono::milliseconds d) {
+  return static_cast<int>(std::max<std::int64_t>(1, d.count() / (24LL * 3600 * 1000)));
+}
+
+Result<AgentOptions> MakeAgentOptions(const AgentCliOptions& c, const GlobalOptions& global) {
+  AgentOptions o;
+  auto nvml = MakeNvmlOptions(global);
+  if (!nvml) return nvml.error();
+  o.nvml = *nvml;
+  struct {
+    const char* name;
+    const std::string& text;
+    std::chrono::milliseconds* out;
+  } durations[] = {{"--interval", c.interval, &o.interval},
+                   {"--window", c.window, &o.rules_window},
+                   {"--evaluate-every", c.evaluate_every, &o.evaluate_every},
+                   {"--facts-every", c.facts_every, &o.facts_every}};
+  for (auto& d : durations) {
+    auto v = Duration(d.name, d.text);
+    if (!v) return v.error();
+    *d.out = *v;
+  }
+  if (o.interval < std::chrono::milliseconds(100)) {
+    return Error{ErrorCode::kInvalid, "--interval " + c.interval + ": at least 100ms"};
+  }
+  auto raw = Duration("--raw-retention", c.raw_retention);
+  if (!raw) return raw.error();
+  auto rollup = Duration("--rollup-retention", c.rollup_retention);
+  if (!rollup) return rollup.error();
+  o.store.raw_retention_days = Days(*raw);
+  o.store.rollup_retention_days = Days(*rollup);
+  if (o.store.rollup_retention_days < o.store.raw_retention_days) {
+    return Error{ErrorCode::kInvalid, "--rollup-retention " + c.rollup_retention +
+                                          ": shorter than --raw-retention " + c.raw_retention};
+  }
+  if (c.max_store_mb < 16) {
+    return Error{ErrorCode::kInvalid,
+                 "--max-store-mb " + std::to_string(c.max_store_mb) + ": at least 16"};
+  }
+  o.store.max_store_bytes = c.max_store_mb * 1024 * 1024;
+  if (!c.run_for.empty()) {
+    auto r = Duration("--run-for", c.run_for);
+    if (!r) return r.error();
+    o.run_for = *r;
+  }
+  auto dir = ResolveDataDir(c.data_dir.empty() ? std::nullopt : std::optional(c.data_dir));
+  if (!dir) return dir.error();
+  if (auto made = EnsureDataDir(*dir); !made) return made.error();
+  o.store.data_dir = *dir;
+  if (!c.config.empty()) o.config_path = c.config;
+  auto config = LoadConfig(o.config_path);
+  if (!config) return config.error();
+  o.config = *config;
+  if (c.expected_gpus > 0) o.config.expected_gpus = c.expected_gpus;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(c.root, ec)) {
+    return Error{ErrorCode::kInvalid, "--root " + c.root + ": not a directory"};
+  }
+  o.evidence.ctx.root = c.root;
+  for (const auto& text : c.pings.empty() ? o.config.ping_targets : c.pings) {
+    auto target = ParsePingTarget(text);
+    if (!target) {
+      return Error{ErrorCode::kInvalid, "ping target " + text + ": " + target.error().message};
+    }
+    o.evidence.ping_targets.push_back(*target);
+  }
+  o.follow_kernel_log = !c.no_kernel_log;
+  o.watch_nvml_events = !c.no_nvml_events;
+  return o;
+}
+
+int RunAgentCommand(const AgentCliOptions& c, const GlobalOptions& global) {
+  auto level = ParseLogLevel(c.log_level);
+  auto options = level ? MakeAgentOptions(c, global) : Result<AgentOptions>(level.error());
+  if (!options) {
+    std::cerr << "gpudoctor agent: " << options.error().message << "\n";
+    return kExitCannotRun;
+  }
+  SetLogLevel(*level);
+  static AgentSignals signals;
+  g_signals = &signals;
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaction(sig, &sa, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+  return RunAgent(std::move(*options), signals);
+}
+
+}  // namespace
+
+void RegisterAgent(CLI::App& app, const GlobalOptions& global, int* exit_code) {
+  auto c = std::make_shared<AgentCliOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "agent", "Record every GPU, the host and kernel/NVML events continuously into a local "
+               "store, and track when each finding starts and ends (for `gpudoctor report`)");
+  cmd->add_option("--interval", c->interval, "Time between two GPU samples")->capture_default_str();
+  cmd->add_option("--data-dir", c->data_dir,
+                  "Where the store lives (default /var/lib/gpudoctor for root, "
+                  "$XDG_STATE_HOME/gpudoctor otherwise)");
+  cmd->add_option("--max-store-mb", c->max_store_mb, "Bound on the store's size on disk")
+      ->capture_default_str();
+  cmd->add_option("--raw-retention", c->raw_retention, "Keep raw samples this long")
+      ->capture_default_str();
+  cmd->add_option("--rollup-retention", c->rollup_retention,
+                  "Keep per-minute roll-ups, events and findings this long")
+      ->capture_default_str();
+  cmd->add_option("--window", c->window, "The rules look at this much recent history")
+      ->capture_default_str();
+  cmd->add_option("--evaluate-every", c->evaluate_every, "Run the rules this often")
+      ->capture_default_str();
+  cmd->add_option("--facts-every", c->facts_every,
+                  "Re-read host, PCI, versions and network facts this often")
+      ->capture_default_str();
+  cmd->add_option("--config", c->config,
+                  "Configuration file (default /etc/gpudoctor/config.toml when present); "
+                  "re-read on SIGHUP");
+  cmd->add_option("--root", c->root, "Read /proc, /sys, /dev/kmsg below this directory")
+      ->capture_default_str();
+  cmd->add_option("--expected-gpus", c->expected_gpus, "GPUs this machine should have");
+  cmd->add_option("--ping", c->pings, "Measure latency and loss to HOST or HOST:PORT");
+  cmd->add_option("--log-level", c->log_level, "debug, info, warning or error")
+      ->capture_default_str();
+  cmd->add_option("--run-for", c->run_for, "Stop after this long (default: until SIGTERM)");
+  cmd->add_flag("--no-kernel-log", c->no_kernel_log, "Do not follow /dev/kmsg or the journal");
+  cmd->add_flag("--no-nvml-events", c->no_nvml_events, "Do not watch NVML's Xid events");
+  cmd->callback([c, &global, exit_code] { *exit_code = RunAgentCommand(*c, global); });
+}
+
+}  // namespace gpudoctor

@@ -1,0 +1,80 @@
+#include "agent/finding_tracker.h"
+
+#include <gtest/gtest.h>
+
+#include "support/rule_testing.h"
+
+namespace gpudoctor::testing {
+namespace {
+
+Finding Make(const std::string& id, Severity s, std::vector<std::string> gpus = {"0000:18:00.0"}) {
+  Finding f;
+  f.id = id;
+  f.severity = s;
+  f.gpus = std::move(gpus);
+  f.title = Text{id + " title", "标题"};
+  return f;
+}
+
+TEST(AgentFindingTracker, StartsOnceExtendsAndEndsWhereLastSeen) {
+  FindingTracker t(2);
+  auto c1 = t.Update({Make("thermal.slowdown", Severity::kWarning)}, TestTime(10));
+  ASSERT_EQ(c1.seen.size(), 1u);
+  EXPECT_EQ(c1.seen[0].start, TestTime(10));
+  EXPECT_TRUE(c1.cleared.empty());
+  auto c2 = t.Update({Make("thermal.slowdown", Severity::kCritical)}, TestTime(20));
+  ASSERT_EQ(c2.seen.size(), 1u);
+  EXPECT_EQ(c2.seen[0].start, TestTime(10)) << "an active finding keeps its start";
+  EXPECT_EQ(c2.seen[0].severity, Severity::kCritical);
+  // One miss is not enough to end it (clear_after = 2).
+  auto c3 = t.Update({}, TestTime(30));
+  EXPECT_TRUE(c3.cleared.empty());
+  EXPECT_EQ(t.Active().size(), 1u);
+  auto c4 = t.Update({}, TestTime(40));
+  ASSERT_EQ(c4.cleared.size(), 1u);
+  EXPECT_EQ(c4.cleared[0].finding_id, "thermal.slowdown");
+  ASSERT_TRUE(c4.cleared[0].end.has_value());
+  EXPECT_EQ(*c4.cleared[0].end, TestTime(20));
+  EXPECT_EQ(c4.cleared[0].severity, Severity::kCritical) << "worst severity of the interval";
+  EXPECT_TRUE(t.Active().empty());
+}
+
+TEST(AgentFindingTracker, AFlickerWithinClearAfterStaysOneInterval) {
+  FindingTracker t(2);
+  t.Update({Make("power.brake", Severity::kWarning)}, TestTime(0));
+  t.Update({}, TestTime(10));
+  auto c = t.Update({Make("power.brake", Severity::kWarning)}, TestTime(20));
+  ASSERT_EQ(c.seen.size(), 1u);
+  EXPECT_EQ(c.seen[0].start, TestTime(0));
+  EXPECT_TRUE(c.cleared.empty());
+}
+
+TEST(AgentFindingTracker, SameIdOnDifferentGpusAreSeparateAndOkIsIgnored) {
+  FindingTracker t(1);
+  auto c = t.Update({Make("thermal.slowdown", Severity::kWarning, {"0000:18:00.0"}),
+                     Make("thermal.slowdown", Severity::kWarning, {"0000:19:00.0"}),
+                     Make("gpu.healthy", Severity::kOk)},
+                    TestTime(5));
+  EXPECT_EQ(c.seen.size(), 2u);
+  EXPECT_EQ(t.Active().size(), 2u);
+  auto c2 = t.Update({Make("thermal.slowdown", Severity::kWarning, {"0000:19:00.0"})}, TestTime(6));
+  ASSERT_EQ(c2.cleared.size(), 1u);
+  EXPECT_EQ(c2.cleared[0].gpus, std::vector<std::string>{"0000:18:00.0"});
+}
+
+TEST(AgentFindingTracker, CloseAllEndsEveryOpenIntervalWhereLastSeen) {
+  FindingTracker t(3);
+  t.Update({Make("power.brake", Severity::kWarning), Make("xid.memory", Severity::kCritical)},
+           TestTime(0));
+  t.Update({Make("power.brake", Severity::kWarning)}, TestTime(10));
+  auto closed = t.CloseAll();
+  ASSERT_EQ(closed.size(), 2u);
+  for (const auto& f : closed) {
+    ASSERT_TRUE(f.end.has_value());
+    EXPECT_EQ(*f.end, f.finding_id == "power.brake" ? TestTime(10) : TestTime(0)) << f.finding_id;
+  }
+  EXPECT_TRUE(t.Active().empty());
+}
+
+}  // namespace
+}  // namespace gpudoctor::testing
