@@ -33,5 +33,8 @@ void RegisterAnalyze(CLI::App& app, const GlobalOptions& global, int* exit_code)
 void RegisterRules(CLI::App& app, int* exit_code);
 void RegisterWatch(CLI::App& app, const GlobalOptions& global, int* exit_code);
 void RegisterFacts(CLI::App& app, const GlobalOptions& global, int* exit_code);
+void RegisterAgent(CLI::App& app, const GlobalOptions& global, int* exit_code);
+void RegisterReport(CLI::App& app, const GlobalOptions& global, int* exit_code);
+void RegisterFix(CLI::App& app, const GlobalOptions& global, int* exit_code);
 
 }  // namespace gpudoctor

@@ -20,9 +20,12 @@ int main(int argc, char** argv) {
   int exit_code = kExitOk;
   RegisterDiagnose(app, global, &exit_code);
   RegisterAnalyze(app, global, &exit_code);
+  RegisterReport(app, global, &exit_code);
+  RegisterAgent(app, global, &exit_code);
   RegisterStatus(app, global, &exit_code);
   RegisterWatch(app, global, &exit_code);
   RegisterFacts(app, global, &exit_code);
+  RegisterFix(app, global, &exit_code);
   RegisterRules(app, &exit_code);
   try {
     app.parse(argc, argv);

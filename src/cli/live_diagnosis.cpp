@@ -1,0 +1,158 @@
+#include "cli/live_diagnosis.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <future>
+#include <thread>
+
+#include "core/duration.h"
+#include "core/terminal.h"
+#include "parse/ping_target.h"
+
+namespace gpudoctor {
+namespace {
+
+Result<std::chrono::milliseconds> DurationOption(const char* name, const std::string& text) {
+  auto d = ParseDuration(text);
+  if (!d) return Error{ErrorCode::kInvalid, std::string(name) + ": " + d.error().message};
+  return *d;
+}
+
+// Host name and kernel release: of this machine, or of the tree under --root.
+void FillIdentity(DiagnosisInput& input, const CollectContext& ctx) {
+  if (ctx.root == "/") {
+    utsname u{};
+    if (uname(&u) == 0) {
+      input.hostname = u.nodename;
+      input.kernel_release = u.release;
+    }
+    return;
+  }
+  auto trim = [](std::string s) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+  };
+  if (auto h = ReadRootFile(ctx, "/proc/sys/kernel/hostname", 256)) input.hostname = trim(*h);
+  if (auto k = ReadRootFile(ctx, "/proc/sys/kernel/osrelease", 256))
+    input.kernel_release = trim(*k);
+}
+
+void FillFromEvidence(DiagnosisInput& input, Evidence ev) {
+  input.host = std::move(ev.host);
+  input.gpu_processes = std::move(ev.gpu_processes);
+  input.pci = std::move(ev.pci);
+  input.dropped_gpus = std::move(ev.dropped_gpus);
+  input.versions = std::move(ev.versions);
+  input.network = std::move(ev.network);
+  input.kernel = std::move(ev.kernel);
+}
+
+// "\rsampling 3/10 s" on a terminal; nothing otherwise.
+class Progress {
+ public:
+  explicit Progress(bool enabled) : enabled_(enabled) {}
+  void Show(std::chrono::milliseconds done, std::chrono::milliseconds total, Lang lang) {
+    if (!enabled_) return;
+    std::string line = lang == Lang::kZh ? "\r正在采样 " : "\rsampling ";
+    line +=
+        std::to_string(done.count() / 1000) + "/" + std::to_string(total.count() / 1000) + " s ";
+    WriteAll(STDERR_FILENO, line);
+  }
+  void Clear() {
+    if (enabled_) WriteAll(STDERR_FILENO, "\r\033[K");
+  }
+
+ private:
+  bool enabled_;
+};
+
+}  // namespace
+
+Result<LiveDiagnosisPlan> MakeLiveDiagnosisPlan(const LiveDiagnosisOptions& o,
+                                                const ReportOptions& report) {
+  LiveDiagnosisPlan p;
+  auto duration = DurationOption("--duration", o.duration);
+  if (!duration) return duration.error();
+  auto interval = DurationOption("--interval", o.interval);
+  if (!interval) return interval.error();
+  auto since = DurationOption("--since", o.since);
+  if (!since) return since.error();
+  if (interval->count() <= 0) return Error{ErrorCode::kInvalid, "--interval: must be above 0"};
+  p.duration = *duration;
+  p.interval = *interval;
+  auto config = ResolveConfig(report);
+  if (!config) return config.error();
+  p.config = *config;
+  auto lang = ResolveLang(report);
+  if (!lang) return lang.error();
+  p.lang = *lang;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(o.root, ec)) {
+    return Error{ErrorCode::kInvalid, "--root " + o.root + ": not a directory"};
+  }
+  p.evidence.ctx.root = o.root;
+  p.evidence.ctx.since = *since;
+  std::vector<std::string> pings = o.pings.empty() ? p.config.ping_targets : o.pings;
+  for (const auto& text : pings) {
+    auto target = ParsePingTarget(text);
+    if (!target)
+      return Error{ErrorCode::kInvalid, "ping target " + text + ": " + target.error().message};
+    p.evidence.ping_targets.push_back(*target);
+  }
+  p.evidence.python_envs = o.python_envs;
+  if (o.expected_gpus > 0) p.config.expected_gpus = o.expected_gpus;
+  p.evidence.expected_gpus = p.config.expected_gpus;
+  for (const auto& f : o.kernel_logs) p.evidence.kernel.files.emplace_back(f);
+  return p;
+}
+
+LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& plan, bool progress) {
+  LiveDiagnosis out;
+  DiagnosisInput& input = out.input;
+  input.live = true;
+  input.config = plan.config;
+  const auto wall_start = std::chrono::system_clock::now();
+  const auto start = std::chrono::steady_clock::now();
+  SystemStatus first = session.Sample();
+  AddReading(input, first, std::chrono::system_clock::now());
+
+  EvidenceOptions ev_opts = plan.evidence;
+  ev_opts.ctx.now = wall_start;
+  // Host and network rates cover the sampling window; without NVML there is
+  // nothing to sample, so a short window is enough.
+  ev_opts.sample_window = first.nvml_loaded ? plan.duration : std::chrono::milliseconds(1000);
+  auto evidence = std::async(std::launch::async, [&] { return CollectEvidence(first, ev_opts); });
+
+  Progress bar(progress);
+  if (first.nvml_loaded) {
+    auto next = start + plan.interval;
+    while (next <= start + plan.duration) {
+      std::this_thread::sleep_until(next);
+      AddReading(input, session.Sample(), std::chrono::system_clock::now());
+      bar.Show(std::chrono::duration_cast<std::chrono::milliseconds>(next - start), plan.duration,
+               plan.lang);
+      next += plan.interval;
+    }
+  }
+  Evidence ev = evidence.get();
+  bar.Clear();
+  // Nothing to diagnose only when neither the bus nor a loaded kernel
+  // module shows NVIDIA hardware; otherwise a broken driver is a finding.
+  const bool no_nvidia_device = ev.pci.gpus.empty() && ev.pci.nvswitches.empty() &&
+                                !ev.versions.driver.kernel_module.has_value();
+  FillIdentity(input, ev_opts.ctx);
+  FillFromEvidence(input, std::move(ev));
+  input.window_from = wall_start - ev_opts.ctx.since;
+  input.window_to = std::chrono::system_clock::now();
+  if (!first.nvml_loaded && no_nvidia_device) {
+    out.nothing_to_diagnose = true;
+    out.nvml_error = first.nvml_error;
+    return out;
+  }
+  out.diagnosis = Diagnose(input);
+  return out;
+}
+
+}  // namespace gpudoctor

@@ -1,0 +1,59 @@
+// A live diagnosis, shared by `diagnose` and `fix`: samples every GPU through
+// an NVML session for a duration while collecting the host, PCI, versions,
+// network and kernel-log evidence, then runs every rule.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "cli/report_options.h"
+#include "collect/evidence.h"
+#include "core/config.h"
+#include "core/result.h"
+#include "nvml/nvml_session.h"
+#include "rules/diagnosis_input.h"
+#include "rules/engine.h"
+
+namespace gpudoctor {
+
+// The sampling options as typed on the command line.
+struct LiveDiagnosisOptions {
+  std::string duration = "10s";
+  std::string interval = "1s";
+  std::string since = "24h";
+  std::string root = "/";
+  unsigned expected_gpus = 0;
+  std::vector<std::string> kernel_logs;
+  std::vector<std::string> pings;
+  std::vector<std::string> python_envs;
+};
+
+// The same, checked: durations parsed, config and language resolved.
+struct LiveDiagnosisPlan {
+  std::chrono::milliseconds duration{10000};
+  std::chrono::milliseconds interval{1000};
+  EvidenceOptions evidence;
+  Config config;
+  Lang lang = Lang::kEn;
+};
+
+// Errors are one line naming the option (or the config file).
+Result<LiveDiagnosisPlan> MakeLiveDiagnosisPlan(const LiveDiagnosisOptions& options,
+                                                const ReportOptions& report);
+
+struct LiveDiagnosis {
+  DiagnosisInput input;
+  Diagnosis diagnosis;  // empty when nothing_to_diagnose
+  // NVML did not load and neither the PCI bus nor a kernel module shows
+  // NVIDIA hardware; nvml_error says why NVML did not load.
+  bool nothing_to_diagnose = false;
+  std::string nvml_error;
+};
+
+// Samples through `session` for plan.duration every plan.interval (a
+// progress line on stderr when `progress`), collects the evidence over the
+// same window and runs the rules.
+LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& plan, bool progress);
+
+}  // namespace gpudoctor

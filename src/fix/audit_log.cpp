@@ -1,0 +1,46 @@
+#include "fix/audit_log.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <nlohmann/json.hpp>
+
+#include "core/terminal.h"
+#include "core/time_format.h"
+
+namespace gpudoctor {
+
+std::string AuditLine(const AuditEntry& e) {
+  using J = nlohmann::ordered_json;
+  J j;
+  j["time"] = FormatRfc3339(e.time);
+  j["host"] = e.host;
+  j["gpu"] = e.gpu_index ? J(*e.gpu_index) : J(nullptr);
+  j["pci_bus_id"] = e.pci_bus_id;
+  j["uuid"] = e.uuid.empty() ? J(nullptr) : J(e.uuid);
+  j["step"] = e.step;
+  j["finding"] = e.finding_id.empty() ? J(nullptr) : J(e.finding_id);
+  j["field"] = e.field;
+  j["before"] = e.before;
+  j["after"] = e.after;
+  j["result"] = e.result;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Result<std::unique_ptr<AuditLogFile>> AuditLogFile::Open(const std::string& dir) {
+  std::string path = dir + "/fix-audit.log";
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+  if (fd < 0) return ErrnoError(errno, "audit log " + path);
+  return std::unique_ptr<AuditLogFile>(new AuditLogFile(fd, path));
+}
+
+AuditLogFile::~AuditLogFile() { ::close(fd_); }
+
+Result<bool> AuditLogFile::Record(const AuditEntry& entry) {
+  if (!WriteAll(fd_, AuditLine(entry) + "\n")) return ErrnoError(errno, "audit log " + path_);
+  if (::fsync(fd_) != 0) return ErrnoError(errno, "audit log " + path_);
+  return true;
+}
+
+}  // namespace gpudoctor
