@@ -16,6 +16,28 @@ namespace {
 
 constexpr std::uint8_t kFormatVersion = 1;
 constexpr std::uint8_t kFlagZlib = 1;
+constexpr std::uint8_t kFlagZlibDictV1 = 2;
+
+// zlib's preset dictionary for kFlagZlibDictV1: the column names of the day
+// it was made, so a one-sample blob does not pay for its names. Never edit
+// it (stored blobs depend on it); a new dictionary takes a new flag.
+constexpr std::string_view kDictionaryV1 =
+    "indexstatestate_detailnameuuidpci_bus_idpstateclock_event_reasons_maskprocessesfield_err"
+    "orsfan.0fan.1nvlink.0.active.crc_flit_errors.crc_data_errors.replay_errors.recovery_erro"
+    "rs|n|min|max|sum|samples|first_ms|last_ms|sampled_sthrottle|serialboard_part_numbervbios"
+    "_versioninforom_image_versiongsp_firmware_enabledgsp_firmware_versionutilization_gpu_per"
+    "centutilization_memory_percentmemory_total_bytesmemory_used_bytesmemory_free_bytesmemory"
+    "_reserved_bytestemperature_cmemory_temperature_ctemperature_slowdown_ctemperature_shutdo"
+    "wn_ctemperature_max_operating_ctemperature_memory_max_cfan_speed_percentpower_draw_wpowe"
+    "r_limit_wpower_default_limit_wpower_min_limit_wpower_max_limit_wpower_enforced_limit_wen"
+    "ergy_total_jclocks_graphics_mhzclocks_sm_mhzclocks_memory_mhzclocks_max_graphics_mhzcloc"
+    "ks_max_sm_mhzclocks_max_memory_mhzclocks_applications_graphics_mhzclocks_applications_me"
+    "mory_mhzviolation_power_nsviolation_thermal_nspersistence_modecompute_modemig_mode_enabl"
+    "edmig_mode_pendingecc_mode_enabledecc_mode_pendingecc_volatile_correctedecc_volatile_unc"
+    "orrectedecc_aggregate_correctedecc_aggregate_uncorrectedretired_pages_sberetired_pages_d"
+    "beretired_pages_pendingremapped_rows_correctedremapped_rows_uncorrectedremapped_rows_pen"
+    "dingremapped_rows_failurepcie_link_gen_currentpcie_link_gen_maxpcie_link_width_currentpc"
+    "ie_link_width_maxpcie_tx_bytes_per_spcie_rx_bytes_per_spcie_replay_count";
 constexpr std::uint8_t kRealXor = 0xff;
 constexpr int kMaxRealScale = 6;
 constexpr std::uint64_t kMaxRawBytes = 256ULL << 20;
@@ -205,6 +227,47 @@ bool ReadPresence(ByteReader& r, std::size_t rows, std::vector<bool>& present, s
   return present.size() == rows;
 }
 
+bool Deflate(std::string_view raw, int level, std::string& out) {
+  // A one-sample blob needs neither a 32 KiB window nor a big hash table;
+  // allocating them per sample would cost more than the compression.
+  bool small = raw.size() < 4096;
+  z_stream z{};
+  if (deflateInit2(&z, level, Z_DEFLATED, small ? 12 : 15, small ? 2 : 8, Z_DEFAULT_STRATEGY) !=
+      Z_OK) {
+    return false;
+  }
+  bool ok = deflateSetDictionary(&z, reinterpret_cast<const Bytef*>(kDictionaryV1.data()),
+                                 static_cast<uInt>(kDictionaryV1.size())) == Z_OK;
+  out.resize(deflateBound(&z, static_cast<uLong>(raw.size())));
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
+  z.avail_in = static_cast<uInt>(raw.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  ok = ok && deflate(&z, Z_FINISH) == Z_STREAM_END;
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return ok;
+}
+
+bool Inflate(std::string_view packed, std::uint64_t raw_size, bool dictionary, std::string& out) {
+  out.assign(raw_size, '\0');
+  z_stream z{};
+  if (inflateInit(&z) != Z_OK) return false;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
+  z.avail_in = static_cast<uInt>(packed.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  int rc = inflate(&z, Z_FINISH);
+  if (rc == Z_NEED_DICT && dictionary &&
+      inflateSetDictionary(&z, reinterpret_cast<const Bytef*>(kDictionaryV1.data()),
+                           static_cast<uInt>(kDictionaryV1.size())) == Z_OK) {
+    rc = inflate(&z, Z_FINISH);
+  }
+  bool ok = rc == Z_STREAM_END && z.total_out == raw_size && z.avail_in == 0;
+  inflateEnd(&z);
+  return ok;
+}
+
 std::string EncodeRaw(const ColumnSet& set) {
   ByteWriter w;
   w.Varint(set.times_ms.size());
@@ -340,7 +403,7 @@ ColumnSet ColumnSetBuilder::Take() {
 ColumnSetReader::ColumnSetReader(const ColumnSet& set)
     : set_(set), cursor_(set.columns.size(), 0) {}
 
-Result<std::string> EncodeColumnSet(const ColumnSet& set, bool compress) {
+Result<std::string> EncodeColumnSet(const ColumnSet& set, int zlib_level) {
   for (const Column& c : set.columns) {
     std::size_t count = 0;
     for (bool p : c.present) count += p ? 1 : 0;
@@ -354,15 +417,9 @@ Result<std::string> EncodeColumnSet(const ColumnSet& set, bool compress) {
   std::string raw = EncodeRaw(set);
   ByteWriter out;
   out.Byte(kFormatVersion);
-  uLongf bound = compressBound(static_cast<uLong>(raw.size()));
-  std::string packed(compress ? bound : 0, '\0');
-  int rc = compress ? compress2(reinterpret_cast<Bytef*>(packed.data()), &bound,
-                                reinterpret_cast<const Bytef*>(raw.data()),
-                                static_cast<uLong>(raw.size()), Z_BEST_COMPRESSION)
-                    : Z_BUF_ERROR;
-  if (rc == Z_OK && bound + 4 < raw.size()) {
-    packed.resize(bound);
-    out.Byte(kFlagZlib);
+  std::string packed;
+  if (zlib_level > 0 && Deflate(raw, zlib_level, packed) && packed.size() + 4 < raw.size()) {
+    out.Byte(kFlagZlibDictV1);
     out.Varint(raw.size());
     out.str().append(packed);
   } else {
@@ -381,16 +438,13 @@ Result<ColumnSet> DecodeColumnSet(std::string_view blob) {
     return Corrupt("unknown format version " + std::to_string(version));
   }
   if (flags == 0) return DecodeRaw(blob.substr(2));
-  if (flags != kFlagZlib) return Corrupt("unknown flags");
+  if (flags != kFlagZlib && flags != kFlagZlibDictV1) return Corrupt("unknown flags");
   std::uint64_t raw_size = 0;
   if (!r.Varint(raw_size) || raw_size > kMaxRawBytes) return Corrupt("bad size");
-  std::size_t header = r.position();
-  std::string raw(raw_size, '\0');
-  uLongf got = static_cast<uLongf>(raw_size);
-  int rc = uncompress(reinterpret_cast<Bytef*>(raw.data()), &got,
-                      reinterpret_cast<const Bytef*>(blob.data() + header),
-                      static_cast<uLong>(blob.size() - header));
-  if (rc != Z_OK || got != raw_size) return Corrupt("zlib data damaged");
+  std::string raw;
+  if (!Inflate(blob.substr(r.position()), raw_size, flags == kFlagZlibDictV1, raw)) {
+    return Corrupt("zlib data damaged");
+  }
   return DecodeRaw(raw);
 }
 

@@ -99,9 +99,10 @@ class ColumnSetReader {
   std::size_t row_ = 0;
 };
 
-// The encoded set, zlib-compressed (when `compress` and that is smaller).
-// Fails only on a set whose columns disagree with times_ms (kInvalid).
-Result<std::string> EncodeColumnSet(const ColumnSet& set, bool compress = true);
+// The encoded set, zlib-compressed at zlib_level (1 fast .. 9 small; 0
+// none) when that is smaller. Fails only on a set whose columns disagree
+// with times_ms (kInvalid).
+Result<std::string> EncodeColumnSet(const ColumnSet& set, int zlib_level = 9);
 // Decodes EncodeColumnSet's output; any malformed input is kCorrupt.
 Result<ColumnSet> DecodeColumnSet(std::string_view blob);
 

@@ -18,8 +18,8 @@ constexpr std::int64_t kMaxChunkSamples = 1200;
 constexpr const char* kSchema = R"sql(
 CREATE TABLE gpus(id INTEGER PRIMARY KEY, bus_id TEXT NOT NULL UNIQUE, gpu_index INTEGER,
                   name TEXT, uuid TEXT, serial TEXT);
-CREATE TABLE pending(gpu INTEGER NOT NULL, t_ms INTEGER NOT NULL, blob BLOB NOT NULL,
-                     PRIMARY KEY(gpu, t_ms)) WITHOUT ROWID;
+CREATE TABLE pending(gpu INTEGER NOT NULL, t_ms INTEGER NOT NULL, blob BLOB NOT NULL);
+CREATE UNIQUE INDEX pending_by_time ON pending(gpu, t_ms);
 CREATE TABLE chunks(gpu INTEGER NOT NULL, t_start INTEGER NOT NULL, t_end INTEGER NOT NULL,
                     n INTEGER NOT NULL, blob BLOB NOT NULL);
 CREATE INDEX chunks_by_time ON chunks(gpu, t_end);
@@ -255,7 +255,7 @@ Result<bool> SqliteStore::AppendSample(WallTime time, const SystemStatus& status
       StatusToCells(gpu, cells);
       ColumnSetBuilder builder;
       builder.AddRow(now, cells);
-      auto blob = EncodeColumnSet(builder.Take(), /*compress=*/false);
+      auto blob = EncodeColumnSet(builder.Take(), /*zlib_level=*/1);
       if (!blob) return blob.error();
       auto stmt = db_->Cached("INSERT OR REPLACE INTO pending(gpu, t_ms, blob) VALUES(?, ?, ?)");
       if (!stmt) return stmt.error();
