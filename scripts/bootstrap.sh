@@ -9,7 +9,8 @@ PACKAGES=(
   googletest libgtest-dev libgmock-dev
   libsystemd-dev zlib1g-dev libbenchmark-dev libtomlplusplus-dev
   libsqlite3-dev
-  chromium fonts-noto-cjk prometheus
+  chromium fonts-noto-cjk prometheus prometheus-node-exporter wrk
+  libcpp-httplib-dev
   python3 util-linux
 )
 

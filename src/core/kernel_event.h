@@ -50,6 +50,9 @@ enum class KernelEventKind {
   kGpuLost,          // the agent saw NVML lose a GPU (lost, hung or gone); source "nvml"
 };
 
+// The last enumerator, for code that walks every kind.
+inline constexpr KernelEventKind kLastKernelEventKind = KernelEventKind::kGpuLost;
+
 // "xid", "sxid", "fallen_off_bus", "rm_init_failed", "gsp_timeout", ...
 const char* KernelEventKindName(KernelEventKind kind);
 

@@ -72,7 +72,7 @@ std::vector<std::string> Split(const std::string& text, char separator) {
 }
 
 KernelEventKind KindFromName(const std::string& name) {
-  for (int k = 0; k <= static_cast<int>(KernelEventKind::kProbeFailed); ++k) {
+  for (int k = 0; k <= static_cast<int>(kLastKernelEventKind); ++k) {
     if (name == KernelEventKindName(static_cast<KernelEventKind>(k))) {
       return static_cast<KernelEventKind>(k);
     }
