@@ -9,10 +9,10 @@ bash scripts/bootstrap.sh
 
 jobs=$(nproc)
 
-# Release (no debug info) for the first pass: it builds noticeably faster on
+# -O2 without debug info (Release, at RelWithDebInfo's -O2) for the first pass: it builds noticeably faster on
 # small CI machines; the sanitizer pass below carries debug info for traces.
 echo "== build (Release) =="
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" >/dev/null
 cmake --build build -j "$jobs"
 echo "== tests =="
 ctest --test-dir build --output-on-failure -j "$jobs" --timeout 300
