@@ -96,7 +96,7 @@ TEST(StoreRetention, SizeBoundDropsOldestFirstAndReports) {
   test::TempDir dir;
   StoreOptions options;
   options.data_dir = dir.path().string();
-  options.max_store_bytes = 1024 * 1024;
+  options.max_store_bytes = 512 * 1024;
   auto store = test::OpenOrDie(options);
   const std::int64_t end = 2 * kDay;
   for (std::int64_t s = 0; s <= end; s += 20) {
