@@ -11,7 +11,7 @@ PACKAGES=(
   libsqlite3-dev
   chromium fonts-noto-cjk prometheus prometheus-node-exporter wrk
   libcpp-httplib-dev
-  python3 util-linux
+  python3 python3-yaml util-linux
 )
 
 missing=()

@@ -36,5 +36,6 @@ void RegisterFacts(CLI::App& app, const GlobalOptions& global, int* exit_code);
 void RegisterAgent(CLI::App& app, const GlobalOptions& global, int* exit_code);
 void RegisterReport(CLI::App& app, const GlobalOptions& global, int* exit_code);
 void RegisterFix(CLI::App& app, const GlobalOptions& global, int* exit_code);
+void RegisterCheck(CLI::App& app, const GlobalOptions& global, int* exit_code);
 
 }  // namespace gpudoctor

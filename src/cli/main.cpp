@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   RegisterWatch(app, global, &exit_code);
   RegisterFacts(app, global, &exit_code);
   RegisterFix(app, global, &exit_code);
+  RegisterCheck(app, global, &exit_code);
   RegisterRules(app, &exit_code);
   try {
     app.parse(argc, argv);

@@ -1,0 +1,246 @@
+#include "check/check_verdict.h"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+namespace gpudoctor {
+namespace {
+
+struct ConditionSpec {
+  CheckCondition condition;
+  const char* name;
+  std::vector<std::string_view> ids;  // empty: every finding
+  bool any_warning;                   // counts from warning whatever the threshold
+  const char* ok_text;                // after "<n> GPU(s): "
+};
+
+const std::vector<ConditionSpec>& Specs() {
+  static const std::vector<ConditionSpec> specs = {
+      {CheckCondition::kGpuHealthy, "GPUHealthy", {}, false, "healthy"},
+      {CheckCondition::kGpuDropped,
+       "GPUDropped",
+       {"gpu.dropped", "gpu.lost", "xid.fallen_off_bus"},
+       true,
+       "all present"},
+      {CheckCondition::kGpuThrottled,
+       "GPUThrottled",
+       {"thermal.slowdown", "thermal.high_temperature", "power.brake", "power.cap",
+        "clocks.hw_slowdown"},
+       false,
+       "no clock slowdown"},
+      {CheckCondition::kXidErrors,
+       "XidErrors",
+       {"xid.fallen_off_bus", "xid.recovery_action", "xid.gsp", "xid.memory", "xid.nvlink",
+        "xid.other", "nvswitch.sxid"},
+       false,
+       "no Xid errors"},
+  };
+  return specs;
+}
+
+const ConditionSpec& SpecOf(CheckCondition condition) {
+  for (const auto& spec : Specs()) {
+    if (spec.condition == condition) return spec;
+  }
+  return Specs().front();
+}
+
+bool Matches(const ConditionSpec& spec, const CheckFinding& f, Severity threshold) {
+  const Severity floor = spec.any_warning ? std::min(threshold, Severity::kWarning) : threshold;
+  if (f.severity < floor) return false;
+  return spec.ids.empty() || std::find(spec.ids.begin(), spec.ids.end(), f.id) != spec.ids.end();
+}
+
+std::string Where(const std::vector<std::string>& gpus) {
+  if (gpus.empty()) return "";
+  std::string where = " on " + gpus.front();
+  if (gpus.size() > 1) where += " +" + std::to_string(gpus.size() - 1);
+  return where;
+}
+
+std::string GpuCount(std::size_t n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
+
+ConditionResult Judge(const ConditionSpec& spec, const CheckSource& source, Severity threshold) {
+  ConditionResult r;
+  r.condition = spec.condition;
+  std::vector<const CheckFinding*> hits;
+  for (const auto& f : source.findings) {
+    if (Matches(spec, f, threshold)) hits.push_back(&f);
+  }
+  std::stable_sort(hits.begin(), hits.end(), [](const CheckFinding* a, const CheckFinding* b) {
+    return a->severity > b->severity;
+  });
+  if (!hits.empty()) {
+    const CheckFinding& first = *hits.front();
+    r.status = CheckStatus::kProblem;
+    r.worst = first.severity;
+    r.reason = first.id + Where(first.gpus) + ": " + first.title;
+    if (hits.size() > 1) r.reason += " (+" + std::to_string(hits.size() - 1) + " more)";
+  } else if (!source.gpus_visible) {
+    r.status = CheckStatus::kUnknown;
+    r.reason = "unknown: " + source.unknown_reason;
+  } else {
+    r.reason = GpuCount(source.gpus.size()) + ": " + spec.ok_text + " (" + source.origin + ")";
+  }
+  return r;
+}
+
+int Rank(CheckStatus s) {
+  return s == CheckStatus::kProblem ? 2 : s == CheckStatus::kUnknown ? 1 : 0;
+}
+
+// Spellings of the non-ASCII characters our titles use.
+std::string_view AsciiFor(char32_t c) {
+  static const std::array<std::pair<char32_t, std::string_view>, 9> table = {{
+      {U'°', ""},
+      {U'—', "-"},
+      {U'–', "-"},
+      {U'≥', ">="},
+      {U'≤', "<="},
+      {U'→', "->"},
+      {U'×', "x"},
+      {U'…', "..."},
+      {U'µ', "u"},
+  }};
+  for (const auto& [from, to] : table) {
+    if (from == c) return to;
+  }
+  return "?";
+}
+
+// Decodes one UTF-8 sequence at text[i]; advances i. Malformed bytes decode
+// to U+FFFD one at a time.
+char32_t NextCodePoint(std::string_view text, std::size_t& i) {
+  const auto b = static_cast<unsigned char>(text[i]);
+  const std::size_t len = b < 0x80         ? 1
+                          : (b >> 5) == 6  ? 2
+                          : (b >> 4) == 14 ? 3
+                          : (b >> 3) == 30 ? 4
+                                           : 0;
+  if (len == 0 || i + len > text.size()) {
+    ++i;
+    return 0xFFFD;
+  }
+  char32_t c = len == 1 ? b : b & (0x7F >> len);
+  for (std::size_t k = 1; k < len; ++k) {
+    const auto cont = static_cast<unsigned char>(text[i + k]);
+    if ((cont >> 6) != 2) {
+      ++i;
+      return 0xFFFD;
+    }
+    c = (c << 6) | (cont & 0x3F);
+  }
+  i += len;
+  return c;
+}
+
+std::string Truncate(std::string text, std::size_t max_chars) {
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  if (text.size() <= max_chars) return text;
+  text.resize(max_chars >= 3 ? max_chars - 3 : 0);
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text + "...";
+}
+
+bool SlurmSafe(char c) {
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+  return std::string_view(" .,:_/+=@%-").find(c) != std::string_view::npos;
+}
+
+}  // namespace
+
+const char* CheckConditionName(CheckCondition condition) { return SpecOf(condition).name; }
+
+std::optional<CheckCondition> ParseCheckCondition(std::string_view name) {
+  for (const auto& spec : Specs()) {
+    if (name == spec.name) return spec.condition;
+  }
+  return std::nullopt;
+}
+
+const std::vector<CheckCondition>& AllCheckConditions() {
+  static const std::vector<CheckCondition> all = [] {
+    std::vector<CheckCondition> v;
+    for (const auto& spec : Specs()) v.push_back(spec.condition);
+    return v;
+  }();
+  return all;
+}
+
+void AddGpuStateFindings(CheckSource& source) {
+  for (const auto& gpu : source.gpus) {
+    if (gpu.state == "ok") continue;
+    const bool named =
+        std::any_of(source.findings.begin(), source.findings.end(), [&](const auto& f) {
+          return f.id == "gpu.lost" &&
+                 std::find(f.gpus.begin(), f.gpus.end(), gpu.pci_bus_id) != f.gpus.end();
+        });
+    if (named) continue;
+    CheckFinding f;
+    f.id = "gpu.lost";
+    f.severity = Severity::kCritical;
+    f.gpus = {gpu.pci_bus_id};
+    f.title = "GPU " + std::to_string(gpu.index) + " is " + gpu.state +
+              (gpu.state_detail.empty() ? "" : " (" + gpu.state_detail + ")");
+    source.findings.insert(source.findings.begin(), std::move(f));
+  }
+}
+
+CheckResult EvaluateCheck(const CheckSource& source, const std::vector<CheckCondition>& conditions,
+                          Severity threshold) {
+  CheckResult result;
+  for (CheckCondition c : conditions) {
+    result.conditions.push_back(Judge(SpecOf(c), source, threshold));
+  }
+  const ConditionResult* decisive = nullptr;
+  for (const auto& c : result.conditions) {
+    if (!decisive || Rank(c.status) > Rank(decisive->status)) decisive = &c;
+    result.worst = std::max(result.worst, c.worst);
+  }
+  if (!decisive) return result;
+  result.status = decisive->status;
+  result.reason = decisive->reason;
+  if (result.status == CheckStatus::kOk && result.conditions.size() > 1) {
+    result.reason = GpuCount(source.gpus.size()) + ": all checks passed (" + source.origin + ")";
+  }
+  return result;
+}
+
+std::string AsciiLine(std::string_view text, std::size_t max_chars) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    const char32_t c = NextCodePoint(text, i);
+    std::string_view piece;
+    char one = 0;
+    if (c == '\t' || c == '\n' || c == '\r' || c == ' ') {
+      one = ' ';
+    } else if (c < 0x20 || c == 0x7F) {
+      one = '?';
+    } else if (c < 0x80) {
+      one = static_cast<char>(c);
+    } else {
+      piece = AsciiFor(c);
+    }
+    if (one) piece = std::string_view(&one, 1);
+    for (char ch : piece) {
+      if (ch == ' ' && (out.empty() || out.back() == ' ')) continue;
+      out += ch;
+    }
+  }
+  return Truncate(std::move(out), max_chars);
+}
+
+std::string NpdLine(const CheckResult& result) { return AsciiLine(result.reason, 80); }
+
+std::string SlurmReason(const CheckResult& result) {
+  std::string safe;
+  for (char c : AsciiLine(result.reason, 1000)) {
+    const char ch = SlurmSafe(c) ? c : ' ';
+    if (ch == ' ' && (safe.empty() || safe.back() == ' ')) continue;
+    safe += ch;
+  }
+  return Truncate("gpudoctor: " + safe, 100);
+}
+
+}  // namespace gpudoctor

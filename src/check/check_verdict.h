@@ -1,0 +1,78 @@
+// From what is known about the node (the agent's latest state, or a short
+// diagnosis) to one health answer: ok, problem or unknown, with a one-line
+// reason, per condition. Pure: no I/O.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "check/check_state.h"
+#include "rules/finding.h"
+
+namespace gpudoctor {
+
+// The conditions `check --condition NAME` can judge (node-problem-detector
+// conditions):
+//   GPUHealthy    no finding at or above the severity threshold
+//   GPUDropped    no GPU lost or missing: gpu.dropped, gpu.lost, xid.fallen_off_bus
+//                 or a GPU state lost/hung/error, at any severity from warning
+//   GPUThrottled  no clock slowdown: thermal.slowdown, thermal.high_temperature,
+//                 power.brake, power.cap, clocks.hw_slowdown at or above the threshold
+//   XidErrors     no driver-reported GPU fault: xid.* except xid.application
+//                 (an application's own bug), nvswitch.sxid, at or above the threshold
+enum class CheckCondition { kGpuHealthy, kGpuDropped, kGpuThrottled, kXidErrors };
+
+const char* CheckConditionName(CheckCondition condition);
+std::optional<CheckCondition> ParseCheckCondition(std::string_view name);
+const std::vector<CheckCondition>& AllCheckConditions();
+
+enum class CheckStatus { kOk, kProblem, kUnknown };
+
+// What check knows, from either source.
+struct CheckSource {
+  std::string origin;          // "agent state" or "diagnosis"
+  bool gpus_visible = true;    // false: NVML did not load and no finding explains why
+  std::string unknown_reason;  // why nothing can be said when !gpus_visible
+  std::vector<CheckGpu> gpus;
+  std::vector<CheckFinding> findings;  // most severe first
+};
+
+struct ConditionResult {
+  CheckCondition condition = CheckCondition::kGpuHealthy;
+  CheckStatus status = CheckStatus::kOk;
+  std::string reason;              // one line, English, may hold non-ASCII finding titles
+  Severity worst = Severity::kOk;  // of the findings that made it a problem
+};
+
+struct CheckResult {
+  CheckStatus status = CheckStatus::kOk;  // worst of the conditions
+  std::string reason;                     // the first problem's, else a summary
+  Severity worst = Severity::kOk;
+  std::vector<ConditionResult> conditions;
+};
+
+// GPUs in state lost/hung/error that no gpu.lost finding names become
+// gpu.lost findings (critical), so both sources are judged alike.
+void AddGpuStateFindings(CheckSource& source);
+
+// Judges `conditions` (in the given order) with `threshold` the lowest
+// severity that counts as a problem.
+CheckResult EvaluateCheck(const CheckSource& source, const std::vector<CheckCondition>& conditions,
+                          Severity threshold);
+
+// ASCII only: common symbols spelled out ("°" dropped, "—" as "-", "≥" as
+// ">="), any other non-ASCII character or control character becomes '?',
+// whitespace runs one space; cut to at most max_chars with "..." when longer.
+std::string AsciiLine(std::string_view text, std::size_t max_chars);
+
+// node-problem-detector's message: ASCII, at most 80 characters.
+std::string NpdLine(const CheckResult& result);
+
+// "gpudoctor: <reason>", at most 100 characters, holding only letters,
+// digits, spaces and . , : _ / + = @ % - so it is safe inside
+// scontrol update ... reason="..." and in a shell word.
+std::string SlurmReason(const CheckResult& result);
+
+}  // namespace gpudoctor

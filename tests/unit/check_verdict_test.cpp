@@ -1,0 +1,174 @@
+// check's verdict: each condition against findings, the unknown case, and the
+// node-problem-detector and Slurm lines.
+#include "check/check_verdict.h"
+
+#include <gtest/gtest.h>
+
+namespace gpudoctor {
+namespace {
+
+CheckSource Source(std::vector<CheckFinding> findings) {
+  CheckSource s;
+  s.origin = "agent state";
+  s.gpus = {CheckGpu{0, "0000:18:00.0", "H100", "ok", ""},
+            CheckGpu{1, "0000:19:00.0", "H100", "ok", ""}};
+  s.findings = std::move(findings);
+  return s;
+}
+
+CheckFinding F(std::string id, Severity severity, std::string title = "a title") {
+  return CheckFinding{std::move(id), severity, {"0000:19:00.0"}, std::move(title)};
+}
+
+CheckStatus StatusOf(const CheckSource& s, CheckCondition c,
+                     Severity threshold = Severity::kCritical) {
+  return EvaluateCheck(s, {c}, threshold).status;
+}
+
+bool IsAscii(const std::string& s) {
+  for (unsigned char c : s) {
+    if (c < 0x20 || c >= 0x7F) return false;
+  }
+  return true;
+}
+
+TEST(CheckVerdict, ConditionNamesRoundTrip) {
+  ASSERT_EQ(AllCheckConditions().size(), 4u);
+  for (CheckCondition c : AllCheckConditions()) {
+    EXPECT_EQ(ParseCheckCondition(CheckConditionName(c)), c);
+  }
+  EXPECT_EQ(ParseCheckCondition("GPUDropped"), CheckCondition::kGpuDropped);
+  EXPECT_FALSE(ParseCheckCondition("gpuhealthy"));
+}
+
+TEST(CheckVerdict, HealthyFollowsTheSeverityThreshold) {
+  auto warn = Source({F("thermal.high_temperature", Severity::kWarning)});
+  EXPECT_EQ(StatusOf(warn, CheckCondition::kGpuHealthy, Severity::kCritical), CheckStatus::kOk);
+  EXPECT_EQ(StatusOf(warn, CheckCondition::kGpuHealthy, Severity::kWarning), CheckStatus::kProblem);
+  auto info = Source({F("utilization.saturated", Severity::kInfo)});
+  EXPECT_EQ(StatusOf(info, CheckCondition::kGpuHealthy, Severity::kWarning), CheckStatus::kOk);
+  auto crit = Source({F("ecc.uncorrectable", Severity::kCritical, "Uncorrectable ECC errors")});
+  auto r = EvaluateCheck(crit, {CheckCondition::kGpuHealthy}, Severity::kCritical);
+  EXPECT_EQ(r.status, CheckStatus::kProblem);
+  EXPECT_EQ(r.worst, Severity::kCritical);
+  EXPECT_EQ(r.reason, "ecc.uncorrectable on 0000:19:00.0: Uncorrectable ECC errors");
+}
+
+TEST(CheckVerdict, EachConditionLooksAtItsOwnFindings) {
+  struct Case {
+    const char* id;
+    Severity severity;
+    CheckCondition problem_for;
+  };
+  const Case cases[] = {
+      {"gpu.dropped", Severity::kCritical, CheckCondition::kGpuDropped},
+      {"gpu.lost", Severity::kCritical, CheckCondition::kGpuDropped},
+      {"thermal.slowdown", Severity::kCritical, CheckCondition::kGpuThrottled},
+      {"power.brake", Severity::kCritical, CheckCondition::kGpuThrottled},
+      {"xid.memory", Severity::kCritical, CheckCondition::kXidErrors},
+      {"nvswitch.sxid", Severity::kCritical, CheckCondition::kXidErrors},
+  };
+  for (const auto& c : cases) {
+    auto s = Source({F(c.id, c.severity)});
+    for (CheckCondition cond :
+         {CheckCondition::kGpuDropped, CheckCondition::kGpuThrottled, CheckCondition::kXidErrors}) {
+      EXPECT_EQ(StatusOf(s, cond), cond == c.problem_for ? CheckStatus::kProblem : CheckStatus::kOk)
+          << c.id << " / " << CheckConditionName(cond);
+    }
+    EXPECT_EQ(StatusOf(s, CheckCondition::kGpuHealthy), CheckStatus::kProblem) << c.id;
+  }
+  // A GPU falling off the bus is both dropped and an Xid.
+  auto bus = Source({F("xid.fallen_off_bus", Severity::kCritical)});
+  EXPECT_EQ(StatusOf(bus, CheckCondition::kGpuDropped), CheckStatus::kProblem);
+  EXPECT_EQ(StatusOf(bus, CheckCondition::kXidErrors), CheckStatus::kProblem);
+  // An application's own Xid is not the node's fault.
+  auto app = Source({F("xid.application", Severity::kWarning)});
+  EXPECT_EQ(StatusOf(app, CheckCondition::kXidErrors, Severity::kWarning), CheckStatus::kOk);
+}
+
+TEST(CheckVerdict, DroppedCountsWarningsEvenAtCriticalThreshold) {
+  auto s = Source({F("gpu.dropped", Severity::kWarning)});
+  EXPECT_EQ(StatusOf(s, CheckCondition::kGpuDropped, Severity::kCritical), CheckStatus::kProblem);
+  EXPECT_EQ(StatusOf(s, CheckCondition::kGpuHealthy, Severity::kCritical), CheckStatus::kOk);
+}
+
+TEST(CheckVerdict, LostGpuStateBecomesAFinding) {
+  auto s = Source({});
+  s.gpus[1].state = "hung";
+  AddGpuStateFindings(s);
+  ASSERT_EQ(s.findings.size(), 1u);
+  EXPECT_EQ(s.findings[0].id, "gpu.lost");
+  EXPECT_EQ(s.findings[0].gpus, std::vector<std::string>{"0000:19:00.0"});
+  EXPECT_EQ(StatusOf(s, CheckCondition::kGpuDropped), CheckStatus::kProblem);
+  // Not twice when the agent already has the finding.
+  AddGpuStateFindings(s);
+  EXPECT_EQ(s.findings.size(), 1u);
+}
+
+TEST(CheckVerdict, UnknownWithoutGpusUnlessAFindingExplains) {
+  auto s = Source({});
+  s.gpus.clear();
+  s.gpus_visible = false;
+  s.unknown_reason = "no NVIDIA GPU or driver found";
+  auto r = EvaluateCheck(s, AllCheckConditions(), Severity::kCritical);
+  EXPECT_EQ(r.status, CheckStatus::kUnknown);
+  EXPECT_EQ(r.reason, "unknown: no NVIDIA GPU or driver found");
+  s.findings = {F("driver.not_loaded", Severity::kCritical)};
+  EXPECT_EQ(EvaluateCheck(s, {CheckCondition::kGpuHealthy}, Severity::kCritical).status,
+            CheckStatus::kProblem);
+}
+
+TEST(CheckVerdict, WorstConditionDecidesAndMoreAreCounted) {
+  auto s = Source({F("thermal.slowdown", Severity::kCritical, "hot"),
+                   F("gpu.lost", Severity::kCritical, "GPU 1 is lost"),
+                   F("power.brake", Severity::kCritical, "brake")});
+  auto r = EvaluateCheck(s, AllCheckConditions(), Severity::kCritical);
+  EXPECT_EQ(r.status, CheckStatus::kProblem);
+  ASSERT_EQ(r.conditions.size(), 4u);
+  EXPECT_EQ(r.conditions[0].reason, "thermal.slowdown on 0000:19:00.0: hot (+2 more)");
+  EXPECT_EQ(r.conditions[1].reason, "gpu.lost on 0000:19:00.0: GPU 1 is lost");
+  EXPECT_EQ(r.conditions[3].status, CheckStatus::kOk);
+  auto ok = EvaluateCheck(Source({}), AllCheckConditions(), Severity::kCritical);
+  EXPECT_EQ(ok.status, CheckStatus::kOk);
+  EXPECT_EQ(ok.reason, "2 GPUs: all checks passed (agent state)");
+}
+
+TEST(CheckVerdict, AsciiLineSpellsSymbolsAndCuts) {
+  EXPECT_EQ(AsciiLine("temperature 91 °C ≥ 85 — hot\n", 80), "temperature 91 C >= 85 - hot");
+  EXPECT_EQ(AsciiLine("GPU 温度", 80), "GPU ??");
+  EXPECT_EQ(AsciiLine("bad \xff byte\x01", 80), "bad ? byte?");
+  EXPECT_EQ(AsciiLine("abcdefghij", 8), "abcde...");
+  EXPECT_EQ(AsciiLine("abcdefgh", 8), "abcdefgh");
+}
+
+TEST(CheckVerdict, NpdLineIsShortAscii) {
+  std::string long_title(200, 'x');
+  long_title += " 91 °C";
+  auto r = EvaluateCheck(Source({F("thermal.slowdown", Severity::kCritical, long_title)}),
+                         {CheckCondition::kGpuHealthy}, Severity::kCritical);
+  const std::string line = NpdLine(r);
+  EXPECT_LE(line.size(), 80u);
+  EXPECT_TRUE(IsAscii(line)) << line;
+  EXPECT_EQ(line.rfind("thermal.slowdown on 0000:19:00.0: xxx", 0), 0u) << line;
+  EXPECT_EQ(line.substr(line.size() - 3), "...");
+}
+
+TEST(CheckVerdict, SlurmReasonHasNoShellOrQuoteCharacters) {
+  auto r = EvaluateCheck(
+      Source({F("xid.other", Severity::kCritical,
+                "Xid 999 'weird' \"quoted\" $(rm -rf /); `x` & y | z > w <v> \\ ! * ? #\nnext")}),
+      {CheckCondition::kGpuHealthy}, Severity::kCritical);
+  const std::string reason = SlurmReason(r);
+  EXPECT_EQ(reason.rfind("gpudoctor: xid.other on 0000:19:00.0: Xid 999 weird quoted", 0), 0u)
+      << reason;
+  EXPECT_LE(reason.size(), 100u);
+  for (char c : reason) {
+    EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(c)) ||
+                std::string_view(" .,:_/+=@%-").find(c) != std::string_view::npos)
+        << "'" << c << "' in " << reason;
+  }
+  EXPECT_EQ(reason.find("  "), std::string::npos) << reason;
+}
+
+}  // namespace
+}  // namespace gpudoctor
