@@ -11,6 +11,7 @@
 #include "agent/agent_log.h"
 #include "agent/agent_state.h"
 #include "agent/finding_tracker.h"
+#include "agent/http_snapshot.h"
 #include "agent/sliding_window.h"
 #include "collect/collect_context.h"
 #include "rules/engine.h"
@@ -61,10 +62,13 @@ class Trouble {
 
 class Agent {
  public:
-  Agent(AgentOptions options, AgentSignals& signals, std::unique_ptr<Store> store)
+  Agent(AgentOptions options, AgentSignals& signals, std::unique_ptr<Store> store,
+        SnapshotBox& snapshots)
       : o_(std::move(options)),
         signals_(signals),
         store_(std::move(store)),
+        snapshots_(snapshots),
+        metrics_(std::chrono::system_clock::now(), o_.interval),
         window_(o_.rules_window),
         state_path_(o_.store.data_dir + "/" + kAgentStateFile) {}
 
@@ -78,10 +82,13 @@ class Agent {
   void RefreshFacts();
   void WriteState();
   void Reload();
+  void Publish();
 
   AgentOptions o_;
   AgentSignals& signals_;
   std::unique_ptr<Store> store_;
+  SnapshotBox& snapshots_;
+  SnapshotBuilder metrics_;  // what /metrics shows, published after each sample
   std::unique_ptr<NvmlSession> session_;
   std::unique_ptr<AgentEventSources> events_;
   SlidingWindow window_;
@@ -107,7 +114,10 @@ void Agent::OpenSession() {
 void Agent::Sample(WallTime now) {
   if (!session_ && Clock::now() >= reopen_at_) OpenSession();
   if (!session_) return;
+  const auto sample_start = Clock::now();
   SystemStatus status = session_->Sample();
+  metrics_.OnSample(status, now,
+                    std::chrono::duration<double>(Clock::now() - sample_start).count());
   state_.nvml_loaded = status.nvml_loaded;
   state_.nvml_error = status.nvml_error;
   bool every_gpu_failed = status.nvml_loaded && !status.gpus.empty();
@@ -149,6 +159,7 @@ void Agent::RecordEvents(std::vector<KernelEvent> events) {
         e.kind == KernelEventKind::kFallenOffBus) {
       Log(LogLevel::kWarning, std::string(KernelEventKindName(e.kind)) + ": " + e.message);
     }
+    metrics_.OnEvent(e);
     auto stored = store_->AppendEvent(e);
     if (!stored) store_trouble_.Failed(stored.error().message);
     window_.AddEvent(std::move(e));
@@ -184,6 +195,7 @@ void Agent::Evaluate(WallTime now) {
     if (f.start == now) Log(LogLevel::kInfo, "finding started: " + f.finding_id + ": " + f.title.en);
   }
   state_.active_findings = tracker_.Active();
+  metrics_.OnFindings(state_.active_findings);
   state_.worst_severity = SeverityName(diagnosis.verdict);
 }
 
@@ -219,6 +231,12 @@ void Agent::WriteState() {
   } else {
     state_trouble_.Failed(w.error().message);
   }
+}
+
+void Agent::Publish() {
+  snapshots_.Publish(metrics_.Build(base_.config.expected_gpus.value_or(0), state_.store,
+                                    static_cast<std::uint64_t>(state_.samples_written),
+                                    static_cast<std::uint64_t>(state_.samples_failed)));
 }
 
 void Agent::Reload() {
@@ -269,6 +287,7 @@ int Agent::Run() {
     if (facts.Due(tick) || facts_job_.valid()) RefreshFacts();
     if (evaluate.Due(tick)) Evaluate(now);
     if (state.Due(tick)) WriteState();
+    Publish();
     next += o_.interval;
     // After a stall (a slow driver), skip the missed ticks instead of
     // sampling in a burst.
@@ -306,7 +325,20 @@ int RunAgent(AgentOptions options, AgentSignals& signals) {
     Log(LogLevel::kError, store.error().message);
     return 3;
   }
-  Agent agent(std::move(options), signals, std::move(*store));
+  SnapshotBox snapshots;
+  std::unique_ptr<AgentHttpServer> http;
+  if (options.listen) {
+    auto started = AgentHttpServer::Start(
+        AgentHttpOptions{*options.listen, options.store.data_dir, options.config}, snapshots);
+    if (!started) {
+      Log(LogLevel::kError, started.error().message);
+      return 3;
+    }
+    http = std::move(*started);
+    Log(LogLevel::kInfo, "serving /metrics on " + options.listen->host + ":" +
+                             std::to_string(http->port()));
+  }
+  Agent agent(std::move(options), signals, std::move(*store), snapshots);
   return agent.Run();
 }
 

@@ -13,6 +13,7 @@
 
 #include "collect/evidence.h"
 #include "core/config.h"
+#include "http/agent_http.h"
 #include "nvml/nvml_session.h"
 #include "store/store.h"
 
@@ -32,6 +33,8 @@ struct AgentOptions {
   bool follow_kernel_log = true;
   // Stop after this long (tests, benchmarks); nullopt: until a signal.
   std::optional<std::chrono::milliseconds> run_for;
+  // The HTTP endpoint (/metrics, /healthz, /api/v1/...); nullopt: none.
+  std::optional<ListenAddress> listen;
 };
 
 struct AgentSignals {
@@ -40,7 +43,8 @@ struct AgentSignals {
 };
 
 // Runs until signals.stop (or run_for). Returns the process exit code: 0 after
-// a clean stop, 3 when the store cannot be opened.
+// a clean stop, 3 when the store cannot be opened or the listen address
+// cannot be bound.
 int RunAgent(AgentOptions options, AgentSignals& signals);
 
 // The agent's live state, written as JSON to <data_dir>/agent-state.json

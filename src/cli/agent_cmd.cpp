@@ -32,6 +32,8 @@ struct AgentCliOptions {
   std::string run_for;
   bool no_kernel_log = false;
   bool no_nvml_events = false;
+  std::string listen = "127.0.0.1:9835";
+  bool no_listen = false;
 };
 
 AgentSignals* g_signals = nullptr;
@@ -119,6 +121,11 @@ Result<AgentOptions> MakeAgentOptions(const AgentCliOptions& c, const GlobalOpti
   }
   o.follow_kernel_log = !c.no_kernel_log;
   o.watch_nvml_events = !c.no_nvml_events;
+  if (!c.no_listen && !c.listen.empty()) {
+    auto listen = ParseListenAddress(c.listen);
+    if (!listen) return listen.error();
+    o.listen = *listen;
+  }
   return o;
 }
 
@@ -177,6 +184,11 @@ void RegisterAgent(CLI::App& app, const GlobalOptions& global, int* exit_code) {
   cmd->add_option("--run-for", c->run_for, "Stop after this long (default: until SIGTERM)");
   cmd->add_flag("--no-kernel-log", c->no_kernel_log, "Do not follow /dev/kmsg or the journal");
   cmd->add_flag("--no-nvml-events", c->no_nvml_events, "Do not watch NVML's Xid events");
+  cmd->add_option("--listen", c->listen,
+                  "Serve /metrics, /healthz and /api/v1/{status,report} on ADDR:PORT "
+                  "('' for none)")
+      ->capture_default_str();
+  cmd->add_flag("--no-listen", c->no_listen, "Serve no HTTP endpoint");
   cmd->callback([c, &global, exit_code] { *exit_code = RunAgentCommand(*c, global); });
 }
 

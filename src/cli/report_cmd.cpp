@@ -2,20 +2,13 @@
 // stored for --since / --from..--to, runs the same rules as `diagnose` over
 // it, and adds the timeline: when each finding started and ended, every
 // event, and the time each GPU spent throttled.
-#include <sys/utsname.h>
-
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/recorded_report.h"
 #include "cli/report_options.h"
 #include "core/data_dir.h"
-#include "core/duration.h"
-#include "core/time_format.h"
-#include "core/time_parse.h"
-#include "rules/engine.h"
-#include "store/store.h"
 
 namespace gpudoctor {
 namespace {
@@ -29,126 +22,27 @@ struct ReportCliOptions {
   ReportOptions report;
 };
 
-struct Window {
-  WallTime from;
-  WallTime to;
-};
-
-Result<Window> ResolveWindow(const ReportCliOptions& o, WallTime now) {
-  if (!o.since.empty() && !o.from.empty()) {
-    return Error{ErrorCode::kInvalid, "--since and --from: give one or the other"};
-  }
-  Window w{now - std::chrono::hours(1), now};
-  if (!o.to.empty()) {
-    auto to = ParseTimePoint(o.to);
-    if (!to) return Error{ErrorCode::kInvalid, "--to " + to.error().message};
-    w.to = *to;
-  }
-  if (!o.from.empty()) {
-    auto from = ParseTimePoint(o.from);
-    if (!from) return Error{ErrorCode::kInvalid, "--from " + from.error().message};
-    w.from = *from;
-  } else {
-    auto since = ParseDuration(o.since.empty() ? "1h" : o.since);
-    if (!since) return Error{ErrorCode::kInvalid, "--since: " + since.error().message};
-    w.from = w.to - *since;
-  }
-  if (w.from >= w.to) {
-    return Error{ErrorCode::kInvalid, "the window is empty: --from " + FormatRfc3339(w.from) +
-                                          " is not before --to " + FormatRfc3339(w.to)};
-  }
-  return w;
-}
-
-// Keeps the GPUs --gpu names (index or bus id).
-Result<bool> FilterGpus(std::vector<GpuSeries>& gpus, const std::vector<std::string>& wanted) {
-  if (wanted.empty()) return true;
-  std::vector<GpuSeries> kept;
-  for (const auto& text : wanted) {
-    auto match = std::find_if(gpus.begin(), gpus.end(), [&](const GpuSeries& g) {
-      const GpuStatus& s = g.latest();
-      return std::to_string(s.index) == text || s.pci_bus_id == NormalizePciBusId(text) ||
-             s.uuid == text;
-    });
-    if (match == gpus.end()) {
-      return Error{ErrorCode::kInvalid,
-                   "--gpu " + text + ": no such GPU recorded in this window"};
-    }
-    kept.push_back(std::move(*match));
-    gpus.erase(match);
-  }
-  gpus = std::move(kept);
-  return true;
-}
-
 int RunReport(const ReportCliOptions& o, const GlobalOptions& global) {
   const WallTime now = std::chrono::system_clock::now();
-  auto window = ResolveWindow(o, now);
   auto lang = ResolveLang(o.report);
   auto config = ResolveConfig(o.report);
   auto dir = ResolveDataDir(o.data_dir.empty() ? std::nullopt : std::optional(o.data_dir));
-  for (const Error* e : {window ? nullptr : &window.error(), lang ? nullptr : &lang.error(),
-                         config ? nullptr : &config.error(), dir ? nullptr : &dir.error()}) {
+  for (const Error* e : {lang ? nullptr : &lang.error(), config ? nullptr : &config.error(),
+                         dir ? nullptr : &dir.error()}) {
     if (e != nullptr) {
       std::cerr << "gpudoctor report: " << e->message << "\n";
       return kExitCannotRun;
     }
   }
-  StoreOptions so;
-  so.data_dir = *dir;
-  so.read_only = true;
-  auto store = Store::Open(so);
-  if (!store) {
-    std::cerr << "gpudoctor report: " << store.error().message
-              << (store.error().code == ErrorCode::kNotFound
-                      ? " (nothing recorded: is `gpudoctor agent` running? For a check now: "
-                        "gpudoctor diagnose)"
-                      : "")
-              << "\n";
+  RecordedWindowRequest request{o.since, o.from, o.to, o.gpus, *dir, *config};
+  auto recorded = BuildRecordedReport(request, now);
+  if (!recorded) {
+    std::cerr << "gpudoctor report: " << recorded.error().message << "\n";
     return kExitCannotRun;
   }
-  auto stored = (*store)->ReadWindow(window->from, window->to, {});
-  if (!stored) {
-    std::cerr << "gpudoctor report: " << stored.error().message << "\n";
-    return kExitCannotRun;
-  }
-  if (auto f = FilterGpus(stored->gpus, o.gpus); !f) {
-    std::cerr << "gpudoctor report: " << f.error().message << "\n";
-    return kExitCannotRun;
-  }
-  if (stored->gpus.empty() && stored->events.empty() && stored->timeline.findings.empty()) {
-    std::cerr << "gpudoctor report: nothing recorded in " << *dir << " between "
-              << FormatRfc3339(window->from) << " and " << FormatRfc3339(window->to)
-              << "; is `gpudoctor agent` running? For a check now: gpudoctor diagnose\n";
-    return kExitCannotRun;
-  }
-  DiagnosisInput input;
-  input.config = *config;
-  input.window_from = window->from;
-  input.window_to = window->to;
-  input.gpus = std::move(stored->gpus);
-  input.gpu_readings = !input.gpus.empty();
-  input.nvml_loaded = !input.gpus.empty();
-  input.kernel = KernelFacts{};
-  input.kernel->events = std::move(stored->events);
-  input.kernel->sources = {SourceStatus{"agent store " + *dir, true, ""}};
-  utsname u{};
-  if (uname(&u) == 0) {
-    input.hostname = u.nodename;
-    input.kernel_release = u.release;
-  }
-  Diagnosis diagnosis = Diagnose(input);
-  ReportContext report;
-  report.input = &input;
-  report.diagnosis = &diagnosis;
-  report.generated_at = now;
-  report.lang = *lang;
-  report.command = "report";
-  report.timeline = &stored->timeline;
-  report.summaries = &stored->summaries;
   ReportOptions out = o.report;
   out.no_color = global.no_color;
-  return WriteReport(report, out);
+  return WriteReport((*recorded)->Context(now, *lang), out);
 }
 
 }  // namespace

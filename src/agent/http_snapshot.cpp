@@ -1,0 +1,145 @@
+#include "agent/http_snapshot.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "core/clock_reasons.h"
+
+namespace gpudoctor {
+
+void LatencyHistogram::Observe(double seconds) {
+  for (std::size_t i = 0; i < kSampleLatencyBuckets.size(); ++i) {
+    if (seconds <= kSampleLatencyBuckets[i]) ++cumulative[i];
+  }
+  ++count;
+  sum_seconds += seconds;
+}
+
+SelfUsage ReadSelfUsage() {
+  SelfUsage u;
+  std::ifstream stat("/proc/self/stat");
+  std::string line;
+  if (std::getline(stat, line)) {
+    // Fields after the command name (which may hold spaces) in parentheses:
+    // state is field 3, utime 14 and stime 15.
+    auto close = line.rfind(')');
+    if (close != std::string::npos) {
+      std::istringstream rest(line.substr(close + 2));
+      std::string field;
+      double utime = 0, stime = 0;
+      for (int n = 3; n <= 15 && rest >> field; ++n) {
+        if (n == 14) utime = std::stod(field);
+        if (n == 15) stime = std::stod(field);
+      }
+      u.cpu_seconds = (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+    }
+  }
+  std::ifstream statm("/proc/self/statm");
+  std::int64_t size_pages = 0, resident_pages = 0;
+  if (statm >> size_pages >> resident_pages) {
+    u.resident_bytes = resident_pages * static_cast<std::int64_t>(sysconf(_SC_PAGESIZE));
+  }
+  return u;
+}
+
+SnapshotBuilder::SnapshotBuilder(WallTime started_at, std::chrono::milliseconds interval) {
+  s_.started_at = started_at;
+  s_.interval = interval;
+}
+
+GpuCounters& SnapshotBuilder::Counters(const std::string& pci_bus_id) {
+  GpuCounters& c = s_.gpus[pci_bus_id];
+  c.labels.pci_bus_id = pci_bus_id;
+  return c;
+}
+
+void SnapshotBuilder::OnSample(const SystemStatus& status, WallTime at, double latency_seconds) {
+  s_.sample_latency.Observe(latency_seconds);
+  s_.last_sample_at = at;
+  s_.gpus_visible = 0;
+  for (const auto& g : status.gpus) {
+    if (g.pci_bus_id.empty()) continue;
+    GpuCounters& c = Counters(g.pci_bus_id);
+    if (g.state == GpuState::kHung) ++s_.nvml_timeouts;
+    if (g.state != GpuState::kOk) continue;
+    ++s_.gpus_visible;
+    c.seen = true;
+    c.labels.index = g.index;
+    if (!g.uuid.empty()) c.labels.uuid = g.uuid;
+    if (!g.name.empty()) c.labels.model = g.name;
+    auto previous = previous_sample_.find(g.pci_bus_id);
+    if (previous != previous_sample_.end() && g.clock_event_reasons_mask) {
+      // A gap longer than two intervals (a stall) counts as two intervals:
+      // nobody saw what the clocks did in between.
+      const double dt = std::min(std::chrono::duration<double>(at - previous->second).count(),
+                                 2 * std::chrono::duration<double>(s_.interval).count());
+      for (const auto& reason : ClockReasonNames(*g.clock_event_reasons_mask)) {
+        c.throttle_seconds_by_reason[reason] += std::max(0.0, dt);
+      }
+    }
+    previous_sample_[g.pci_bus_id] = at;
+  }
+  s_.gpus_lost = 0;
+  for (const auto& [bus, counters] : s_.gpus) {
+    const bool ok = std::any_of(status.gpus.begin(), status.gpus.end(), [&](const GpuStatus& g) {
+      return g.pci_bus_id == bus && g.state == GpuState::kOk;
+    });
+    if (counters.seen && !ok) {
+      ++s_.gpus_lost;
+      previous_sample_.erase(bus);
+    }
+  }
+  s_.status = status;
+}
+
+void SnapshotBuilder::OnEvent(const KernelEvent& event) {
+  if (!event.code) return;
+  const auto repeats = static_cast<std::uint64_t>(std::max<std::size_t>(1, event.count));
+  if (event.kind == KernelEventKind::kXid && !event.pci_bus_id.empty()) {
+    Counters(event.pci_bus_id).xid_events_by_code[*event.code] += repeats;
+  } else if (event.kind == KernelEventKind::kSxid) {
+    s_.sxid_events[{event.pci_bus_id, *event.code}] += repeats;
+  }
+}
+
+void SnapshotBuilder::OnFindings(std::vector<FindingInterval> active) {
+  for (auto& [bus, c] : s_.gpus) {
+    c.verdict = Severity::kOk;
+    for (const auto& f : active) {
+      if (std::find(f.gpus.begin(), f.gpus.end(), bus) != f.gpus.end()) {
+        c.verdict = std::max(c.verdict, f.severity);
+      }
+    }
+  }
+  s_.active_findings = std::move(active);
+}
+
+std::shared_ptr<const AgentLiveSnapshot> SnapshotBuilder::Build(
+    unsigned gpus_expected, const StoreStats& store, std::uint64_t samples_written,
+    std::uint64_t samples_failed) const {
+  auto snapshot = std::make_shared<AgentLiveSnapshot>(s_);
+  snapshot->published_at = std::chrono::system_clock::now();
+  snapshot->gpus_expected = gpus_expected;
+  snapshot->store = store;
+  snapshot->samples_written = samples_written;
+  snapshot->samples_failed = samples_failed;
+  const SelfUsage self = ReadSelfUsage();
+  snapshot->agent_cpu_seconds = self.cpu_seconds;
+  snapshot->agent_resident_bytes = self.resident_bytes;
+  return snapshot;
+}
+
+void SnapshotBox::Publish(std::shared_ptr<const AgentLiveSnapshot> snapshot) {
+  std::lock_guard lock(mutex_);
+  latest_ = std::move(snapshot);
+}
+
+std::shared_ptr<const AgentLiveSnapshot> SnapshotBox::Latest() const {
+  std::lock_guard lock(mutex_);
+  return latest_;
+}
+
+}  // namespace gpudoctor

@@ -1,0 +1,47 @@
+// The diagnosis of a recorded window: reads what the agent stored between
+// two times, runs the rules over it and keeps what a report shows (the
+// timeline and the store's exact summaries). Shared by `gpudoctor report` and
+// the agent's /api/v1/report.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/config.h"
+#include "core/result.h"
+#include "render/report.h"
+#include "store/store.h"
+
+namespace gpudoctor {
+
+struct RecordedWindowRequest {
+  std::string since;              // duration; default 1h when neither since nor from is given
+  std::string from;               // RFC 3339 or local time
+  std::string to;                 // default now
+  std::vector<std::string> gpus;  // index, bus id or UUID; empty: all
+  std::string data_dir;
+  Config config;
+  // Names of the options in error messages ("--since" on the command line,
+  // "since" for the HTTP query).
+  std::string option_prefix = "--";
+};
+
+// What a report of the window is made from; keep it alive while a
+// ReportContext from Context() is used (it points into it).
+struct RecordedReport {
+  WallTime from;
+  WallTime to;
+  DiagnosisInput input;
+  Diagnosis diagnosis;
+  StoredWindow stored;
+  ReportContext Context(WallTime generated_at, Lang lang) const;
+};
+
+// Errors are one line: kInvalid for a bad window or GPU, kNotFound when
+// there is no store or nothing was recorded in the window, others from the
+// store.
+Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindowRequest& request,
+                                                            WallTime now);
+
+}  // namespace gpudoctor

@@ -1,0 +1,42 @@
+// The agent's HTTP endpoint: /metrics (Prometheus text or OpenMetrics),
+// /healthz, /api/v1/status (the status --json document) and
+// /api/v1/report?since=... (the JSON report of a recorded window). Runs on
+// its own threads and only reads the latest published snapshot, so a scrape
+// never waits on the driver; the report opens the store read-only.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "agent/http_snapshot.h"
+#include "core/config.h"
+#include "core/result.h"
+
+namespace gpudoctor {
+
+struct ListenAddress {
+  std::string host;  // "127.0.0.1", "::1", "0.0.0.0"
+  int port = 0;
+};
+
+// "HOST:PORT" or "[IPV6]:PORT"; errors are one line.
+Result<ListenAddress> ParseListenAddress(const std::string& text);
+
+struct AgentHttpOptions {
+  ListenAddress listen;
+  std::string data_dir;  // the store /api/v1/report reads
+  Config config;         // thresholds for the report's rules
+};
+
+class AgentHttpServer {
+ public:
+  // Binds and starts serving on background threads. A port in use or an
+  // address that cannot be bound is a one-line kIo error.
+  static Result<std::unique_ptr<AgentHttpServer>> Start(const AgentHttpOptions& options,
+                                                        const SnapshotBox& snapshots);
+  virtual ~AgentHttpServer() = default;
+  // The port actually bound.
+  virtual int port() const = 0;
+};
+
+}  // namespace gpudoctor

@@ -1,0 +1,374 @@
+#include "render/prometheus_metrics.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/clock_reasons.h"
+
+namespace gpudoctor {
+namespace {
+
+using Getter = std::optional<double> (*)(const GpuStatus&);
+
+std::optional<double> D(const std::optional<std::int64_t>& v) {
+  return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
+}
+std::optional<double> D(const std::optional<double>& v) { return v; }
+std::optional<double> D(const std::optional<bool>& v) {
+  return v ? std::optional<double>(*v ? 1.0 : 0.0) : std::nullopt;
+}
+std::optional<double> Scaled(const std::optional<std::int64_t>& v, double scale) {
+  return v ? std::optional<double>(static_cast<double>(*v) * scale) : std::nullopt;
+}
+
+// One per-GPU series read straight from the latest sample: metrics as data.
+struct GpuMetric {
+  const char* name;
+  const char* type;
+  const char* help;
+  Getter get;
+};
+
+const GpuMetric kGpuMetrics[] = {
+    {"gpudoctor_gpu_utilization_ratio", "gauge", "Share of time a kernel ran on the GPU (0-1)",
+     [](const GpuStatus& g) { return Scaled(g.utilization_gpu_percent, 0.01); }},
+    {"gpudoctor_gpu_memory_utilization_ratio", "gauge",
+     "Share of time GPU memory was read or written (0-1)",
+     [](const GpuStatus& g) { return Scaled(g.utilization_memory_percent, 0.01); }},
+    {"gpudoctor_gpu_memory_total_bytes", "gauge", "GPU memory installed",
+     [](const GpuStatus& g) { return D(g.memory_total_bytes); }},
+    {"gpudoctor_gpu_memory_used_bytes", "gauge", "GPU memory in use",
+     [](const GpuStatus& g) { return D(g.memory_used_bytes); }},
+    {"gpudoctor_gpu_memory_free_bytes", "gauge", "GPU memory free",
+     [](const GpuStatus& g) { return D(g.memory_free_bytes); }},
+    {"gpudoctor_gpu_memory_reserved_bytes", "gauge", "GPU memory reserved by the driver",
+     [](const GpuStatus& g) { return D(g.memory_reserved_bytes); }},
+    {"gpudoctor_gpu_temperature_celsius", "gauge", "GPU core temperature",
+     [](const GpuStatus& g) { return D(g.temperature_c); }},
+    {"gpudoctor_gpu_memory_temperature_celsius", "gauge", "GPU memory (HBM) temperature",
+     [](const GpuStatus& g) { return D(g.memory_temperature_c); }},
+    {"gpudoctor_gpu_slowdown_temperature_celsius", "gauge",
+     "Temperature at which the GPU slows its clocks",
+     [](const GpuStatus& g) { return D(g.temperature_slowdown_c); }},
+    {"gpudoctor_gpu_shutdown_temperature_celsius", "gauge",
+     "Temperature at which the GPU shuts down",
+     [](const GpuStatus& g) { return D(g.temperature_shutdown_c); }},
+    {"gpudoctor_gpu_fan_speed_ratio", "gauge",
+     "Speed of the first fan relative to its maximum (0-1)",
+     [](const GpuStatus& g) { return Scaled(g.fan_speed_percent, 0.01); }},
+    {"gpudoctor_gpu_power_draw_watts", "gauge", "Power drawn by the GPU",
+     [](const GpuStatus& g) { return D(g.power_draw_w); }},
+    {"gpudoctor_gpu_power_limit_watts", "gauge", "Power limit set on the GPU",
+     [](const GpuStatus& g) { return D(g.power_limit_w); }},
+    {"gpudoctor_gpu_power_enforced_limit_watts", "gauge", "Power limit the GPU enforces",
+     [](const GpuStatus& g) { return D(g.power_enforced_limit_w); }},
+    {"gpudoctor_gpu_energy_joules_total", "counter",
+     "Energy used by the GPU since the driver loaded",
+     [](const GpuStatus& g) { return D(g.energy_total_j); }},
+    {"gpudoctor_gpu_graphics_clock_hertz", "gauge", "Graphics clock",
+     [](const GpuStatus& g) { return Scaled(g.clocks_graphics_mhz, 1e6); }},
+    {"gpudoctor_gpu_sm_clock_hertz", "gauge", "SM clock",
+     [](const GpuStatus& g) { return Scaled(g.clocks_sm_mhz, 1e6); }},
+    {"gpudoctor_gpu_memory_clock_hertz", "gauge", "Memory clock",
+     [](const GpuStatus& g) { return Scaled(g.clocks_memory_mhz, 1e6); }},
+    {"gpudoctor_gpu_sm_clock_max_hertz", "gauge", "Highest SM clock",
+     [](const GpuStatus& g) { return Scaled(g.clocks_max_sm_mhz, 1e6); }},
+    {"gpudoctor_gpu_pstate", "gauge", "Performance state (0 = P0, fastest)",
+     [](const GpuStatus& g) { return D(g.pstate); }},
+    {"gpudoctor_gpu_power_violation_seconds_total", "counter",
+     "Time the driver held the clocks down for power since it loaded",
+     [](const GpuStatus& g) { return Scaled(g.violation_power_ns, 1e-9); }},
+    {"gpudoctor_gpu_thermal_violation_seconds_total", "counter",
+     "Time the driver held the clocks down for temperature since it loaded",
+     [](const GpuStatus& g) { return Scaled(g.violation_thermal_ns, 1e-9); }},
+    {"gpudoctor_gpu_persistence_mode", "gauge", "1 when persistence mode is on",
+     [](const GpuStatus& g) { return D(g.persistence_mode); }},
+    {"gpudoctor_gpu_ecc_mode", "gauge", "1 when ECC is on",
+     [](const GpuStatus& g) { return D(g.ecc_mode_enabled); }},
+    {"gpudoctor_gpu_ecc_corrected_errors_total", "counter",
+     "Corrected ECC errors since the driver loaded (volatile)",
+     [](const GpuStatus& g) { return D(g.ecc_volatile_corrected); }},
+    {"gpudoctor_gpu_ecc_uncorrected_errors_total", "counter",
+     "Uncorrected ECC errors since the driver loaded (volatile)",
+     [](const GpuStatus& g) { return D(g.ecc_volatile_uncorrected); }},
+    {"gpudoctor_gpu_retired_pages", "gauge", "Memory pages retired (single and double bit)",
+     [](const GpuStatus& g) {
+       if (!g.retired_pages_sbe && !g.retired_pages_dbe) return std::optional<double>();
+       return std::optional<double>(
+           static_cast<double>(g.retired_pages_sbe.value_or(0) + g.retired_pages_dbe.value_or(0)));
+     }},
+    {"gpudoctor_gpu_retired_pages_pending", "gauge",
+     "1 when a page retirement waits for a GPU reset",
+     [](const GpuStatus& g) { return D(g.retired_pages_pending); }},
+    {"gpudoctor_gpu_remapped_rows", "gauge", "Memory rows remapped (correctable and uncorrectable)",
+     [](const GpuStatus& g) {
+       if (!g.remapped_rows_corrected && !g.remapped_rows_uncorrected) {
+         return std::optional<double>();
+       }
+       return std::optional<double>(static_cast<double>(g.remapped_rows_corrected.value_or(0) +
+                                                        g.remapped_rows_uncorrected.value_or(0)));
+     }},
+    {"gpudoctor_gpu_remapped_rows_pending", "gauge", "1 when a row remap waits for a GPU reset",
+     [](const GpuStatus& g) { return D(g.remapped_rows_pending); }},
+    {"gpudoctor_gpu_remapped_rows_failure", "gauge", "1 when a row remap failed",
+     [](const GpuStatus& g) { return D(g.remapped_rows_failure); }},
+    {"gpudoctor_gpu_pcie_link_generation", "gauge", "Current PCIe link generation",
+     [](const GpuStatus& g) { return D(g.pcie_link_gen_current); }},
+    {"gpudoctor_gpu_pcie_link_generation_max", "gauge", "Highest PCIe link generation",
+     [](const GpuStatus& g) { return D(g.pcie_link_gen_max); }},
+    {"gpudoctor_gpu_pcie_link_width", "gauge", "Current PCIe link width (lanes)",
+     [](const GpuStatus& g) { return D(g.pcie_link_width_current); }},
+    {"gpudoctor_gpu_pcie_link_width_max", "gauge", "Widest PCIe link (lanes)",
+     [](const GpuStatus& g) { return D(g.pcie_link_width_max); }},
+    {"gpudoctor_gpu_pcie_tx_bytes_per_second", "gauge", "PCIe transmit throughput",
+     [](const GpuStatus& g) { return D(g.pcie_tx_bytes_per_s); }},
+    {"gpudoctor_gpu_pcie_rx_bytes_per_second", "gauge", "PCIe receive throughput",
+     [](const GpuStatus& g) { return D(g.pcie_rx_bytes_per_s); }},
+    {"gpudoctor_gpu_pcie_replays_total", "counter", "PCIe replays since the driver loaded",
+     [](const GpuStatus& g) { return D(g.pcie_replay_count); }},
+    {"gpudoctor_gpu_processes", "gauge", "Compute processes on the GPU",
+     [](const GpuStatus& g) {
+       return g.processes ? std::optional<double>(static_cast<double>(g.processes->size()))
+                          : std::nullopt;
+     }},
+};
+
+std::string Number(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  return fmt::format("{}", v);
+}
+
+std::string Label(std::string_view name, std::string_view value) {
+  return fmt::format("{}=\"{}\"", name, EscapeLabelValue(value));
+}
+
+std::string Join(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  return a + "," + b;
+}
+
+std::string GpuLabelText(const MetricGpuLabels& l) {
+  return Label("gpu", std::to_string(l.index)) + "," + Label("uuid", l.uuid) + "," +
+         Label("pci_bus_id", l.pci_bus_id) + "," + Label("model", l.model);
+}
+
+// Writes families one after the other: HELP and TYPE, then the samples.
+class Exposition {
+ public:
+  explicit Exposition(ExpositionFormat format) : format_(format) { out_.reserve(64 * 1024); }
+
+  void Family(std::string_view name, std::string_view type, std::string_view help) {
+    name_ = name;
+    std::string_view meta = name;
+    // OpenMetrics names a counter family without its _total suffix.
+    if (format_ == ExpositionFormat::kOpenMetrics && type == "counter" &&
+        meta.ends_with("_total")) {
+      meta.remove_suffix(6);
+    }
+    fmt::format_to(std::back_inserter(out_), "# HELP {} {}\n# TYPE {} {}\n", meta, help, meta,
+                   type);
+  }
+  void Sample(const std::string& labels, double value, std::string_view suffix = "") {
+    fmt::format_to(std::back_inserter(out_), "{}{}{}{}{} {}\n", name_, suffix,
+                   labels.empty() ? "" : "{", labels, labels.empty() ? "" : "}", Number(value));
+  }
+  std::string Finish() {
+    if (format_ == ExpositionFormat::kOpenMetrics) out_ += "# EOF\n";
+    return std::move(out_);
+  }
+
+ private:
+  ExpositionFormat format_;
+  std::string name_;
+  std::string out_;
+};
+
+const MetricGpuLabels& LabelsOf(const AgentLiveSnapshot& s, const GpuStatus& g,
+                                MetricGpuLabels& scratch) {
+  auto known = s.gpus.find(g.pci_bus_id);
+  if (known != s.gpus.end() && !known->second.labels.uuid.empty()) return known->second.labels;
+  scratch = MetricGpuLabels{g.index, g.uuid, g.pci_bus_id, g.name};
+  return scratch;
+}
+
+void WriteGpuMetrics(const AgentLiveSnapshot& s, Exposition& e) {
+  MetricGpuLabels scratch;
+  for (const auto& m : kGpuMetrics) {
+    e.Family(m.name, m.type, m.help);
+    for (const auto& g : s.status.gpus) {
+      if (auto v = m.get(g)) e.Sample(GpuLabelText(LabelsOf(s, g, scratch)), *v);
+    }
+  }
+  e.Family("gpudoctor_gpu_state", "gauge",
+           "1 for the GPU's state in the latest sample (ok, lost, hung, error), 0 for the others");
+  for (const auto& g : s.status.gpus) {
+    const std::string labels = GpuLabelText(LabelsOf(s, g, scratch));
+    for (GpuState st : {GpuState::kOk, GpuState::kLost, GpuState::kHung, GpuState::kError}) {
+      e.Sample(Join(labels, Label("state", GpuStateName(st))), g.state == st ? 1 : 0);
+    }
+  }
+  e.Family("gpudoctor_gpu_clock_event_reason_active", "gauge",
+           "1 while the clock event (throttle) reason holds the clocks down");
+  for (const auto& g : s.status.gpus) {
+    if (!g.clock_event_reasons_mask) continue;
+    const std::string labels = GpuLabelText(LabelsOf(s, g, scratch));
+    for (const auto& r : AllClockReasons()) {
+      e.Sample(Join(labels, Label("reason", r.name)),
+               (*g.clock_event_reasons_mask & r.bit) != 0 ? 1 : 0);
+    }
+  }
+  e.Family("gpudoctor_gpu_nvlink_active", "gauge", "1 when the NVLink link is up");
+  for (const auto& g : s.status.gpus) {
+    const std::string labels = GpuLabelText(LabelsOf(s, g, scratch));
+    for (const auto& l : g.nvlinks) {
+      if (l.active)
+        e.Sample(Join(labels, Label("link", std::to_string(l.link))), *l.active ? 1 : 0);
+    }
+  }
+  e.Family("gpudoctor_gpu_nvlink_errors_total", "counter",
+           "NVLink errors per link and kind (crc_flit, crc_data, replay, recovery)");
+  for (const auto& g : s.status.gpus) {
+    const std::string labels = GpuLabelText(LabelsOf(s, g, scratch));
+    for (const auto& l : g.nvlinks) {
+      const std::pair<const char*, const std::optional<std::int64_t>*> kinds[] = {
+          {"crc_flit", &l.crc_flit_errors},
+          {"crc_data", &l.crc_data_errors},
+          {"replay", &l.replay_errors},
+          {"recovery", &l.recovery_errors}};
+      for (const auto& [kind, value] : kinds) {
+        if (*value) {
+          e.Sample(Join(labels, Label("link", std::to_string(l.link)) + "," + Label("kind", kind)),
+                   static_cast<double>(**value));
+        }
+      }
+    }
+  }
+}
+
+void WriteCounters(const AgentLiveSnapshot& s, Exposition& e) {
+  e.Family("gpudoctor_gpu_throttle_seconds_total", "counter",
+           "Time the agent saw each clock event (throttle) reason active since it started");
+  for (const auto& [bus, c] : s.gpus) {
+    for (const auto& [reason, seconds] : c.throttle_seconds_by_reason) {
+      e.Sample(Join(GpuLabelText(c.labels), Label("reason", reason)), seconds);
+    }
+  }
+  e.Family("gpudoctor_xid_events_total", "counter",
+           "Xid events per GPU and code since the agent started");
+  for (const auto& [bus, c] : s.gpus) {
+    for (const auto& [code, n] : c.xid_events_by_code) {
+      e.Sample(Join(GpuLabelText(c.labels), Label("xid", std::to_string(code))),
+               static_cast<double>(n));
+    }
+  }
+  e.Family("gpudoctor_sxid_events_total", "counter",
+           "NVSwitch SXid events per switch and code since the agent started");
+  for (const auto& [key, n] : s.sxid_events) {
+    e.Sample(Label("pci_bus_id", key.first) + "," + Label("sxid", std::to_string(key.second)),
+             static_cast<double>(n));
+  }
+  e.Family("gpudoctor_gpu_verdict", "gauge",
+           "Worst active finding on the GPU: 0 ok, 1 info, 2 warning, 3 critical");
+  for (const auto& [bus, c] : s.gpus) {
+    if (c.seen) e.Sample(GpuLabelText(c.labels), static_cast<double>(c.verdict));
+  }
+  e.Family("gpudoctor_finding_active", "gauge",
+           "1 per finding the agent's rules report now (gpus: bus ids, empty host-wide)");
+  for (const auto& f : s.active_findings) {
+    std::string gpus;
+    for (const auto& g : f.gpus) gpus += (gpus.empty() ? "" : ",") + g;
+    e.Sample(Label("id", f.finding_id) + "," + Label("severity", SeverityName(f.severity)) + "," +
+                 Label("gpus", gpus),
+             1);
+  }
+}
+
+void WriteAgentMetrics(const AgentLiveSnapshot& s, Exposition& e) {
+  const std::pair<const char*, const char*> counts[] = {
+      {"gpudoctor_gpus_expected", "GPUs this machine should have (configuration; 0: not set)"},
+      {"gpudoctor_gpus_visible", "GPUs answering NVML in the latest sample"},
+      {"gpudoctor_gpus_lost", "GPUs seen in this run that are now lost, hung or gone"}};
+  const unsigned values[] = {s.gpus_expected, s.gpus_visible, s.gpus_lost};
+  for (std::size_t i = 0; i < 3; ++i) {
+    e.Family(counts[i].first, "gauge", counts[i].second);
+    e.Sample("", values[i]);
+  }
+  e.Family("gpudoctor_nvml_up", "gauge", "1 when NVML is loaded and initialised");
+  e.Sample("", s.status.nvml_loaded ? 1 : 0);
+  e.Family("gpudoctor_nvml_sample_duration_seconds", "histogram",
+           "Time one sample of every GPU through NVML took");
+  for (std::size_t i = 0; i < kSampleLatencyBuckets.size(); ++i) {
+    e.Sample(Label("le", Number(kSampleLatencyBuckets[i])),
+             static_cast<double>(s.sample_latency.cumulative[i]), "_bucket");
+  }
+  e.Sample(Label("le", "+Inf"), static_cast<double>(s.sample_latency.count), "_bucket");
+  e.Sample("", s.sample_latency.sum_seconds, "_sum");
+  e.Sample("", static_cast<double>(s.sample_latency.count), "_count");
+  e.Family("gpudoctor_nvml_timeouts_total", "counter",
+           "GPU samples abandoned because a driver call did not return in time");
+  e.Sample("", static_cast<double>(s.nvml_timeouts));
+  e.Family("gpudoctor_agent_samples_total", "counter", "Samples taken, by store result");
+  e.Sample(Label("result", "written"), static_cast<double>(s.samples_written));
+  e.Sample(Label("result", "failed"), static_cast<double>(s.samples_failed));
+  const auto seconds = [](WallTime t) {
+    return std::chrono::duration<double>(t.time_since_epoch()).count();
+  };
+  e.Family("gpudoctor_last_sample_timestamp_seconds", "gauge",
+           "Unix time of the latest sample (0: none yet)");
+  e.Sample("", s.last_sample_at ? seconds(*s.last_sample_at) : 0);
+  e.Family("gpudoctor_agent_start_time_seconds", "gauge", "Unix time the agent started");
+  e.Sample("", seconds(s.started_at));
+  e.Family("gpudoctor_agent_cpu_seconds_total", "counter", "CPU time the agent used");
+  e.Sample("", s.agent_cpu_seconds);
+  e.Family("gpudoctor_agent_resident_memory_bytes", "gauge", "The agent's resident memory");
+  e.Sample("", static_cast<double>(s.agent_resident_bytes));
+  e.Family("gpudoctor_store_size_bytes", "gauge", "The history store on disk (database and WAL)");
+  e.Sample("", static_cast<double>(s.store.file_bytes));
+  e.Family("gpudoctor_store_writes_stopped", "gauge",
+           "1 when the store stopped writing (disk full or size bound)");
+  e.Sample("", s.store.writes_stopped ? 1 : 0);
+}
+
+}  // namespace
+
+ExpositionFormat ChooseExposition(std::string_view accept_header) {
+  return accept_header.find("application/openmetrics-text") != std::string_view::npos
+             ? ExpositionFormat::kOpenMetrics
+             : ExpositionFormat::kPrometheusText;
+}
+
+const char* ExpositionContentType(ExpositionFormat format) {
+  return format == ExpositionFormat::kOpenMetrics
+             ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+             : "text/plain; version=0.0.4; charset=utf-8";
+}
+
+std::string EscapeLabelValue(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  for (char c : value) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string RenderPrometheusMetrics(const AgentLiveSnapshot& snapshot, ExpositionFormat format) {
+  Exposition e(format);
+  WriteGpuMetrics(snapshot, e);
+  WriteCounters(snapshot, e);
+  WriteAgentMetrics(snapshot, e);
+  return e.Finish();
+}
+
+}  // namespace gpudoctor
