@@ -1,13 +1,12 @@
 #include "http/agent_http.h"
 
-#include <httplib.h>
-
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "cli/recorded_report.h"
+#include "http/httplib_config.h"
 #include "render/prometheus_metrics.h"
 #include "render/report_json.h"
 #include "render/status_json.h"
