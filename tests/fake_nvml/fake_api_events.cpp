@@ -105,7 +105,7 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t* data,
     auto left = deadline - steady_clock::now();
     if (left <= steady_clock::duration::zero()) return NVML_ERROR_TIMEOUT;
     std::this_thread::sleep_for(
-        std::min<steady_clock::duration>(left, milliseconds(10)));
+        std::min<steady_clock::duration>(left, milliseconds(100)));
   }
 }
 
