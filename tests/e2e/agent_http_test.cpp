@@ -1,0 +1,168 @@
+// End-to-end: `gpudoctor agent --listen` on the fake NVML (agent_trouble.json:
+// GPU 2 lost after an Xid 79 at 3 s) serves /metrics in both formats,
+// /healthz, /api/v1/status and /api/v1/report; bad parameters are 400 and
+// unknown paths 404; a port in use is a one-line error and exit 3.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "http/httplib_config.h"
+#include "support/background_process.h"
+#include "support/run_process.h"
+#include "support/temp_files.h"
+
+namespace gpudoctor::test {
+namespace {
+
+using nlohmann::json;
+
+// A loopback socket bound to a free port; close it to free the port.
+struct BoundPort {
+  int fd = -1;
+  int port = 0;
+  BoundPort() {
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+        getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+      port = ntohs(a.sin_port);
+    }
+  }
+  ~BoundPort() { Close(); }
+  void Close() {
+    if (fd >= 0) close(fd);
+    fd = -1;
+  }
+};
+
+class AgentHttp : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_.Write("proc/stat", "cpu  1000 0 1000 80000 0 0 0 0 0 0\nbtime 1700000000\n");
+    root_.Write("proc/meminfo", "MemTotal:       1073741824 kB\nMemAvailable:    900000000 kB\n");
+  }
+  std::vector<std::string> AgentArgs(int port) const {
+    return GpudoctorArgv({"agent", "--data-dir", data_.path().string(), "--root",
+                          root_.path().string(), "--interval", "200ms", "--window", "2s",
+                          "--evaluate-every", "400ms", "--facts-every", "1h", "--no-kernel-log",
+                          "--run-for", "60s", "--listen", "127.0.0.1:" + std::to_string(port)});
+  }
+  TempDir root_;
+  TempDir data_;
+};
+
+// Waits (bounded) until `path` answers 200.
+bool WaitFor200(httplib::Client& c, const std::string& path, std::chrono::seconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    if (auto r = c.Get(path.c_str()); r && r->status == 200) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+TEST_F(AgentHttp, ServesMetricsStatusReportAndErrors) {
+  BoundPort free_port;
+  const int port = free_port.port;
+  free_port.Close();
+  ASSERT_GT(port, 0);
+  BackgroundProcess agent(AgentArgs(port),
+                          FakeNvmlEnv(std::string(TEST_DATA_DIR) + "/scenarios/agent_trouble.json"),
+                          (data_.path() / "agent.log").string());
+  ASSERT_TRUE(agent.started());
+  httplib::Client c("127.0.0.1", port);
+  c.set_connection_timeout(2);
+  c.set_read_timeout(10);
+  ASSERT_TRUE(WaitFor200(c, "/healthz", std::chrono::seconds(20)));
+  // GPU 2 is lost at 3 s: wait (bounded) until the agent counts it.
+  std::string text;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < until) {
+    auto r = c.Get("/metrics");
+    ASSERT_TRUE(r);
+    text = r->body;
+    if (text.find("\ngpudoctor_gpus_lost 1\n") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_NE(text.find("\ngpudoctor_gpus_lost 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("pci_bus_id=\"0000:1a:00.0\",model=\"NVIDIA H100 80GB HBM3\",xid=\"79\"} 1"),
+            std::string::npos);
+  EXPECT_NE(text.find("# TYPE gpudoctor_xid_events_total counter"), std::string::npos);
+
+  auto plain = c.Get("/metrics");
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->get_header_value("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
+  if (std::filesystem::exists("/usr/bin/promtool")) {
+    ProcessOptions o;
+    o.stdin_text = plain->body;
+    auto lint = RunProcess({"/usr/bin/promtool", "check", "metrics"}, o);
+    EXPECT_EQ(lint.exit_code, 0) << lint.out << lint.err;
+    EXPECT_EQ(lint.out + lint.err, "");
+  }
+  auto om = c.Get("/metrics", {{"Accept", "application/openmetrics-text; version=1.0.0"}});
+  ASSERT_TRUE(om);
+  EXPECT_EQ(om->get_header_value("Content-Type"),
+            "application/openmetrics-text; version=1.0.0; charset=utf-8");
+  EXPECT_TRUE(om->body.ends_with("# EOF\n"));
+  EXPECT_NE(om->body.find("# TYPE gpudoctor_xid_events counter"), std::string::npos);
+
+  auto status = c.Get("/api/v1/status");
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->status, 200);
+  auto doc = json::parse(status->body, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << status->body;
+  EXPECT_EQ(doc["schema"], "gpudoctor.status/v1");
+  EXPECT_EQ(doc["gpus"].size(), 3u);
+
+  auto report = c.Get("/api/v1/report?since=1h");
+  ASSERT_TRUE(report);
+  EXPECT_EQ(report->status, 200) << report->body;
+  auto rdoc = json::parse(report->body, nullptr, false);
+  ASSERT_FALSE(rdoc.is_discarded()) << report->body;
+  EXPECT_EQ(rdoc["schema"], "gpudoctor.report/v1");
+  EXPECT_NE(report->body.find("gpu.lost"), std::string::npos);
+
+  for (const char* bad : {"/api/v1/report?since=soon", "/api/v1/report?colour=red"}) {
+    auto r = c.Get(bad);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << bad;
+    EXPECT_EQ(std::count(r->body.begin(), r->body.end(), '\n'), 1) << r->body;
+  }
+  auto missing = c.Get("/no/such/path");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+
+  agent.Signal(SIGTERM);
+  const int st = agent.Wait(std::chrono::seconds(20));
+  EXPECT_TRUE(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0) << st;
+}
+
+TEST_F(AgentHttp, PortInUseIsOneLineErrorAndExit3) {
+  BoundPort taken;
+  ASSERT_GT(taken.port, 0);
+  ASSERT_EQ(listen(taken.fd, 1), 0);
+  ProcessOptions o;
+  o.env = FakeNvmlEnv(std::string(TEST_DATA_DIR) + "/scenarios/healthy_busy.json");
+  o.timeout = std::chrono::seconds(30);
+  auto argv = AgentArgs(taken.port);
+  auto r = RunProcess(argv, o);
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("127.0.0.1:" + std::to_string(taken.port) + ": cannot listen"),
+            std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace gpudoctor::test
