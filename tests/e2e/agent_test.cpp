@@ -126,8 +126,10 @@ TEST(AgentE2E, RecordsTroubleAndTheReportHasEventsFindingIntervalsAndMetrics) {
   const json* g1 = Gpu(doc, "0000:19:00.0");
   ASSERT_NE(g1, nullptr);
   double brake_s = (*g1)["throttled_seconds"].value("hw_power_brake_slowdown", 0.0);
-  EXPECT_GT(brake_s, 1.0) << g1->dump(2);
-  EXPECT_LT(brake_s, 3.5) << g1->dump(2);
+  // The brake is on from 1 s to 3 s of the scenario; a loaded machine
+  // (sanitizers, parallel tests) samples late, hence the loose bounds.
+  EXPECT_GT(brake_s, 0.5) << g1->dump(2);
+  EXPECT_LT(brake_s, 4.5) << g1->dump(2);
   EXPECT_EQ((*g1)["metrics"]["power_draw_w"]["max"].get<double>(), 690.0);
 
   // The state file says what it did.
