@@ -86,19 +86,22 @@ TEST_F(AgentHttp, ServesMetricsStatusReportAndErrors) {
   c.set_connection_timeout(2);
   c.set_read_timeout(10);
   ASSERT_TRUE(WaitFor200(c, "/healthz", std::chrono::seconds(20)));
-  // GPU 2 is lost at 3 s: wait (bounded) until the agent counts it.
+  // GPU 2 reports Xid 79 and is lost at 3 s: wait (bounded) until the agent
+  // counts both.
+  const std::string lost = "\ngpudoctor_gpus_lost 1\n";
+  const std::string xid79 =
+      "pci_bus_id=\"0000:1a:00.0\",model=\"NVIDIA H100 80GB HBM3\",xid=\"79\"} 1\n";
   std::string text;
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (std::chrono::steady_clock::now() < until) {
     auto r = c.Get("/metrics");
     ASSERT_TRUE(r);
     text = r->body;
-    if (text.find("\ngpudoctor_gpus_lost 1\n") != std::string::npos) break;
+    if (text.find(lost) != std::string::npos && text.find(xid79) != std::string::npos) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  EXPECT_NE(text.find("\ngpudoctor_gpus_lost 1\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("pci_bus_id=\"0000:1a:00.0\",model=\"NVIDIA H100 80GB HBM3\",xid=\"79\"} 1"),
-            std::string::npos);
+  EXPECT_NE(text.find(lost), std::string::npos) << text;
+  EXPECT_NE(text.find(xid79), std::string::npos) << text;
   EXPECT_NE(text.find("# TYPE gpudoctor_xid_events_total counter"), std::string::npos);
 
   auto plain = c.Get("/metrics");
