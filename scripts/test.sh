@@ -18,7 +18,7 @@ echo "== tests =="
 ctest --test-dir build --output-on-failure -j "$jobs" --timeout 300
 
 echo "== build (ASan + UBSan) =="
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUDOCTOR_SANITIZE=ON >/dev/null
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUDOCTOR_SANITIZE=ON -DGPUDOCTOR_BENCH=OFF >/dev/null
 cmake --build build-asan -j "$jobs"
 echo "== tests under ASan + UBSan =="
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
