@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/clock_reasons.h"
+#include "core/gpu_fields.h"
 #include "store/column_names.h"
 #include "store/sample_codec.h"
 
@@ -24,6 +25,15 @@ enum Role { kLastValue, kCount, kMin, kMax, kSum, kThrottle, kSampled, kSamples,
 std::size_t MaskId() {
   static const std::size_t id = ColumnId("clock_event_reasons_mask");
   return id;
+}
+
+// ColumnMeaning without its lock: the registry's entries never move, so
+// each thread keeps pointers to those it has looked up.
+const SampleColumn& Meaning(std::size_t id) {
+  thread_local std::vector<const SampleColumn*> cache;
+  if (id >= cache.size()) cache.resize(id + 1, nullptr);
+  if (cache[id] == nullptr) cache[id] = &ColumnMeaning(id);
+  return *cache[id];
 }
 
 std::int64_t MinuteOf(std::int64_t t_ms) {
@@ -107,7 +117,7 @@ std::vector<MinuteAgg> AggregateMinutes(const ColumnSet& set) {
   std::vector<bool> numeric;
   for (const Column& c : set.columns) {
     ids.push_back(ColumnId(c.name));
-    numeric.push_back(c.type != ColumnType::kText && IsNumericColumn(ColumnMeaning(ids.back())));
+    numeric.push_back(c.type != ColumnType::kText && IsNumericColumn(Meaning(ids.back())));
   }
   std::vector<MinuteAgg> out;
   ColumnSetReader reader(set);
@@ -149,15 +159,20 @@ void MergeMinutes(std::map<std::int64_t, MinuteAgg>& into, std::vector<MinuteAgg
 GpuStatus MinuteReading(const MinuteAgg& minute) {
   GpuStatus gpu;
   for (std::size_t id = 0; id < minute.last.size(); ++id) {
-    if (minute.last[id]) ApplyCell(gpu, ColumnMeaning(id), *minute.last[id]);
+    if (minute.last[id]) ApplyCell(gpu, Meaning(id), *minute.last[id]);
   }
+  std::size_t mask_id = MaskId();
   for (std::size_t id = 0; id < minute.fields.size(); ++id) {
     const FieldAgg& agg = minute.fields[id];
     if (agg.count == 0) continue;
-    if (id == MaskId()) {
-      ApplyCell(gpu, ColumnMeaning(id), Cell(static_cast<std::int64_t>(agg.max)));
+    const SampleColumn& meaning = Meaning(id);
+    double average = agg.sum / static_cast<double>(agg.count);
+    if (id == mask_id) {
+      ApplyCell(gpu, meaning, Cell(static_cast<std::int64_t>(agg.max)));
+    } else if (meaning.kind == SampleColumn::Kind::kScalar) {
+      SetNumber(gpu, *meaning.field, average);  // what ApplyCell does with a real
     } else {
-      ApplyCell(gpu, ColumnMeaning(id), Cell(agg.sum / static_cast<double>(agg.count)));
+      ApplyCell(gpu, meaning, Cell(average));
     }
   }
   return gpu;
@@ -223,11 +238,20 @@ Result<std::vector<MinuteAgg>> DecodeRollups(std::string_view blob) {
     }
     roles.emplace_back(role, ColumnId(n));
   }
+  // Size each minute's vectors once rather than as cells arrive.
+  std::size_t fields_size = 0;
+  std::size_t last_size = 0;
+  for (const auto& [role, id] : roles) {
+    if (role == kLastValue) last_size = std::max(last_size, id + 1);
+    if (role >= kCount && role <= kSum) fields_size = std::max(fields_size, id + 1);
+  }
   std::vector<MinuteAgg> out(set->times_ms.size());
   ColumnSetReader reader(*set);
   for (std::size_t i = 0; i < out.size(); ++i) {
     MinuteAgg& m = out[i];
     m.minute_ms = set->times_ms[i];
+    m.fields.resize(fields_size);
+    m.last.resize(last_size);
     reader.NextRow([&](std::size_t c, const Cell& cell) {
       auto [role, id] = roles[c];
       if (role == kLastValue) {

@@ -175,6 +175,8 @@ Result<StoredWindow> SqliteStore::ReadWindow(WallTime from, WallTime to,
         return true;
       });
       if (!got) return got.error();
+      series.readings.reserve(series.readings.size() + minutes.size());
+      series.times.reserve(series.times.size() + minutes.size());
       for (const auto& [m, agg] : minutes) {
         series.readings.push_back(MinuteReading(agg));
         series.times.push_back(FromMs(m));
