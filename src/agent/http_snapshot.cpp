@@ -58,7 +58,8 @@ GpuCounters& SnapshotBuilder::Counters(const std::string& pci_bus_id) {
 
 void SnapshotBuilder::OnSample(const SystemStatus& status, WallTime at, double latency_seconds) {
   s_.sample_latency.Observe(latency_seconds);
-  s_.last_sample_at = at;
+  // Without NVML nothing was sampled: /healthz must say so.
+  if (status.nvml_loaded) s_.last_sample_at = at;
   s_.gpus_visible = 0;
   for (const auto& g : status.gpus) {
     if (g.pci_bus_id.empty()) continue;

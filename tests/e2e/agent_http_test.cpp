@@ -152,6 +152,35 @@ TEST_F(AgentHttp, ServesMetricsStatusReportAndErrors) {
   EXPECT_TRUE(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0) << st;
 }
 
+TEST_F(AgentHttp, HealthzIs503WhileNotSampling) {
+  BoundPort free_port;
+  const int port = free_port.port;
+  free_port.Close();
+  ASSERT_GT(port, 0);
+  // No scenario: the fake NVML says the driver is not loaded; the agent
+  // stays up, retrying, but samples nothing.
+  BackgroundProcess agent(AgentArgs(port), FakeNvmlEnv(""), (data_.path() / "agent.log").string());
+  ASSERT_TRUE(agent.started());
+  httplib::Client c("127.0.0.1", port);
+  c.set_connection_timeout(2);
+  c.set_read_timeout(10);
+  int status = 0;
+  std::string body;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < until && status == 0) {
+    if (auto r = c.Get("/healthz")) {
+      status = r->status;
+      body = r->body;
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  EXPECT_EQ(status, 503);
+  EXPECT_EQ(body.rfind("not sampling", 0), 0u) << body;
+  agent.Signal(SIGTERM);
+  EXPECT_NE(agent.Wait(std::chrono::seconds(20)), -1);
+}
+
 TEST_F(AgentHttp, PortInUseIsOneLineErrorAndExit3) {
   BoundPort taken;
   ASSERT_GT(taken.port, 0);
