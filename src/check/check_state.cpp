@@ -31,10 +31,10 @@ std::string Missing(const std::string& where, const char* key, const char* type)
 Result<CheckGpu> ParseGpu(const json& g, const std::string& where) {
   if (!g.is_object()) return Corrupt(where + "not an object");
   CheckGpu gpu;
-  const json* index = Field(g, "index", &json::is_number_unsigned);
+  const json* index = Field(g, "index", &json::is_number_integer);
   const json* bus = Field(g, "pci_bus_id", &json::is_string);
   const json* state = Field(g, "state", &json::is_string);
-  if (!index) return Corrupt(Missing(where, "index", "a number"));
+  if (!index || index->get<long long>() < 0) return Corrupt(Missing(where, "index", "a number"));
   if (!bus) return Corrupt(Missing(where, "pci_bus_id", "a string"));
   if (!state) return Corrupt(Missing(where, "state", "a string"));
   gpu.index = index->get<unsigned>();

@@ -52,8 +52,9 @@ bool Matches(const ConditionSpec& spec, const CheckFinding& f, Severity threshol
   return spec.ids.empty() || std::find(spec.ids.begin(), spec.ids.end(), f.id) != spec.ids.end();
 }
 
-std::string Where(const std::vector<std::string>& gpus) {
-  if (gpus.empty()) return "";
+// " on <bus id> +N", unless the title already names the GPU.
+std::string Where(const std::vector<std::string>& gpus, const std::string& title) {
+  if (gpus.empty() || title.find(gpus.front()) != std::string::npos) return "";
   std::string where = " on " + gpus.front();
   if (gpus.size() > 1) where += " +" + std::to_string(gpus.size() - 1);
   return where;
@@ -75,7 +76,7 @@ ConditionResult Judge(const ConditionSpec& spec, const CheckSource& source, Seve
     const CheckFinding& first = *hits.front();
     r.status = CheckStatus::kProblem;
     r.worst = first.severity;
-    r.reason = first.id + Where(first.gpus) + ": " + first.title;
+    r.reason = first.id + Where(first.gpus, first.title) + ": " + first.title;
     if (hits.size() > 1) r.reason += " (+" + std::to_string(hits.size() - 1) + " more)";
   } else if (!source.gpus_visible) {
     r.status = CheckStatus::kUnknown;

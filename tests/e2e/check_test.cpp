@@ -6,9 +6,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
 
 #include "core/time_format.h"
+#include "support/background_process.h"
 #include "support/run_process.h"
 #include "support/temp_files.h"
 
@@ -105,7 +109,7 @@ TEST_F(CheckE2E, FreshAgentStateAnswersWithoutNvml) {
   EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
   const std::string line = OnlyLine(r.out);
   EXPECT_LE(line.size(), 80u);
-  EXPECT_EQ(line.rfind("xid.fallen_off_bus on 0000:19:00.0: GPU 1", 0), 0u) << line;
+  EXPECT_EQ(line.rfind("xid.fallen_off_bus: GPU 1 (0000:19:00.0) fell off the bus", 0), 0u) << line;
   for (unsigned char c : line) EXPECT_LT(c, 0x80) << line;
   EXPECT_TRUE(r.err.empty()) << r.err;
   // The same state is fine for a condition it does not concern.
@@ -175,16 +179,44 @@ TEST_F(CheckE2E, SlurmScriptDryRunPrintsTheDrainCommand) {
   EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
   const std::string line = OnlyLine(r.out);
   const std::string prefix =
-      "scontrol update nodename=gpu-node-7 state=drain reason=\"gpudoctor: xid.fallen_off_bus on "
-      "0000:19:00.0: GPU 1 0000:19:00.0 fell off the bus - Xid 79";
-  EXPECT_EQ(line.rfind(prefix, 0), 0u) << line;
-  EXPECT_EQ(line.back(), '"') << line;
+      "scontrol update nodename=gpu-node-7 state=drain reason=\"gpudoctor: xid.fallen_off_bus: GPU "
+      "1 "
+      "0000:19:00.0 fell off the bus - Xid 79\"";
+  EXPECT_EQ(line, prefix);
 
   // Healthy: nothing to drain, nothing printed.
   WriteState(seconds{1}, true);
   auto ok = RunProcess(argv, o);
   EXPECT_EQ(ok.exit_code, 0) << ok.err << ok.out;
   EXPECT_TRUE(ok.out.empty()) << ok.out;
+}
+
+TEST_F(CheckE2E, ReadsTheStateARealAgentWrites) {
+  root_.Write("proc/sys/kernel/random/boot_id", "6b1d0a0e-0000-4000-8000-000000000002\n");
+  BackgroundProcess agent(
+      GpudoctorArgv({"agent", "--data-dir", data_.path().string(), "--root", root_.path().string(),
+                     "--interval", "200ms", "--window", "2s", "--evaluate-every", "400ms",
+                     "--no-listen", "--no-kernel-log"}),
+      FakeNvmlEnv(Scenario("agent_trouble.json")), (data_.path() / "agent.log").string());
+  ASSERT_TRUE(agent.started());
+  // GPU 2 is lost 3 s into the scenario; wait (at most 30 s) for the agent to
+  // record it.
+  const auto state_path = data_.path() / "agent-state.json";
+  bool lost = false;
+  for (int i = 0; i < 150 && !lost; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::ifstream in(state_path);
+    std::stringstream text;
+    text << in.rdbuf();
+    lost = text.str().find("\"gpu.lost\"") != std::string::npos;
+  }
+  ASSERT_TRUE(lost) << "the agent never recorded gpu.lost";
+  auto r = RunWithoutNvml({"--npd", "--condition", "GPUDropped"});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  const std::string line = OnlyLine(r.out);
+  EXPECT_EQ(line.rfind("gpu.lost: GPU 2 (0000:1a:00.0) is lost", 0), 0u) << line;
+  EXPECT_LE(line.size(), 80u);
+  EXPECT_TRUE(r.err.empty()) << r.err;
 }
 
 }  // namespace
