@@ -79,6 +79,13 @@ class Server final : public AgentHttpServer {
 Result<bool> Server::Bind() {
   server_.new_task_queue = [] { return new httplib::ThreadPool(kServerThreads); };
   server_.set_keep_alive_max_count(1000);
+  // httplib's default also sets SO_REUSEPORT, which would let a second agent
+  // share the port (and the kernel split the scrapes between the two)
+  // instead of failing to bind.
+  server_.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   Routes();
   errno = 0;
   if (o_.listen.port == 0) {
