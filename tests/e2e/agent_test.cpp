@@ -46,7 +46,8 @@ std::vector<std::string> AgentArgs(const TempDir& root, const TempDir& data, con
                                    const std::string& interval = "200ms") {
   std::vector<std::string> a = {"agent", "--data-dir", data.path().string(), "--root", root.path().string(),
                                 "--interval", interval, "--window", "2s", "--evaluate-every", "400ms",
-                                "--facts-every", "1h", "--log-level", "debug"};
+                                "--facts-every", "1h", "--log-level", "debug",
+                                "--no-listen"};  // parallel tests must not share port 9835
   if (!run_for.empty()) {
     a.push_back("--run-for");
     a.push_back(run_for);
