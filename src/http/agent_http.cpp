@@ -2,10 +2,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "cli/recorded_report.h"
+#include "http/content_encoding.h"
 #include "http/httplib_config.h"
 #include "render/prometheus_metrics.h"
 #include "render/report_json.h"
@@ -23,26 +26,81 @@ void Fail(httplib::Response& res, int status, const std::string& message) {
   res.set_content(message + "\n", "text/plain; charset=utf-8");
 }
 
-// The rendered exposition of the latest snapshot, rendered once per snapshot
-// and format however many scrapers ask.
+// The rendered exposition of the latest snapshot, rendered (and gzipped)
+// once per snapshot, format and encoding however many scrapers ask. The
+// work runs outside the lock: while one scrape renders a new snapshot, the
+// others are answered at once with the previous body (at most one sample
+// old) instead of queueing behind it.
 class MetricsCache {
  public:
-  std::string Get(const std::shared_ptr<const AgentLiveSnapshot>& snapshot,
-                  ExpositionFormat format) {
-    const auto i = static_cast<std::size_t>(format);
-    std::lock_guard lock(mutex_);
-    if (snapshot_[i] != snapshot) {
-      text_[i] = RenderPrometheusMetrics(*snapshot, format);
-      snapshot_[i] = snapshot;
+  // The body to serve; nullptr only when gzip was asked for and zlib failed.
+  std::shared_ptr<const std::string> Get(
+      const std::shared_ptr<const AgentLiveSnapshot>& snapshot, ExpositionFormat format,
+      bool gzip) {
+    Slot& slot = slots_[static_cast<std::size_t>(format) * 2 + (gzip ? 1 : 0)];
+    {
+      std::lock_guard lock(mutex_);
+      if (slot.snapshot == snapshot) return slot.body;
+      if (slot.rendering && slot.body) return slot.body;
+      slot.rendering = true;
     }
-    return text_[i];
+    std::shared_ptr<const std::string> body;
+    if (!gzip) {
+      body = std::make_shared<const std::string>(RenderPrometheusMetrics(*snapshot, format));
+    } else if (auto packed = GzipCompress(*Get(snapshot, format, false))) {
+      body = std::make_shared<const std::string>(std::move(*packed));
+    }
+    std::lock_guard lock(mutex_);
+    slot.rendering = false;
+    // A slower render of an older snapshot must not replace a newer one.
+    if (body && (!slot.snapshot || slot.snapshot->published_at <= snapshot->published_at)) {
+      slot.snapshot = snapshot;
+      slot.body = body;
+    }
+    return body;
   }
 
  private:
+  struct Slot {
+    std::shared_ptr<const AgentLiveSnapshot> snapshot;
+    std::shared_ptr<const std::string> body;
+    bool rendering = false;
+  };
   std::mutex mutex_;
-  std::shared_ptr<const AgentLiveSnapshot> snapshot_[2];
-  std::string text_[2];
+  Slot slots_[4];
 };
+
+// Serves `body` without copying it, and as it is: httplib compresses a
+// set_content() body itself when the client accepts gzip, but leaves a
+// sized content provider alone.
+void ServeShared(httplib::Response& res, std::shared_ptr<const std::string> body,
+                 const char* content_type) {
+  const std::size_t size = body->size();
+  res.set_content_provider(size, content_type,
+                           [body = std::move(body)](std::size_t offset, std::size_t length,
+                                                    httplib::DataSink& sink) {
+                             return sink.write(body->data() + offset, length);
+                           });
+}
+
+// httplib listens with a backlog of 5: 50 scrapers connecting at once
+// overflow it, and the kernel drops their SYNs, which are retried after a
+// second. Listening again on the bound socket (found by its port, as
+// httplib keeps the descriptor private) raises the backlog; Linux allows it.
+void WidenListenBacklog(int port) {
+  for (int fd = 0; fd < 1024; ++fd) {
+    int listening = 0;
+    socklen_t len = sizeof listening;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening) continue;
+    sockaddr_storage a{};
+    socklen_t alen = sizeof a;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&a), &alen) != 0) continue;
+    int bound = -1;
+    if (a.ss_family == AF_INET) bound = ntohs(reinterpret_cast<sockaddr_in*>(&a)->sin_port);
+    if (a.ss_family == AF_INET6) bound = ntohs(reinterpret_cast<sockaddr_in6*>(&a)->sin6_port);
+    if (bound == port) listen(fd, SOMAXCONN);
+  }
+}
 
 class Server final : public AgentHttpServer {
  public:
@@ -82,9 +140,14 @@ Result<bool> Server::Bind() {
   // httplib's default also sets SO_REUSEPORT, which would let a second agent
   // share the port (and the kernel split the scrapes between the two)
   // instead of failing to bind.
+  // TCP_NODELAY (inherited by accepted connections on Linux): httplib
+  // writes the headers and a body separately, and with Nagle a small
+  // (gzipped) body waits for the client's delayed ACK of the headers,
+  // 40 ms on Linux.
   server_.set_socket_options([](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
   });
   Routes();
   errno = 0;
@@ -93,6 +156,7 @@ Result<bool> Server::Bind() {
   } else if (server_.bind_to_port(o_.listen.host, o_.listen.port)) {
     port_ = o_.listen.port;
   }
+  if (port_ > 0) WidenListenBacklog(port_);
   if (port_ <= 0) {
     const int err = errno;
     return Error{ErrorCode::kIo, "--listen " + o_.listen.host + ":" +
@@ -124,7 +188,14 @@ void Server::Metrics(const httplib::Request& req, httplib::Response& res) {
   auto s = snapshots_.Latest();
   if (!s) return Fail(res, 503, "no sample yet");
   const ExpositionFormat format = ChooseExposition(req.get_header_value("Accept"));
-  res.set_content(cache_.Get(s, format), ExpositionContentType(format));
+  res.set_header("Vary", "Accept-Encoding");
+  if (AcceptsGzip(req.get_header_value("Accept-Encoding"))) {
+    if (auto packed = cache_.Get(s, format, true)) {
+      res.set_header("Content-Encoding", "gzip");
+      return ServeShared(res, std::move(packed), ExpositionContentType(format));
+    }
+  }
+  ServeShared(res, cache_.Get(s, format, false), ExpositionContentType(format));
 }
 
 void Server::Health(httplib::Response& res) {

@@ -13,8 +13,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
+#include "analyze/input_file.h"
 #include "http/httplib_config.h"
 #include "support/background_process.h"
 #include "support/run_process.h"
@@ -86,6 +88,19 @@ TEST_F(AgentHttp, ServesMetricsStatusReportAndErrors) {
   c.set_connection_timeout(2);
   c.set_read_timeout(10);
   ASSERT_TRUE(WaitFor200(c, "/healthz", std::chrono::seconds(20)));
+  // 50 scrapers connecting at once fit in the listen backlog (httplib's
+  // own is 5; the agent raises it). ss prints "LISTEN 0 <backlog> ...".
+  {
+    auto ss = RunProcess({"/usr/bin/ss", "-ltnH", "sport = :" + std::to_string(port)});
+    ASSERT_EQ(ss.exit_code, 0) << ss.err;
+    std::istringstream fields(ss.out);
+    std::string state;
+    long queued = -1;
+    long backlog = -1;
+    fields >> state >> queued >> backlog;
+    EXPECT_EQ(state, "LISTEN") << ss.out;
+    EXPECT_GE(backlog, 50) << ss.out;
+  }
   // GPU 2 reports Xid 79 and is lost at 3 s: wait (bounded) until the agent
   // counts both.
   const std::string lost = "\ngpudoctor_gpus_lost 1\n";
@@ -113,6 +128,27 @@ TEST_F(AgentHttp, ServesMetricsStatusReportAndErrors) {
     auto lint = RunProcess({"/usr/bin/promtool", "check", "metrics"}, o);
     EXPECT_EQ(lint.exit_code, 0) << lint.out << lint.err;
     EXPECT_EQ(lint.out + lint.err, "");
+  }
+  // What Prometheus sends: the body comes gzipped exactly once, and
+  // decompresses to an exposition of the same families.
+  {
+    httplib::Client raw("127.0.0.1", port);
+    raw.set_decompress(false);
+    raw.set_read_timeout(10);
+    auto gz = raw.Get("/metrics", {{"Accept-Encoding", "gzip"}});
+    ASSERT_TRUE(gz);
+    EXPECT_EQ(gz->status, 200);
+    EXPECT_EQ(gz->get_header_value_count("Content-Encoding"), 1u);
+    EXPECT_EQ(gz->get_header_value("Content-Encoding"), "gzip");
+    EXPECT_EQ(gz->get_header_value("Vary"), "Accept-Encoding");
+    auto body = GunzipData(gz->body, "gzip /metrics", 0);
+    ASSERT_TRUE(body) << body.error().message;
+    EXPECT_NE(body->find(lost), std::string::npos);
+    EXPECT_NE(body->find("# TYPE gpudoctor_xid_events_total counter"), std::string::npos);
+    auto identity = raw.Get("/metrics", {{"Accept-Encoding", "gzip;q=0, identity"}});
+    ASSERT_TRUE(identity);
+    EXPECT_FALSE(identity->has_header("Content-Encoding"));
+    EXPECT_NE(identity->body.find(lost), std::string::npos);
   }
   auto om = c.Get("/metrics", {{"Accept", "application/openmetrics-text; version=1.0.0"}});
   ASSERT_TRUE(om);
