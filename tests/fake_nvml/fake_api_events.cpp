@@ -1,6 +1,8 @@
 // Events: Xid faults of the scenario are delivered through
 // nvmlEventSetWait_v2, each once, to a set that registered the GPU.
+#include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <set>
 #include <thread>
@@ -21,8 +23,10 @@ std::set<nvmlEventSet_t>& Sets() {
   return *sets;
 }
 
-// Hands out the first due, undelivered Xid of a registered GPU.
-bool TakeXid(nvmlEventSet_t set, nvmlEventData_t* data) {
+// Hands out the first due, undelivered Xid of a registered GPU. Otherwise
+// sets *next_at_s to the scenario time of the next undelivered one (or
+// leaves it alone when there is none).
+bool TakeXid(nvmlEventSet_t set, nvmlEventData_t* data, double* next_at_s) {
   fake::State& s = TheState();
   double t = fake::ElapsedLocked(s);
   for (const auto& [index, types] : set->registered) {
@@ -31,8 +35,11 @@ bool TakeXid(nvmlEventSet_t set, nvmlEventData_t* data) {
       continue;
     }
     for (fake::Fault& f : s.scenario.gpus[index].faults) {
-      if (f.kind != fake::FaultKind::kXid || f.delivered || t < f.at_s)
+      if (f.kind != fake::FaultKind::kXid || f.delivered) continue;
+      if (t < f.at_s) {
+        *next_at_s = std::min(*next_at_s, f.at_s);
         continue;
+      }
       f.delivered = true;
       data->device = fake::HandleOf(index);
       data->eventType = nvmlEventTypeXidCriticalError;
@@ -94,18 +101,29 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t* data,
   using namespace std::chrono;
   const auto deadline = steady_clock::now() + milliseconds(timeoutms);
   for (;;) {
+    // Like the driver's wait, this sleeps until an event is due or the
+    // timeout, not in short polls: the agent-cost benchmark runs the
+    // watcher on this library and must not count a poll loop the real
+    // driver does not have. Shutdown is noticed within 1 s.
+    auto wake = deadline;
     {
       std::lock_guard<std::mutex> lock(TheState().mu);
       if (TheState().refcount == 0) return NVML_ERROR_UNINITIALIZED;
       if (Sets().count(set) == 0 || data == nullptr) {
         return NVML_ERROR_INVALID_ARGUMENT;
       }
-      if (TakeXid(set, data)) return NVML_SUCCESS;
+      double next_at_s = std::numeric_limits<double>::infinity();
+      if (TakeXid(set, data, &next_at_s)) return NVML_SUCCESS;
+      const double until_next_s = next_at_s - fake::ElapsedLocked(TheState());
+      if (until_next_s < 1e6) {
+        wake = std::min(wake, steady_clock::now() +
+                                  duration_cast<steady_clock::duration>(
+                                      duration<double>(std::max(until_next_s, 0.0) + 0.001)));
+      }
     }
-    auto left = deadline - steady_clock::now();
-    if (left <= steady_clock::duration::zero()) return NVML_ERROR_TIMEOUT;
-    std::this_thread::sleep_for(
-        std::min<steady_clock::duration>(left, milliseconds(100)));
+    const auto now = steady_clock::now();
+    if (now >= deadline) return NVML_ERROR_TIMEOUT;
+    std::this_thread::sleep_for(std::min<steady_clock::duration>(wake - now, seconds(1)));
   }
 }
 
