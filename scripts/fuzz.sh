@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of fuzz/ with clang in build-fuzz and runs each
+# for a bounded time, seeded from fuzz/seeds/<target>/ and, when present,
+# ../shared/fixtures. Corpora go to build-fuzz/corpus/<target>/, crashing
+# inputs to build-fuzz/crashes/<target>/, logs to build-fuzz/logs/.
+# Exits 1 (after running every target) when any target found a crash, a
+# hang or a leak, and prints the input's path.
+# Usage: scripts/fuzz.sh [--seconds N] [TARGET...]   (default: 60 s, all targets)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
+
+seconds=60
+targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seconds) seconds=${2:?--seconds needs a number}; shift 2 ;;
+    --seconds=*) seconds=${1#--seconds=}; shift ;;
+    -h|--help) usage; exit 0 ;;
+    -*) echo "fuzz.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+    *) targets+=("$1"); shift ;;
+  esac
+done
+if ! [[ $seconds =~ ^[1-9][0-9]*$ ]]; then
+  echo "fuzz.sh: --seconds wants a positive whole number, got '$seconds'" >&2
+  exit 2
+fi
+
+# Target -> the fixture folders that seed it, and its longest input.
+declare -A FIXTURES=(
+  [nvsmi_xml]="xml" [nvsmi_text]="text" [kernel_log]="kernel other"
+  [bug_report]="other kernel text" [config]="" [report_json]="" [small_parsers]="")
+declare -A MAX_LEN=(
+  [nvsmi_xml]=131072 [nvsmi_text]=131072 [kernel_log]=65536 [bug_report]=131072
+  [config]=4096 [report_json]=16384 [small_parsers]=1024)
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(nvsmi_xml nvsmi_text kernel_log bug_report config report_json small_parsers)
+fi
+for t in "${targets[@]}"; do
+  if [ -z "${MAX_LEN[$t]+set}" ]; then echo "fuzz.sh: no target '$t'" >&2; exit 2; fi
+done
+
+fixtures=../shared/fixtures
+if [ ! -d "$fixtures" ]; then
+  echo "fuzz.sh: $fixtures not found; seeding from fuzz/seeds only"
+fi
+
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+jobs=$(nproc); if [ "$jobs" -gt 2 ]; then jobs=2; fi
+echo "== build (clang, libFuzzer + ASan + UBSan) =="
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DGPUDOCTOR_FUZZ=ON \
+  -DGPUDOCTOR_TESTS=OFF -DGPUDOCTOR_BENCH=OFF "${launcher[@]}" >/dev/null
+cmake --build build-fuzz -j "$jobs" --target fuzz_all
+
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+failed=0
+summary=()
+for t in "${targets[@]}"; do
+  corpus=build-fuzz/corpus/$t
+  crashes=build-fuzz/crashes/$t
+  log=build-fuzz/logs/$t.log
+  mkdir -p "$corpus" "$crashes" build-fuzz/logs
+  seeds=(fuzz/seeds/"$t")
+  for d in ${FIXTURES[$t]}; do
+    if [ -d "$fixtures/$d" ]; then seeds+=("$fixtures/$d"); fi
+  done
+  echo "== fuzz_$t: ${seconds}s =="
+  rc=0
+  # New inputs go to the first folder only: the seeds are read, never written.
+  timeout $((seconds * 2 + 120)) nice -n 10 build-fuzz/fuzz/fuzz_"$t" \
+    -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 -max_len="${MAX_LEN[$t]}" \
+    -print_final_stats=1 -artifact_prefix="$crashes/" "$corpus" "${seeds[@]}" >"$log" 2>&1 || rc=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  corp=$(grep -o 'corp: [0-9]*/[0-9]*[a-zA-Z]*' "$log" | tail -1 | cut -d' ' -f2)
+  result=ok
+  if [ "$rc" -ne 0 ]; then
+    result="FAILED (exit $rc)"
+    failed=1
+    echo "fuzz_$t failed (exit $rc); the end of $log:"
+    grep -E 'ERROR|invariant failed|runtime error|SUMMARY|Test unit written' "$log" | tail -8 || true
+    # The inputs this run saved (libFuzzer names them crash-, timeout-, oom-, leak-<sha1>).
+    grep -o 'Test unit written to .*' "$log" | sed 's/^Test unit written to /crashing input: /' || true
+  fi
+  summary+=("$(printf '%-14s %6ss %12s execs  corpus %-14s %s' "$t" "$seconds" "${execs:-?}" "${corp:-?}" "$result")")
+done
+
+echo "== fuzz summary (corpora in build-fuzz/corpus, crashes in build-fuzz/crashes) =="
+printf '%s\n' "${summary[@]}"
+exit "$failed"
