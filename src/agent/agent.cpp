@@ -147,7 +147,6 @@ void Agent::Sample(WallTime now) {
     store_trouble_.Failed(written.error().message + " (still sampling and evaluating; not recording)");
   }
   state_.last_sample_at = now;
-  state_.gpus = status.gpus;
   window_.AddReading(now, status);
   last_ = std::move(status);
 }
@@ -221,6 +220,7 @@ void Agent::RefreshFacts() {
 }
 
 void Agent::WriteState() {
+  state_.gpus = last_.gpus;  // copied here, not at every sample
   state_.store = store_->Stats();
   state_.xid_events = events_->xid_status();
   state_.kernel_log = events_->kernel_log_status();
@@ -277,9 +277,8 @@ int Agent::Run() {
   Every state{milliseconds(5000)};
   const auto start = Clock::now();
   auto next = start;
-  while (!signals_.stop.load()) {
+  while (!signals_.stop_requested()) {
     if (o_.run_for && Clock::now() - start >= *o_.run_for) break;
-    if (signals_.reload.exchange(false)) Reload();
     const WallTime now = std::chrono::system_clock::now();
     Sample(now);
     RecordEvents(events_->Poll());
@@ -292,8 +291,10 @@ int Agent::Run() {
     // After a stall (a slow driver), skip the missed ticks instead of
     // sampling in a burst.
     if (next < Clock::now()) next = Clock::now() + o_.interval;
-    while (!signals_.stop.load() && Clock::now() < next) {
-      std::this_thread::sleep_for(std::min<Clock::duration>(next - Clock::now(), milliseconds(200)));
+    for (;;) {
+      signals_.WaitUntil(o_.run_for ? std::min(next, start + *o_.run_for) : next);
+      if (!signals_.TakeReload()) break;
+      Reload();
     }
   }
   Evaluate(std::chrono::system_clock::now());

@@ -5,12 +5,12 @@
 // full disk; SIGTERM/SIGINT stop it cleanly, SIGHUP reloads the config.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "agent/agent_signals.h"
 #include "collect/evidence.h"
 #include "core/config.h"
 #include "http/agent_http.h"
@@ -37,12 +37,7 @@ struct AgentOptions {
   std::optional<ListenAddress> listen;
 };
 
-struct AgentSignals {
-  std::atomic<bool> stop{false};
-  std::atomic<bool> reload{false};
-};
-
-// Runs until signals.stop (or run_for). Returns the process exit code: 0 after
+// Runs until a stop is requested (or run_for). Returns the process exit code: 0 after
 // a clean stop, 3 when the store cannot be opened or the listen address
 // cannot be bound.
 int RunAgent(AgentOptions options, AgentSignals& signals);

@@ -1,10 +1,11 @@
 #include "agent/http_snapshot.h"
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
+#include <cstdio>
 
 #include "core/clock_reasons.h"
 
@@ -19,28 +20,26 @@ void LatencyHistogram::Observe(double seconds) {
 }
 
 SelfUsage ReadSelfUsage() {
+  // Called once per sample: a syscall and one small read, no streams.
   SelfUsage u;
-  std::ifstream stat("/proc/self/stat");
-  std::string line;
-  if (std::getline(stat, line)) {
-    // Fields after the command name (which may hold spaces) in parentheses:
-    // state is field 3, utime 14 and stime 15.
-    auto close = line.rfind(')');
-    if (close != std::string::npos) {
-      std::istringstream rest(line.substr(close + 2));
-      std::string field;
-      double utime = 0, stime = 0;
-      for (int n = 3; n <= 15 && rest >> field; ++n) {
-        if (n == 14) utime = std::stod(field);
-        if (n == 15) stime = std::stod(field);
-      }
-      u.cpu_seconds = (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
-    }
+  rusage r{};
+  if (getrusage(RUSAGE_SELF, &r) == 0) {
+    u.cpu_seconds = static_cast<double>(r.ru_utime.tv_sec + r.ru_stime.tv_sec) +
+                    static_cast<double>(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6;
   }
-  std::ifstream statm("/proc/self/statm");
-  std::int64_t size_pages = 0, resident_pages = 0;
-  if (statm >> size_pages >> resident_pages) {
-    u.resident_bytes = resident_pages * static_cast<std::int64_t>(sysconf(_SC_PAGESIZE));
+  // /proc/self/statm: "size resident shared ..." in pages.
+  const int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    char buf[128];
+    const ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n > 0) {
+      buf[n] = '\0';
+      long long size_pages = 0, resident_pages = 0;
+      if (std::sscanf(buf, "%lld %lld", &size_pages, &resident_pages) == 2) {
+        u.resident_bytes = resident_pages * static_cast<std::int64_t>(sysconf(_SC_PAGESIZE));
+      }
+    }
   }
   return u;
 }

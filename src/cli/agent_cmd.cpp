@@ -41,9 +41,9 @@ AgentSignals* g_signals = nullptr;
 void OnSignal(int sig) {
   if (g_signals == nullptr) return;
   if (sig == SIGHUP) {
-    g_signals->reload.store(true);
+    g_signals->RequestReload();
   } else {
-    g_signals->stop.store(true);
+    g_signals->RequestStop();
   }
 }
 

@@ -227,25 +227,49 @@ bool ReadPresence(ByteReader& r, std::size_t rows, std::vector<bool>& present, s
   return present.size() == rows;
 }
 
+// zlib's state for one-sample blobs, kept per thread and reset between
+// uses: the agent compresses a few of them every second, and setting up a
+// stream each time cost about as much as compressing.
+class SmallDeflater {
+ public:
+  ~SmallDeflater() {
+    if (level_ != 0) deflateEnd(&z_);
+  }
+  z_stream* Ready(int level) {
+    if (level_ == level) return deflateReset(&z_) == Z_OK ? &z_ : nullptr;
+    if (level_ != 0) deflateEnd(&z_);
+    z_ = z_stream{};
+    // A one-sample blob needs neither a 32 KiB window nor a big hash table.
+    level_ = deflateInit2(&z_, level, Z_DEFLATED, 12, 2, Z_DEFAULT_STRATEGY) == Z_OK ? level : 0;
+    return level_ != 0 ? &z_ : nullptr;
+  }
+
+ private:
+  z_stream z_{};
+  int level_ = 0;
+};
+
 bool Deflate(std::string_view raw, int level, std::string& out) {
-  // A one-sample blob needs neither a 32 KiB window nor a big hash table;
-  // allocating them per sample would cost more than the compression.
-  bool small = raw.size() < 4096;
-  z_stream z{};
-  if (deflateInit2(&z, level, Z_DEFLATED, small ? 12 : 15, small ? 2 : 8, Z_DEFAULT_STRATEGY) !=
-      Z_OK) {
+  const bool small = raw.size() < 4096;
+  z_stream big{};
+  z_stream* z = &big;
+  if (small) {
+    thread_local SmallDeflater small_deflater;
+    z = small_deflater.Ready(level);
+    if (z == nullptr) return false;
+  } else if (deflateInit2(&big, level, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
     return false;
   }
-  bool ok = deflateSetDictionary(&z, reinterpret_cast<const Bytef*>(kDictionaryV1.data()),
+  bool ok = deflateSetDictionary(z, reinterpret_cast<const Bytef*>(kDictionaryV1.data()),
                                  static_cast<uInt>(kDictionaryV1.size())) == Z_OK;
-  out.resize(deflateBound(&z, static_cast<uLong>(raw.size())));
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
-  z.avail_in = static_cast<uInt>(raw.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  ok = ok && deflate(&z, Z_FINISH) == Z_STREAM_END;
-  out.resize(z.total_out);
-  deflateEnd(&z);
+  out.resize(deflateBound(z, static_cast<uLong>(raw.size())));
+  z->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
+  z->avail_in = static_cast<uInt>(raw.size());
+  z->next_out = reinterpret_cast<Bytef*>(out.data());
+  z->avail_out = static_cast<uInt>(out.size());
+  ok = ok && deflate(z, Z_FINISH) == Z_STREAM_END;
+  out.resize(z->total_out);
+  if (!small) deflateEnd(&big);
   return ok;
 }
 
