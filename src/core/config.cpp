@@ -79,6 +79,15 @@ const char* TypeName(const toml::node& n) {
   }
 }
 
+// Errors are one line, even when they quote a key or a character of the
+// text that is a line break.
+std::string OneLine(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text;
+}
+
 class Parser {
  public:
   explicit Parser(std::string_view source) : source_(source) {}
@@ -86,7 +95,7 @@ class Parser {
   std::optional<Error> Fail(const toml::source_region& where, std::string_view key,
                             std::string_view why) const {
     return Error{ErrorCode::kInvalid,
-                 fmt::format("{}:{}: {}: {}", source_, where.begin.line, key, why)};
+                 OneLine(fmt::format("{}:{}: {}: {}", source_, where.begin.line, key, why))};
   }
 
   // A key's own position when toml++ has one, else its value's.
@@ -257,7 +266,7 @@ Result<Config> ParseConfig(std::string_view toml_text, std::string_view source_n
   } catch (const toml::parse_error& err) {
     return Error{ErrorCode::kCorrupt,
                  fmt::format("{}:{}:{}: TOML syntax: {}", source_name, err.source().begin.line,
-                             err.source().begin.column, err.description())};
+                             err.source().begin.column, OneLine(std::string(err.description())))};
   }
 #else
   toml::parse_result parsed = toml::parse(toml_text, source_name);
@@ -265,7 +274,7 @@ Result<Config> ParseConfig(std::string_view toml_text, std::string_view source_n
     const auto& err = parsed.error();
     return Error{ErrorCode::kCorrupt,
                  fmt::format("{}:{}:{}: TOML syntax: {}", source_name, err.source().begin.line,
-                             err.source().begin.column, err.description())};
+                             err.source().begin.column, OneLine(std::string(err.description())))};
   }
   doc = std::move(parsed).table();
 #endif

@@ -51,7 +51,7 @@ Result<std::vector<Finding>> ParseReportFindings(std::string_view text, const st
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e999
     std::string why = e.what();
     for (char& c : why) {
       if (c == '\n' || c == '\r') c = ' ';

@@ -49,11 +49,13 @@ std::optional<FmLogLine> ParseFmLogLine(std::string_view line) {
   out.level = std::string(*level);
   std::string_view rest = line;
   if (rest.substr(0, 5) == "[tid ") {
-    auto tid = Bracket(rest);
-    std::uint64_t value = 0;
-    const std::string_view digits = tid->substr(4);
-    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-    if (ec == std::errc() && ptr == digits.data() + digits.size()) out.tid = value;
+    // An unclosed "[tid ..." stays in the message.
+    if (auto tid = Bracket(rest)) {
+      std::uint64_t value = 0;
+      const std::string_view digits = tid->substr(4);
+      const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+      if (ec == std::errc() && ptr == digits.data() + digits.size()) out.tid = value;
+    }
   }
   out.message = std::string(Trim(rest));
   return out;

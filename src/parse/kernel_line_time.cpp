@@ -175,8 +175,10 @@ std::optional<int> ParseMonthName(std::string_view s, std::size_t* consumed) {
 std::optional<WallTime> MakeWallTime(int year, int month, int day, int hour, int minute, int second,
                                      double fraction, std::chrono::seconds utc_offset) {
   using namespace std::chrono;
-  if (year <= 0 || month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 ||
-      minute < 0 || minute > 59 || second < 0 || second > 60) {
+  // No log holds stamps from before 1970, and system_clock's 64-bit
+  // nanoseconds end in 2262: years outside [1970, 2200] are not times.
+  if (year < 1970 || year > 2200 || month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 ||
+      hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 60) {
     return std::nullopt;
   }
   year_month_day ymd{std::chrono::year{year}, std::chrono::month{static_cast<unsigned>(month)},
