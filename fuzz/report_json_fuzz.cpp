@@ -5,7 +5,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace gpudoctor;
-  Result<std::vector<Finding>> findings = ParseReportFindings(fuzz::AsText(data, size), "fuzz.json");
+  Result<std::vector<Finding>> findings =
+      ParseReportFindings(fuzz::AsText(data, size), "fuzz.json");
   if (!findings.ok()) {
     FUZZ_CHECK(findings.error().code == ErrorCode::kCorrupt);
     FUZZ_CHECK(fuzz::IsOneLineNaming(findings.error().message, "fuzz.json: "));

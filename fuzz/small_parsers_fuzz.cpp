@@ -19,13 +19,13 @@
 #include "parse/framework_versions.h"
 #include "parse/kernel_line.h"
 #include "parse/ld_so_conf.h"
+#include "parse/nvsmi_values.h"
 #include "parse/ping_target.h"
 #include "parse/proc_meminfo.h"
 #include "parse/proc_pid.h"
 #include "parse/proc_stat.h"
 #include "parse/proc_text.h"
 #include "parse/proc_vmstat.h"
-#include "parse/nvsmi_values.h"
 #include "parse/sysfs_net.h"
 #include "parse/sysfs_pci.h"
 #include "parse/version_numbers.h"
@@ -155,9 +155,8 @@ void KernelLineParts(std::string_view s) {
 }
 
 constexpr void (*kParsers[])(std::string_view) = {
-    CommandLineValues, AcceptEncoding, ProcFiles, CgroupFiles,  SysFiles,
-    DriverFiles,       CudaFiles,      FabricManager, Frameworks, NvsmiValues,
-    KernelLineParts,
+    CommandLineValues, AcceptEncoding, ProcFiles,  CgroupFiles, SysFiles,        DriverFiles,
+    CudaFiles,         FabricManager,  Frameworks, NvsmiValues, KernelLineParts,
 };
 
 }  // namespace

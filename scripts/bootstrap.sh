@@ -11,6 +11,7 @@ PACKAGES=(
   libsqlite3-dev
   chromium fonts-noto-cjk prometheus prometheus-node-exporter wrk iproute2
   libcpp-httplib-dev
+  clang libclang-rt-14-dev
   python3 python3-yaml util-linux
 )
 

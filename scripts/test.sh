@@ -24,3 +24,6 @@ echo "== tests under ASan + UBSan =="
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 600
+
+echo "== fuzz targets, 5 s each (clang; scripts/fuzz.sh --seconds N for longer) =="
+bash scripts/fuzz.sh --seconds 5
