@@ -89,6 +89,8 @@ Result<WallTime> ParseTimePoint(std::string_view text) {
     }
     if (pos != text.size()) return BadTime(text, "unexpected text after the time");
   }
+  // system_clock's 64-bit nanoseconds end in 2262.
+  if (year < 1970 || year > 2200) return BadTime(text, "the year is not in 1970-2200");
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
     return BadTime(text, "a field is out of range");
   }
