@@ -137,6 +137,9 @@ class Server final : public AgentHttpServer {
 Result<bool> Server::Bind() {
   server_.new_task_queue = [] { return new httplib::ThreadPool(kServerThreads); };
   server_.set_keep_alive_max_count(1000);
+  // A scraper sends its request at once; a client that sends half a request
+  // and stalls holds a server thread only this long.
+  server_.set_read_timeout(2, 0);
   // httplib's default also sets SO_REUSEPORT, which would let a second agent
   // share the port (and the kernel split the scrapes between the two)
   // instead of failing to bind.

@@ -19,6 +19,7 @@
 #include "analyze/input_file.h"
 #include "http/httplib_config.h"
 #include "support/background_process.h"
+#include "support/loopback.h"
 #include "support/run_process.h"
 #include "support/temp_files.h"
 
@@ -26,28 +27,6 @@ namespace gpudoctor::test {
 namespace {
 
 using nlohmann::json;
-
-// A loopback socket bound to a free port; close it to free the port.
-struct BoundPort {
-  int fd = -1;
-  int port = 0;
-  BoundPort() {
-    fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-        getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
-      port = ntohs(a.sin_port);
-    }
-  }
-  ~BoundPort() { Close(); }
-  void Close() {
-    if (fd >= 0) close(fd);
-    fd = -1;
-  }
-};
 
 class AgentHttp : public ::testing::Test {
  protected:
@@ -220,7 +199,7 @@ TEST_F(AgentHttp, HealthzIs503WhileNotSampling) {
 TEST_F(AgentHttp, PortInUseIsOneLineErrorAndExit3) {
   BoundPort taken;
   ASSERT_GT(taken.port, 0);
-  ASSERT_EQ(listen(taken.fd, 1), 0);
+  ASSERT_TRUE(taken.Listen());
   ProcessOptions o;
   o.env = FakeNvmlEnv(std::string(TEST_DATA_DIR) + "/scenarios/healthy_busy.json");
   o.timeout = std::chrono::seconds(30);
