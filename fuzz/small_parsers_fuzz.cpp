@@ -1,6 +1,6 @@
 // Fuzzes the small parsers of outside text: the first byte picks the parser
 // (modulo their number), the rest is its input. Covers command-line values
-// (durations, time points, ping targets), the Accept-Encoding header, /proc
+// (durations, time points, ping targets, --listen addresses), the Accept-Encoding header, /proc
 // and /sys files, cgroup files, dpkg status, driver/CUDA/framework version
 // files, ld.so.conf, the fabric manager log, nvidia-smi values.
 #include <algorithm>
@@ -11,6 +11,7 @@
 #include "core/time_parse.h"
 #include "fuzz_check.h"
 #include "http/content_encoding.h"
+#include "http/listen_address.h"
 #include "parse/cgroup.h"
 #include "parse/cuda_versions.h"
 #include "parse/dpkg_status.h"
@@ -38,6 +39,9 @@ void CommandLineValues(std::string_view s) {
   if (auto d = ParseDuration(s)) FUZZ_CHECK(d->count() > 0);
   (void)ParseTimePoint(s);
   if (auto p = ParsePingTarget(s)) FUZZ_CHECK(!p->host.empty() && p->text == Trim(s));
+  if (auto a = ParseListenAddress(std::string(s))) {
+    FUZZ_CHECK(a->port >= 0 && a->port <= 65535 && !a->host.empty());
+  }
 }
 
 void AcceptEncoding(std::string_view s) {

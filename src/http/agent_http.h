@@ -11,16 +11,9 @@
 #include "agent/http_snapshot.h"
 #include "core/config.h"
 #include "core/result.h"
+#include "http/listen_address.h"
 
 namespace gpudoctor {
-
-struct ListenAddress {
-  std::string host;  // "127.0.0.1", "::1", "0.0.0.0"
-  int port = 0;
-};
-
-// "HOST:PORT" or "[IPV6]:PORT"; errors are one line.
-Result<ListenAddress> ParseListenAddress(const std::string& text);
 
 struct AgentHttpOptions {
   ListenAddress listen;
