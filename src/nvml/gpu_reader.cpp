@@ -1,6 +1,10 @@
 #include "nvml/gpu_reader.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "nvml/field_reader.h"
 
@@ -36,6 +40,44 @@ void ReadIdentity(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
                                  f.nvmlDeviceGetInforomImageVersion, dev);
 }
 
+// A driver or sensor fault can hand back numbers no GPU can have (255 °C, more
+// memory used than it has): such a reading becomes a null field whose error
+// says why, so that no rule takes it for a real value.
+void Implausible(GpuStatus& g, const char* field, const std::string& why) {
+  g.field_errors[field] = why + ": implausible reading (sensor or driver fault), ignored";
+}
+
+void DropImplausibleMemory(const char* call, unsigned long long used, unsigned long long free,
+                           unsigned long long total, GpuStatus& g) {
+  if (used <= total && free <= total) return;
+  Implausible(g, "memory_used_bytes",
+              std::string(call) + ": " + std::to_string(used) + " bytes used and " +
+                  std::to_string(free) + " free of " + std::to_string(total));
+  g.memory_used_bytes.reset();
+  g.memory_free_bytes.reset();
+}
+
+void DropImplausibleReadings(GpuStatus& g) {
+  if (g.temperature_c && (*g.temperature_c <= 0 || *g.temperature_c > 200)) {
+    Implausible(g, "temperature_c",
+                "nvmlDeviceGetTemperature: " + std::to_string(*g.temperature_c) + " °C");
+    g.temperature_c.reset();
+  }
+  // Boards briefly draw above their limit; twice the highest limit (5 kW when
+  // none is known) is no real reading.
+  double highest_limit = 0;
+  for (const auto& limit : {g.power_limit_w, g.power_enforced_limit_w, g.power_max_limit_w}) {
+    if (limit) highest_limit = std::max(highest_limit, *limit);
+  }
+  const double ceiling = highest_limit > 0 ? 2 * highest_limit : 5000.0;
+  if (g.power_draw_w && *g.power_draw_w > ceiling) {
+    Implausible(g, "power_draw_w",
+                fmt::format("nvmlDeviceGetPowerUsage: {:.0f} W, limit {:.0f} W",
+                            *g.power_draw_w, highest_limit));
+    g.power_draw_w.reset();
+  }
+}
+
 void ReadMemory(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
   const auto& f = r.fn();
   nvmlUtilization_t util{};
@@ -55,6 +97,7 @@ void ReadMemory(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
     std::uint64_t unused = mem2.free + mem2.reserved;
     g.memory_used_bytes =
         static_cast<std::int64_t>(mem2.total >= unused ? mem2.total - unused : mem2.used);
+    DropImplausibleMemory("nvmlDeviceGetMemoryInfo_v2", mem2.used, mem2.free, mem2.total, g);
     return;
   }
   g.field_errors.erase("memory_total_bytes");
@@ -64,6 +107,7 @@ void ReadMemory(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
     g.memory_total_bytes = static_cast<std::int64_t>(mem.total);
     g.memory_free_bytes = static_cast<std::int64_t>(mem.free);
     g.memory_used_bytes = static_cast<std::int64_t>(mem.used);
+    DropImplausibleMemory("nvmlDeviceGetMemoryInfo", mem.used, mem.free, mem.total, g);
   }
 }
 
@@ -200,6 +244,7 @@ void ReadGpu(const NvmlFunctions& fn, unsigned index, const GpuReadOptions& opti
   ReadPcie(r, dev, out);
   if (options.read_nvlink) ReadNvLinks(r, dev, out);
   if (options.read_processes) ReadProcesses(r, dev, out);
+  DropImplausibleReadings(out);
 }
 
 }  // namespace gpudoctor
