@@ -183,6 +183,7 @@ int RunFix(const FixOptions& o, const GlobalOptions& global) {
       std::cerr << (plan->lang == Lang::kZh ? "没有可执行的步骤：未做任何修改。\n"
                                             : "No step to apply: nothing changed.\n");
     }
+    if (audit) audit->DiscardIfUnused();
     Leave(*session, nullptr, o.apply && any_skipped ? kExitWarning : kExitOk);
   }
   if (!o.yes) {
@@ -191,6 +192,7 @@ int RunFix(const FixOptions& o, const GlobalOptions& global) {
     if (!Confirm(applicable, plan->lang)) {
       std::cerr << (plan->lang == Lang::kZh ? "已取消：未做任何修改。\n"
                                             : "Aborted: nothing changed.\n");
+      audit->DiscardIfUnused();
       Leave(*session, nullptr, kExitOk);
     }
   }

@@ -30,17 +30,30 @@ std::string AuditLine(const AuditEntry& e) {
 
 Result<std::unique_ptr<AuditLogFile>> AuditLogFile::Open(const std::string& dir) {
   std::string path = dir + "/fix-audit.log";
-  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+  // Opened before anything is changed, so that a change is never made
+  // without a log to record it in; O_EXCL first to know whether it is new.
+  bool created = true;
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+  if (fd < 0 && errno == EEXIST) {
+    created = false;
+    fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  }
   if (fd < 0) return ErrnoError(errno, "audit log " + path);
-  return std::unique_ptr<AuditLogFile>(new AuditLogFile(fd, path));
+  return std::unique_ptr<AuditLogFile>(new AuditLogFile(fd, path, created));
 }
 
 AuditLogFile::~AuditLogFile() { ::close(fd_); }
 
 Result<bool> AuditLogFile::Record(const AuditEntry& entry) {
   if (!WriteAll(fd_, AuditLine(entry) + "\n")) return ErrnoError(errno, "audit log " + path_);
+  recorded_ = true;
   if (::fsync(fd_) != 0) return ErrnoError(errno, "audit log " + path_);
   return true;
+}
+
+void AuditLogFile::DiscardIfUnused() {
+  if (created_ && !recorded_) ::unlink(path_.c_str());
+  created_ = false;
 }
 
 }  // namespace gpudoctor

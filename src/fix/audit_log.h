@@ -48,11 +48,17 @@ class AuditLogFile final : public AuditSink {
 
   Result<bool> Record(const AuditEntry& entry) override;
   const std::string& path() const { return path_; }
+  // Removes the file when this run created it and recorded nothing (the
+  // user declined, or there was nothing to apply); otherwise leaves it.
+  void DiscardIfUnused();
 
  private:
-  AuditLogFile(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  AuditLogFile(int fd, std::string path, bool created)
+      : fd_(fd), path_(std::move(path)), created_(created) {}
   int fd_;
   std::string path_;
+  bool created_;
+  bool recorded_ = false;
 };
 
 }  // namespace gpudoctor

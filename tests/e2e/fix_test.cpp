@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -174,10 +175,21 @@ TEST_F(FixE2E, ConfirmationOtherThanYesChangesNothing) {
   EXPECT_NE(no.err.find("Apply 4 step(s)? [y/N]"), std::string::npos) << no.err;
   EXPECT_NE(no.err.find("nothing changed"), std::string::npos) << no.err;
   EXPECT_TRUE(Calls().empty());
+  // Declining leaves no empty audit log behind.
+  const std::filesystem::path log = std::filesystem::path(DataDir()) / "fix-audit.log";
+  EXPECT_FALSE(std::filesystem::exists(log));
 
   auto yes = Fix({"--apply"}, Scenario("fix_config.json"), "yes\n");
   EXPECT_EQ(yes.exit_code, 0) << yes.err << yes.out;
   EXPECT_EQ(Calls().size(), 4u);
+  ASSERT_TRUE(std::filesystem::exists(log));
+  const auto size_after_yes = std::filesystem::file_size(log);
+  EXPECT_GT(size_after_yes, 0u);
+  // A later declined run leaves the existing log as it was.
+  auto no_again = Fix({"--apply"}, Scenario("fix_config.json"), "n\n");
+  EXPECT_EQ(no_again.exit_code, 0) << no_again.err;
+  ASSERT_TRUE(std::filesystem::exists(log));
+  EXPECT_EQ(std::filesystem::file_size(log), size_after_yes);
 }
 
 TEST_F(FixE2E, PowerLimitOptionIsCheckedThenSent) {
