@@ -15,7 +15,8 @@ std::string LimitText(std::size_t max_bytes) {
   return std::to_string(max_bytes >> 20) + " MiB limit";
 }
 
-// Why a path cannot be read as a file, or nothing when it is a regular file.
+}  // namespace
+
 std::optional<Error> NotAFile(const std::filesystem::path& path) {
   std::error_code ec;
   auto st = std::filesystem::status(path, ec);
@@ -29,6 +30,8 @@ std::optional<Error> NotAFile(const std::filesystem::path& path) {
     return Error{ErrorCode::kInvalid, name + ": not a file"};
   return std::nullopt;
 }
+
+namespace {
 
 Result<std::string> ReadRaw(const std::filesystem::path& path, std::size_t max_bytes) {
   const std::string name = path.string();

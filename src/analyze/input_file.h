@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,10 @@
 #include "core/result.h"
 
 namespace gpudoctor {
+
+// Why a path cannot be read as a file ("x.log: no such file", "dir: not a
+// file (a directory)"), or nothing when it is a regular file.
+std::optional<Error> NotAFile(const std::filesystem::path& path);
 
 // The bytes of a regular file, decompressed when it is gzip. max_bytes
 // bounds both the file and its decompressed size (0: no limit).

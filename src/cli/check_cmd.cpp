@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <optional>
+#include <string_view>
 
 #include "agent/agent.h"
 #include "check/check_state.h"
@@ -199,6 +201,17 @@ int RunCheck(const CheckOptions& o, const GlobalOptions& global) {
 }
 
 }  // namespace
+
+std::optional<int> AnswerCheckUsageError(int argc, char** argv, const std::string& message) {
+  int i = 1;
+  while (i < argc && std::string_view(argv[i]) != "check") ++i;
+  for (++i; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--npd") return CannotRun(CheckMode::kNpd, message);
+    if (arg == "--slurm") return CannotRun(CheckMode::kSlurm, message);
+  }
+  return std::nullopt;
+}
 
 void RegisterCheck(CLI::App& app, const GlobalOptions& global, int* exit_code) {
   auto o = std::make_shared<CheckOptions>();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 namespace CLI {
@@ -37,5 +38,9 @@ void RegisterAgent(CLI::App& app, const GlobalOptions& global, int* exit_code);
 void RegisterReport(CLI::App& app, const GlobalOptions& global, int* exit_code);
 void RegisterFix(CLI::App& app, const GlobalOptions& global, int* exit_code);
 void RegisterCheck(CLI::App& app, const GlobalOptions& global, int* exit_code);
+// A command line that CLI11 could not parse, for `check --npd` or `check
+// --slurm`: answers in that protocol (one line on stdout, exit 2 "unknown")
+// and returns the exit code; nothing for any other command line.
+std::optional<int> AnswerCheckUsageError(int argc, char** argv, const std::string& message);
 
 }  // namespace gpudoctor

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "analyze/input_file.h"
 #include "cli/commands.h"
 #include "cli/nvml_options.h"
 #include "collect/evidence.h"
@@ -45,7 +46,10 @@ Result<EvidenceOptions> MakeEvidenceOptions(const FactsOptions& opts) {
   }
   ev.python_envs = opts.python_envs;
   if (opts.expected_gpus > 0) ev.expected_gpus = opts.expected_gpus;
-  for (const auto& f : opts.kernel_logs) ev.kernel.files.emplace_back(f);
+  for (const auto& f : opts.kernel_logs) {
+    if (auto why = NotAFile(f)) return Error{ErrorCode::kInvalid, "--kernel-log " + why->message};
+    ev.kernel.files.emplace_back(f);
+  }
   return ev;
 }
 

@@ -7,6 +7,7 @@
 #include <future>
 #include <thread>
 
+#include "analyze/input_file.h"
 #include "core/duration.h"
 #include "core/terminal.h"
 #include "parse/ping_target.h"
@@ -104,7 +105,10 @@ Result<LiveDiagnosisPlan> MakeLiveDiagnosisPlan(const LiveDiagnosisOptions& o,
   p.evidence.python_envs = o.python_envs;
   if (o.expected_gpus > 0) p.config.expected_gpus = o.expected_gpus;
   p.evidence.expected_gpus = p.config.expected_gpus;
-  for (const auto& f : o.kernel_logs) p.evidence.kernel.files.emplace_back(f);
+  for (const auto& f : o.kernel_logs) {
+    if (auto why = NotAFile(f)) return Error{ErrorCode::kInvalid, "--kernel-log " + why->message};
+    p.evidence.kernel.files.emplace_back(f);
+  }
   return p;
 }
 

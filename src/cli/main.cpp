@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    if (auto code = AnswerCheckUsageError(argc, argv, e.what())) return *code;
     std::cerr << "gpudoctor: " << e.what() << " (see gpudoctor --help)\n";
     return kExitCannotRun;
   }

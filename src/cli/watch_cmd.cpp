@@ -240,7 +240,15 @@ void RegisterWatch(CLI::App& app, const GlobalOptions& global, int* exit_code) {
       ->take_all();
   cmd->add_option("--count", args->count,
                   "Stop after N refreshes (default: run until stopped)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            // CLI11's PositiveNumber would answer "not in range 0 to 1.79e308".
+            const bool digits = !text.empty() && text.size() <= 9 &&
+                                text.find_first_not_of("0123456789") == std::string::npos;
+            if (digits && std::stoul(text) > 0) return "";
+            return "'" + text + "': use a whole number from 1 to 999999999";
+          },
+          "N"));
   cmd->callback(
       [args, &global, exit_code] { *exit_code = RunWatch(*args, global); });
 }
