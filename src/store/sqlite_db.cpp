@@ -132,10 +132,24 @@ std::optional<std::int64_t> Statement::OptionalInt(int column) const {
   return Int(column);
 }
 
-Result<std::unique_ptr<Db>> Db::Open(const std::string& path, bool read_only) {
+Result<std::unique_ptr<Db>> Db::Open(const std::string& path, bool read_only, bool immutable) {
   sqlite3* handle = nullptr;
   int flags = read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  int rc = sqlite3_open_v2(path.c_str(), &handle, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  std::string name = path;
+  if (read_only && immutable) {
+    name = "file:";
+    for (char c : path) {
+      if (c == '%' || c == '?' || c == '#') {
+        static constexpr char kHex[] = "0123456789abcdef";
+        name += {'%', kHex[(c >> 4) & 0xf], kHex[c & 0xf]};
+      } else {
+        name += c;
+      }
+    }
+    name += "?immutable=1";
+    flags |= SQLITE_OPEN_URI;
+  }
+  int rc = sqlite3_open_v2(name.c_str(), &handle, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   std::unique_ptr<Db> db(new Db(handle, path));
   if (rc != SQLITE_OK) return db->MakeError(rc, "cannot open");
   sqlite3_extended_result_codes(handle, 1);

@@ -73,7 +73,10 @@ class Statement {
 class Db {
  public:
   // Opens path; read-only never creates the file. The error names the path.
-  static Result<std::unique_ptr<Db>> Open(const std::string& path, bool read_only);
+  // `immutable` (read-only only): read the file as it is, with no locks and
+  // no WAL index, for a directory nobody can write to.
+  static Result<std::unique_ptr<Db>> Open(const std::string& path, bool read_only,
+                                          bool immutable = false);
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;

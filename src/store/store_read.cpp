@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/gpu_fields.h"
+#include "core/time_format.h"
 #include "store/column_names.h"
 #include "store/rollup.h"
 #include "store/sample_codec.h"
@@ -106,8 +107,28 @@ bool Wanted(const std::vector<std::string>& wanted, const std::string& bus_id) {
 
 }  // namespace
 
+Error SqliteStore::DamagedPart(const std::string& gpu, std::int64_t from_ms, std::int64_t to_ms,
+                               const Error& error) const {
+  return Error{ErrorCode::kCorrupt, path_ + ": the samples of GPU " + gpu + " from " +
+                                        FormatRfc3339(FromMs(from_ms)) + " to " +
+                                        FormatRfc3339(FromMs(to_ms)) + " are damaged (" +
+                                        error.message + "); a window outside them can be read"};
+}
+
 Result<StoredWindow> SqliteStore::ReadWindow(WallTime from, WallTime to,
                                              const std::vector<std::string>& gpu_bus_ids) {
+  auto window = ReadWindowOnce(from, to, gpu_bus_ids);
+  // SQLite's "database disk image is malformed" alone does not say the file
+  // was left alone nor what to do.
+  if (!window && window.error().code == ErrorCode::kCorrupt &&
+      window.error().message.find("damaged") == std::string::npos) {
+    return DamagedStore(window.error().message);
+  }
+  return window;
+}
+
+Result<StoredWindow> SqliteStore::ReadWindowOnce(WallTime from, WallTime to,
+                                                 const std::vector<std::string>& gpu_bus_ids) {
   std::int64_t from_ms = ToMs(from);
   std::int64_t to_ms = ToMs(to);
   if (to_ms < from_ms) return Error{ErrorCode::kInvalid, "window ends before it starts"};
@@ -132,12 +153,15 @@ Result<StoredWindow> SqliteStore::ReadWindow(WallTime from, WallTime to,
     for (const Range& range : raw_ranges) {
       if (range.to_ms < range.from_ms) continue;
       auto chunks = db_->Cached(
-          "SELECT blob FROM chunks WHERE gpu=? AND t_end >= ? AND t_start <= ? ORDER BY t_start");
+          "SELECT blob, t_start, t_end FROM chunks WHERE gpu=? AND t_end >= ? AND t_start <= ? "
+          "ORDER BY t_start");
       if (!chunks) return chunks.error();
       (*chunks)->Bind(1, gpu.id).Bind(2, range.from_ms).Bind(3, range.to_ms);
       auto read = (*chunks)->ForEachRow([&]() -> Result<bool> {
         auto set = DecodeColumnSet((*chunks)->Blob(0));
-        if (!set) return Error{ErrorCode::kCorrupt, path_ + ": " + set.error().message};
+        if (!set) {
+          return DamagedPart(key, (*chunks)->Int(1), (*chunks)->Int(2), set.error());
+        }
         segments.push_back(SliceRows(*set, range));
         return true;
       });
@@ -162,12 +186,15 @@ Result<StoredWindow> SqliteStore::ReadWindow(WallTime from, WallTime to,
     }
     if (window.downsampled && inner_to > inner_from) {
       auto rollups = db_->Cached(
-          "SELECT blob FROM rollups WHERE gpu=? AND t_end >= ? AND t_start <= ? ORDER BY t_start");
+          "SELECT blob, t_start, t_end FROM rollups WHERE gpu=? AND t_end >= ? AND t_start <= ? "
+          "ORDER BY t_start");
       if (!rollups) return rollups.error();
       (*rollups)->Bind(1, gpu.id).Bind(2, inner_from).Bind(3, inner_to);
       auto got = (*rollups)->ForEachRow([&]() -> Result<bool> {
         auto decoded = DecodeRollups((*rollups)->Blob(0));
-        if (!decoded) return Error{ErrorCode::kCorrupt, path_ + ": " + decoded.error().message};
+        if (!decoded) {
+          return DamagedPart(key, (*rollups)->Int(1), (*rollups)->Int(2), decoded.error());
+        }
         std::erase_if(*decoded, [&](const MinuteAgg& m) {
           return m.minute_ms < inner_from || m.minute_ms > inner_to;
         });

@@ -53,6 +53,40 @@ bool SameIdentity(const GpuStatus& a, const GpuStatus& b) {
   return a.index == b.index && a.name == b.name && a.uuid == b.uuid && a.serial == b.serial;
 }
 
+// -1 when the file does not exist.
+std::int64_t SizeOf(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 ? static_cast<std::int64_t>(st.st_size) : -1;
+}
+
+// Cases SQLite gets wrong for us, checked before it touches the files: an
+// empty database beside a WAL holding data (opening it would delete that
+// WAL: every sample since the last checkpoint), and a read-only directory
+// without the -shm index SQLite reads a WAL through. Returns whether the
+// database must be opened immutable: read-only, no -shm (so no agent is
+// writing) and no WAL content, which SQLite would otherwise refuse to open
+// ("unable to open database file") although every sample is in the file.
+Result<bool> CheckFilesBeforeOpen(const StoreOptions& options, const std::string& path) {
+  std::int64_t db = SizeOf(path);
+  std::int64_t wal = SizeOf(path + "-wal");
+  if (db == 0 && wal > 0) {
+    return DamagedStore(path + ": empty, but " + path + "-wal holds " + std::to_string(wal) +
+                        " bytes of recorded data");
+  }
+  if (!options.read_only || SizeOf(path + "-shm") >= 0 ||
+      access(options.data_dir.c_str(), W_OK) == 0) {
+    return false;
+  }
+  if (wal > 0) {
+    return Error{ErrorCode::kPermission,
+                 path + "-wal (" + std::to_string(wal) +
+                     " bytes of recent samples) cannot be read: its index " + path +
+                     "-shm is missing and the data directory is read-only; copy the directory "
+                     "somewhere writable and run report there"};
+  }
+  return true;
+}
+
 std::string Joined(const std::vector<std::string>& lines) {
   std::string out;
   for (const auto& l : lines) out += l + '\n';
@@ -60,6 +94,13 @@ std::string Joined(const std::vector<std::string>& lines) {
 }
 
 }  // namespace
+
+Error DamagedStore(const std::string& what) {
+  return Error{ErrorCode::kCorrupt,
+               what +
+                   " (the store is damaged; it was left as it is: move gpudoctor.db* aside to "
+                   "start a new store, or try sqlite3's .recover on a copy)"};
+}
 
 std::int64_t ToMs(WallTime t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
@@ -75,6 +116,8 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
 
 Result<std::unique_ptr<Store>> SqliteStore::OpenStore(const StoreOptions& options) {
   std::string path = options.data_dir + "/gpudoctor.db";
+  auto immutable = CheckFilesBeforeOpen(options, path);
+  if (!immutable) return immutable.error();
   int lock_fd = -1;
   if (options.read_only) {
     struct stat st {};
@@ -92,14 +135,17 @@ Result<std::unique_ptr<Store>> SqliteStore::OpenStore(const StoreOptions& option
     if (!lock) return lock.error();
     lock_fd = *lock;
   }
-  auto db = Db::Open(path, options.read_only);
+  auto db = Db::Open(path, options.read_only, *immutable);
   if (!db) {
     if (lock_fd >= 0) close(lock_fd);
     return db.error();
   }
   std::unique_ptr<SqliteStore> store(new SqliteStore(options, std::move(*db), lock_fd));
   if (auto prepared = store->Prepare(); !prepared) return prepared.error();
-  if (auto loaded = store->LoadState(); !loaded) return loaded.error();
+  if (auto loaded = store->LoadState(); !loaded) {
+    if (loaded.error().code == ErrorCode::kCorrupt) return DamagedStore(loaded.error().message);
+    return loaded.error();
+  }
   return std::unique_ptr<Store>(std::move(store));
 }
 
@@ -116,7 +162,10 @@ SqliteStore::~SqliteStore() {
 
 Result<bool> SqliteStore::Prepare() {
   auto version = db_->QueryInt("PRAGMA user_version");
-  if (!version) return Error{version.error().code, version.error().message};
+  if (!version) {
+    if (version.error().code == ErrorCode::kCorrupt) return DamagedStore(version.error().message);
+    return version.error();
+  }
   if (*version > kStoreSchemaVersion) {
     return Error{ErrorCode::kNotSupported, path_ + ": written by a newer gpudoctor (store schema " +
                                                std::to_string(*version) +
@@ -131,6 +180,25 @@ Result<bool> SqliteStore::Prepare() {
   if (options_.read_only) {
     if (*version == 0) return Error{ErrorCode::kNotFound, path_ + ": the store is empty"};
     return true;
+  }
+  if (*version > 0) {
+    // The agent appends for months: refuse a damaged store at the start
+    // rather than write into it (one read of every page, at start only).
+    auto failed = [](const Error& e) {
+      return e.code == ErrorCode::kCorrupt ? DamagedStore(e.message) : e;
+    };
+    auto check = db_->Prepare("PRAGMA quick_check(1)");
+    if (!check) return failed(check.error());
+    auto row = check->Step();
+    if (!row) return failed(row.error());
+    if (*row && check->Text(0) != "ok") {
+      // "*** in database main ***\nPage 12: ..." made one line.
+      std::string what = check->Text(0);
+      std::erase(what, '*');
+      std::replace(what.begin(), what.end(), '\n', ';');
+      what.erase(0, std::min(what.size(), what.find_first_not_of(' ')));
+      return DamagedStore(path_ + ": " + what);
+    }
   }
   // The WAL counts against the size bound too: keep it a small share.
   std::int64_t wal_pages = std::clamp<std::int64_t>(options_.max_store_bytes / 4096 / 8, 64, 1000);
@@ -352,10 +420,8 @@ Result<bool> SqliteStore::Flush() {
 
 std::int64_t SqliteStore::FileBytes() const {
   std::int64_t total = 0;
-  for (const char* suffix : {"", "-wal"}) {
-    struct stat st {};
-    if (stat((path_ + suffix).c_str(), &st) == 0) total += st.st_size;
-  }
+  for (const char* suffix : {"", "-wal"})
+    total += std::max<std::int64_t>(SizeOf(path_ + suffix), 0);
   return total;
 }
 

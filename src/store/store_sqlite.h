@@ -25,6 +25,9 @@ inline constexpr std::int64_t kHourMs = 3'600'000;
 
 std::int64_t ToMs(WallTime t);
 WallTime FromMs(std::int64_t ms);
+// A store SQLite cannot read as it is: `what` (one line naming the file)
+// plus that it was left alone and what to do.
+Error DamagedStore(const std::string& what);
 
 class SqliteStore final : public Store {
  public:
@@ -65,6 +68,12 @@ class SqliteStore final : public Store {
   template <typename F>
   Result<bool> Transaction(std::int64_t now_ms, F&& body);
   Result<bool> NoteWriteError(const Error& error, std::int64_t now_ms);
+  Result<StoredWindow> ReadWindowOnce(WallTime from, WallTime to,
+                                      const std::vector<std::string>& gpu_bus_ids);
+  // A chunk or roll-up blob that does not decode: one line naming the file,
+  // the GPU and the span it held.
+  Error DamagedPart(const std::string& gpu, std::int64_t from_ms, std::int64_t to_ms,
+                    const Error& error) const;
   Result<bool> CheckWritable(std::int64_t now_ms);
 
   Result<std::int64_t> GpuIdFor(const GpuStatus& gpu);
