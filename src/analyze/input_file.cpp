@@ -28,6 +28,7 @@ std::optional<Error> NotAFile(const std::filesystem::path& path) {
     return Error{ErrorCode::kInvalid, name + ": not a file (a directory)"};
   if (st.type() != std::filesystem::file_type::regular)
     return Error{ErrorCode::kInvalid, name + ": not a file"};
+  if (::access(path.c_str(), R_OK) != 0) return ErrnoError(errno, name);
   return std::nullopt;
 }
 

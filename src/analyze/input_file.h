@@ -20,7 +20,8 @@
 namespace gpudoctor {
 
 // Why a path cannot be read as a file ("x.log: no such file", "dir: not a
-// file (a directory)"), or nothing when it is a regular file.
+// file (a directory)", "x.log: permission denied"), or nothing when it is a
+// regular file this process may read.
 std::optional<Error> NotAFile(const std::filesystem::path& path);
 
 // The bytes of a regular file, decompressed when it is gzip. max_bytes
