@@ -30,12 +30,15 @@ fi
 # Target -> the fixture folders that seed it, and its longest input.
 declare -A FIXTURES=(
   [nvsmi_xml]="xml" [nvsmi_text]="text" [kernel_log]="kernel other"
-  [bug_report]="other kernel text" [config]="" [report_json]="" [small_parsers]="")
+  [bug_report]="other kernel text" [config]="" [report_json]="" [small_parsers]=""
+  [scenario]="xml")
+# Target -> folders of this repository that seed it besides fuzz/seeds/<target>.
+declare -A REPO_SEEDS=([scenario]="tests/data/scenarios")
 declare -A MAX_LEN=(
   [nvsmi_xml]=131072 [nvsmi_text]=131072 [kernel_log]=65536 [bug_report]=131072
-  [config]=4096 [report_json]=16384 [small_parsers]=1024)
+  [config]=4096 [report_json]=16384 [small_parsers]=1024 [scenario]=65536)
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(nvsmi_xml nvsmi_text kernel_log bug_report config report_json small_parsers)
+  targets=(nvsmi_xml nvsmi_text kernel_log bug_report config report_json small_parsers scenario)
 fi
 for t in "${targets[@]}"; do
   if [ -z "${MAX_LEN[$t]+set}" ]; then echo "fuzz.sh: no target '$t'" >&2; exit 2; fi
@@ -68,6 +71,7 @@ for t in "${targets[@]}"; do
   log=build-fuzz/logs/$t.log
   mkdir -p "$corpus" "$crashes" build-fuzz/logs
   seeds=(fuzz/seeds/"$t")
+  for d in ${REPO_SEEDS[$t]:-}; do seeds+=("$d"); done
   for d in ${FIXTURES[$t]}; do
     if [ -d "$fixtures/$d" ]; then seeds+=("$fixtures/$d"); fi
   done
