@@ -9,6 +9,7 @@ namespace gpudoctor {
 std::vector<const Rule*> GpuHealthRules() {
   return {
       &kGpuLostRule,
+      &kGpuImplausibleReadingRule,
       &kEccUncorrectableRule,
       &kEccRowRemapRule,
       &kPcieReplayRule,
