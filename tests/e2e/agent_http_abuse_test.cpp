@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <memory>
 #include <regex>
 #include <thread>
@@ -181,11 +182,20 @@ TEST_F(AgentHttpAbuse, WrkWithManyConnectionsThenMemoryStaysFlat) {
   for (int i = 0; i < 3; ++i) round();
   const long rss_after_more = ResidentKb();
   ASSERT_GT(rss_after_first, 0);
+  ASSERT_GT(rss_after_more, 0);
+#if defined(__SANITIZE_ADDRESS__)
+  // Under AddressSanitizer freed memory sits in its quarantine (256 MB) and
+  // resident size says nothing about leaks; LeakSanitizer checks the agent
+  // at exit instead, which TearDown's exit status 0 covers.
+  std::cout << "[ note ] resident memory not compared under ASan: " << rss_after_first
+            << " kB -> " << rss_after_more << " kB\n";
+#else
   // Three more rounds of the same load may not grow the agent by more than
   // a few MB: no per-request leak (a leak of one 95 KB body per request
   // would be gigabytes).
   EXPECT_LT(rss_after_more - rss_after_first, 16 * 1024)
       << rss_after_first << " kB -> " << rss_after_more << " kB";
+#endif
   EXPECT_GT(SamplesAfter(samples_before), samples_before) << Log();
 }
 
