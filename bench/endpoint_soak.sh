@@ -18,20 +18,10 @@ slow=${4:-100}
 here=$(cd "$(dirname "$0")/.." && pwd)
 port=${AGENT_PORT:-19836}
 work=$(mktemp -d /tmp/gpudoctor-soak.XXXXXX)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-for tool in wrk curl python3; do
-  command -v "$tool" >/dev/null || { echo "$tool not installed" >&2; exit 3; }
-done
-if curl -s -o /dev/null "http://127.0.0.1:$port/"; then
-  echo "port $port is already in use" >&2
-  exit 3
-fi
+# shellcheck source=bench/server_bench_lib.sh
+source "$here/bench/server_bench_lib.sh"
+require_tools wrk curl python3
+refuse_ports_in_use "$port"
 
 GPUDOCTOR_NVML_LIBRARY="$here/$build/fake_nvml/libnvidia-ml.so.1" \
 FAKE_NVML_SCENARIO="$here/tests/data/scenarios/eight_gpus.json" \

@@ -27,25 +27,10 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 agent_port=${AGENT_PORT:-19835}
 node_port=${NODE_PORT:-19100}
 work=$(mktemp -d /tmp/gpudoctor-scrape-bench.XXXXXX)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-for tool in wrk prometheus-node-exporter curl; do
-  command -v "$tool" >/dev/null || { echo "$tool not installed" >&2; exit 3; }
-done
-
-# A server left from an earlier run would answer instead of this one.
-for port in "$agent_port" "$node_port"; do
-  if curl -s -o /dev/null "http://127.0.0.1:$port/"; then
-    echo "port $port is already in use; stop what listens there first" >&2
-    exit 3
-  fi
-done
+# shellcheck source=bench/server_bench_lib.sh
+source "$here/bench/server_bench_lib.sh"
+require_tools wrk prometheus-node-exporter curl
+refuse_ports_in_use "$agent_port" "$node_port"
 
 GPUDOCTOR_NVML_LIBRARY="$here/$build/fake_nvml/libnvidia-ml.so.1" \
 FAKE_NVML_SCENARIO="$here/tests/data/scenarios/eight_gpus.json" \
