@@ -1,10 +1,17 @@
 // Fills a gpudoctor store with simulated history (store_sim.h) and, when
-// asked, an OpenMetrics file of the very same samples for
+// asked, OpenMetrics files of the very same samples for
 // `promtool tsdb create-blocks-from openmetrics`; or times ReadWindow over
 // the last 24 h of such a store. Used by store_vs_tsdb.sh.
 //
-//   store_week write DIR HOURS GPUS [OPENMETRICS_FILE]
+//   store_week write DIR HOURS GPUS [OPENMETRICS_DIR]
 //   store_week read DIR [REPETITIONS]
+//
+// The OpenMetrics samples go to one file per two hours of simulated time
+// (OPENMETRICS_DIR/NNNN.om, aligned to Prometheus's 2 h blocks), each
+// renamed from NNNN.om.part once complete. promtool reads its whole input
+// once per 2 h block it writes, so one file per block keeps a week's
+// conversion linear, and the files can be converted and deleted while the
+// rest is still being written.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -36,6 +43,7 @@ double Seconds(Clock::time_point since) {
 class OpenMetricsWriter {
  public:
   explicit OpenMetricsWriter(std::string path) : path_(std::move(path)) {
+    part_path_ = path_ + ".part";
     for (const GpuField& f : ScalarGpuFields()) {
       if (std::holds_alternative<TextMember>(f.member)) continue;
       Open(std::string(f.name), &f);
@@ -62,7 +70,11 @@ class OpenMetricsWriter {
   }
 
   void Finish() {
-    FILE* out = std::fopen(path_.c_str(), "w");
+    FILE* out = std::fopen(part_path_.c_str(), "w");
+    if (out == nullptr) {
+      std::perror(part_path_.c_str());
+      std::exit(1);
+    }
     std::vector<char> buf(1 << 20);
     for (Family& fam : families_) {
       std::fprintf(out, "# TYPE gpudoctor_%s gauge\n", fam.name.c_str());
@@ -74,7 +86,11 @@ class OpenMetricsWriter {
       std::fclose(fam.file);
     }
     std::fputs("# EOF\n", out);
-    std::fclose(out);
+    if (std::fclose(out) != 0) {
+      std::perror(part_path_.c_str());
+      std::exit(1);
+    }
+    std::filesystem::rename(part_path_, path_);
   }
 
  private:
@@ -89,6 +105,7 @@ class OpenMetricsWriter {
     families_.push_back({std::move(name), field, f});
   }
   std::string path_;
+  std::string part_path_;
   std::vector<Family> families_;
 };
 
@@ -102,8 +119,11 @@ int Write(const std::string& dir, double hours, unsigned gpus, const char* openm
     std::fprintf(stderr, "%s\n", store.error().message.c_str());
     return 1;
   }
+  // One OpenMetrics file per Prometheus 2 h block.
+  constexpr std::int64_t kBlockMs = 2 * 3600 * 1000;
   std::optional<OpenMetricsWriter> om;
-  if (openmetrics != nullptr) om.emplace(openmetrics);
+  std::int64_t om_block = -1;
+  if (openmetrics != nullptr) std::filesystem::create_directories(openmetrics);
   SimNode node(gpus);
   std::mt19937 jitter(7);
   auto start = Clock::now();
@@ -117,7 +137,12 @@ int Write(const std::string& dir, double hours, unsigned gpus, const char* openm
       std::fprintf(stderr, "%s\n", r.error().message.c_str());
       return 1;
     }
-    if (om) {
+    if (openmetrics != nullptr) {
+      if (t_ms / kBlockMs != om_block) {
+        if (om) om->Finish();
+        om_block = t_ms / kBlockMs;
+        om.emplace(fmt::format("{}/{:04}.om", openmetrics, om_block - kStartMs / kBlockMs));
+      }
       for (const GpuStatus& g : status.gpus) om->Add(t_ms, g);
     }
     if (s % 36000 == 0 && s > 0) {
@@ -187,7 +212,7 @@ int main(int argc, char** argv) {
   }
   if (mode == "read" && argc >= 3) return Read(argv[2], argc > 3 ? std::stoi(argv[3]) : 5);
   std::fprintf(stderr,
-               "usage: store_week write DIR HOURS GPUS [OPENMETRICS_FILE]\n"
+               "usage: store_week write DIR HOURS GPUS [OPENMETRICS_DIR]\n"
                "       store_week read DIR [REPETITIONS]\n");
   return 2;
 }
