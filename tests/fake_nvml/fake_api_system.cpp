@@ -74,8 +74,10 @@ nvmlReturn_t GetCount(unsigned* count) {
 
 nvmlReturn_t GetHandle(unsigned index, nvmlDevice_t* device) {
   std::unique_lock<std::mutex> lock(TheState().mu);
-  GpuCall call;
-  nvmlReturn_t rc = EnterGpu(index, lock, {}, &call);
+  FakeGpu* gpu = nullptr;
+  const gpudoctor::GpuStatus* now = nullptr;
+  double t = 0;
+  nvmlReturn_t rc = EnterGpu(index, lock, {}, &gpu, &now, &t);
   if (rc != NVML_SUCCESS) return rc;
   if (device == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
   *device = HandleOf(index);

@@ -47,6 +47,10 @@ struct FakeGpu {
   unsigned pci_device_id = 0x20B010DE;
   std::map<std::string, Timeline> metrics;
   std::vector<Fault> faults;
+  // `status` with the metrics applied at scenario time applied_t (see
+  // EnterGpu); reset when a setter changes `status`.
+  std::optional<gpudoctor::GpuStatus> applied;
+  double applied_t = 0;
 };
 
 struct Scenario {

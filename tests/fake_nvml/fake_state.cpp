@@ -13,12 +13,16 @@ namespace {
 // Handles are addresses inside this array: stable, distinct and checkable.
 char g_handle_slots[kMaxGpus];
 
-gpudoctor::GpuStatus ApplyMetrics(const FakeGpu& gpu, double t) {
-  gpudoctor::GpuStatus now = gpu.status;
-  for (const auto& [name, timeline] : gpu.metrics) {
-    if (auto value = timeline.At(t)) SetMetricField(now, name, *value);
+const gpudoctor::GpuStatus& ApplyMetrics(FakeGpu& gpu, double t) {
+  if (gpu.applied && t >= gpu.applied_t && t < gpu.applied_t + kSnapshotSeconds) {
+    return *gpu.applied;
   }
-  return now;
+  gpu.applied = gpu.status;
+  gpu.applied_t = t;
+  for (const auto& [name, timeline] : gpu.metrics) {
+    if (auto value = timeline.At(t)) SetMetricField(*gpu.applied, name, *value);
+  }
+  return *gpu.applied;
 }
 
 [[noreturn]] void BlockForever() {
@@ -67,7 +71,8 @@ nvmlReturn_t ErrorFaultFor(const FakeGpu& gpu, std::string_view field,
 
 nvmlReturn_t EnterGpu(unsigned index, std::unique_lock<std::mutex>& lock,
                       std::initializer_list<std::string_view> fields,
-                      GpuCall* call) {
+                      FakeGpu** gpu_out, const gpudoctor::GpuStatus** now,
+                      double* t_out) {
   State& s = TheState();
   if (s.refcount == 0) return NVML_ERROR_UNINITIALIZED;
   if (index >= s.scenario.gpus.size()) return NVML_ERROR_INVALID_ARGUMENT;
@@ -101,10 +106,9 @@ nvmlReturn_t EnterGpu(unsigned index, std::unique_lock<std::mutex>& lock,
       return rc;
     }
   }
-  call->index = index;
-  call->gpu = &gpu;
-  call->t = t;
-  call->now = ApplyMetrics(gpu, t);
+  *gpu_out = &gpu;
+  *t_out = t;
+  *now = &ApplyMetrics(gpu, t);
   return NVML_SUCCESS;
 }
 

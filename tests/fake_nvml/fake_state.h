@@ -41,24 +41,31 @@ State& TheState();
 double ElapsedLocked(const State& state);
 double SteadySeconds();
 
-// The values of one GPU for the duration of one call.
+// The values of one GPU for the duration of one call (the state lock held).
 struct GpuCall {
   unsigned index = 0;
-  FakeGpu* gpu = nullptr;    // base state, for setters
-  gpudoctor::GpuStatus now;  // base with metrics applied
-  double t = 0;              // scenario time of the call
+  FakeGpu* gpu = nullptr;  // base state, for setters
+  const gpudoctor::GpuStatus& now;  // base with metrics applied
+  double t = 0;  // scenario time of the call
 };
+
+// How long the metrics applied for one call serve the next calls on the same
+// GPU: the calls of one read of a GPU see one snapshot, as a driver's counters
+// would, and the fake does not rebuild the whole status for every call (it
+// would otherwise dominate what the agent benchmark measures).
+constexpr double kSnapshotSeconds = 0.005;
 
 nvmlDevice_t HandleOf(unsigned index);
 // Index of a handle, or -1 when it is not one of ours.
 int IndexOf(nvmlDevice_t device);
 
-// Locks, checks init and the index, applies faults (slow, hang, lost and
-// error faults naming one of `fields`). On NVML_SUCCESS the lock is held
-// and *call is filled.
+// With the lock held: checks init and the index, applies faults (slow, hang,
+// lost and error faults naming one of `fields`). On NVML_SUCCESS the lock is
+// still held and *gpu, *now and *t are set; *now stays valid while it is.
 nvmlReturn_t EnterGpu(unsigned index, std::unique_lock<std::mutex>& lock,
                       std::initializer_list<std::string_view> fields,
-                      GpuCall* call);
+                      FakeGpu** gpu, const gpudoctor::GpuStatus** now,
+                      double* t);
 
 // The first active error fault of the GPU for `field`, or NVML_SUCCESS.
 nvmlReturn_t ErrorFaultFor(const FakeGpu& gpu, std::string_view field,
@@ -72,10 +79,13 @@ nvmlReturn_t WithGpu(nvmlDevice_t device,
   if (TheState().refcount == 0) return NVML_ERROR_UNINITIALIZED;
   int index = IndexOf(device);
   if (index < 0) return NVML_ERROR_INVALID_ARGUMENT;
-  GpuCall call;
-  nvmlReturn_t rc = EnterGpu(static_cast<unsigned>(index), lock, fields, &call);
+  FakeGpu* gpu = nullptr;
+  const gpudoctor::GpuStatus* now = nullptr;
+  double t = 0;
+  nvmlReturn_t rc =
+      EnterGpu(static_cast<unsigned>(index), lock, fields, &gpu, &now, &t);
   if (rc != NVML_SUCCESS) return rc;
-  return body(call);
+  return body(GpuCall{static_cast<unsigned>(index), gpu, *now, t});
 }
 
 // Copies text into an NVML string buffer (INSUFFICIENT_SIZE when short;
