@@ -1,5 +1,8 @@
 #include "nvml/nvml_session.h"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <vector>
 
@@ -7,6 +10,7 @@
 #include "nvml/gpu_reader.h"
 #include "nvml/nvml_error.h"
 #include "nvml/nvml_library.h"
+#include "nvml/read_lanes.h"
 
 namespace gpudoctor {
 namespace {
@@ -93,31 +97,27 @@ class Session final : public NvmlSession {
     status.cuda_driver_version = open_->cuda_driver_version;
     status.nvml_version = open_->nvml_version;
 
-    // All GPUs are read in parallel, each on its own worker.
-    std::vector<std::shared_ptr<GpuStatus>> results(open_->gpu_count);
+    std::vector<unsigned> todo;
     for (unsigned i = 0; i < open_->gpu_count; ++i) {
-      if (sticky_.count(i)) continue;
-      results[i] = std::make_shared<GpuStatus>();
-      auto lib = open_->library;
-      auto out = results[i];
-      GpuReadOptions read{options_.read_processes, options_.read_nvlink};
-      Worker(i).Submit([lib, out, i, read](CallTracker& tracker) {
-        ReadGpu(lib->fn, i, read, tracker, *out);
-      });
+      if (!sticky_.count(i)) todo.push_back(i);
     }
+    const auto started = std::chrono::steady_clock::now();
+    std::map<unsigned, Outcome> outcomes;
+    ReadGpus(todo, outcomes);
+    lanes_ = NextReadLanes(lanes_, std::chrono::steady_clock::now() - started, todo.size(),
+                           open_->gpu_count);
     for (unsigned i = 0; i < open_->gpu_count; ++i) {
-      status.gpus.push_back(Collect(i, results[i]));
+      status.gpus.push_back(Collect(i, outcomes));
     }
     return status;
   }
 
   bool HasAbandonedCalls() const override {
     if (system_worker_ && system_worker_->abandoned()) return true;
-    for (const auto& [i, w] : workers_) {
-      if (w->abandoned()) return true;
-    }
-    return false;
+    return !abandoned_.empty();
   }
+
+  std::size_t read_lanes() const override { return lanes_; }
 
  private:
   bool EnsureOpen(SystemStatus& status) {
@@ -143,18 +143,76 @@ class Session final : public NvmlSession {
     return true;
   }
 
-  CallWorker& Worker(unsigned index) {
-    auto& slot = workers_[index];
+  // What one read of a GPU gave: its status, or the call that hung.
+  struct Outcome {
+    GpuStatus gpu;
+    std::string hung_call;  // non-empty when the GPU did not answer in time
+  };
+
+  // GPUs read in turn on one worker (a lane). results[0, done) are complete.
+  struct Batch {
+    std::vector<unsigned> indexes;
+    std::vector<GpuStatus> results;
+    std::atomic<std::size_t> done{0};
+  };
+
+  // Reads `todo` on lanes_ workers (read_lanes.h), each GPU in turn on its lane. When a call
+  // hangs, its GPU is marked hung, the lane's worker is abandoned, and the
+  // lane's GPUs not yet read are read again on fresh workers.
+  void ReadGpus(std::vector<unsigned> todo, std::map<unsigned, Outcome>& out) {
+    GpuReadOptions read{options_.read_processes, options_.read_nvlink};
+    while (!todo.empty()) {
+      const std::size_t lanes = std::min(lanes_, todo.size());
+      std::vector<std::shared_ptr<Batch>> batches;
+      for (std::size_t l = 0; l < lanes; ++l) batches.push_back(std::make_shared<Batch>());
+      for (std::size_t k = 0; k < todo.size(); ++k) {
+        batches[k % lanes]->indexes.push_back(todo[k]);
+      }
+      for (std::size_t l = 0; l < lanes; ++l) {
+        auto batch = batches[l];
+        batch->results.resize(batch->indexes.size());
+        auto lib = open_->library;
+        Lane(l).Submit([lib, batch, read](CallTracker& tracker) {
+          for (std::size_t k = 0; k < batch->indexes.size() && !tracker.abandoned(); ++k) {
+            ReadGpu(lib->fn, batch->indexes[k], read, tracker, batch->results[k]);
+            batch->done.store(k + 1);
+          }
+        });
+      }
+      todo.clear();
+      for (std::size_t l = 0; l < lanes; ++l) {
+        Batch& batch = *batches[l];
+        const bool finished = lane_workers_[l]->Wait();
+        // Complete results are never written again, even by an abandoned job.
+        const std::size_t done = batch.done.load();
+        for (std::size_t k = 0; k < done; ++k) {
+          out[batch.indexes[k]].gpu = std::move(batch.results[k]);
+        }
+        if (finished) continue;
+        if (done < batch.indexes.size()) {
+          out[batch.indexes[done]].hung_call = lane_workers_[l]->hung_call();
+          todo.insert(todo.end(), batch.indexes.begin() + static_cast<std::ptrdiff_t>(done) + 1,
+                      batch.indexes.end());
+        }
+        abandoned_.push_back(std::move(lane_workers_[l]));  // Lane(l) starts a fresh one
+      }
+      std::sort(todo.begin(), todo.end());
+    }
+  }
+
+  CallWorker& Lane(std::size_t lane) {
+    if (lane_workers_.size() <= lane) lane_workers_.resize(lane + 1);
+    auto& slot = lane_workers_[lane];
     if (!slot) slot = std::make_unique<CallWorker>(options_.call_deadline);
     return *slot;
   }
 
-  GpuStatus Collect(unsigned index, const std::shared_ptr<GpuStatus>& result) {
+  GpuStatus Collect(unsigned index, std::map<unsigned, Outcome>& outcomes) {
     if (auto it = sticky_.find(index); it != sticky_.end()) return it->second;
-    CallWorker& worker = Worker(index);
+    Outcome& outcome = outcomes[index];
     GpuStatus gpu;
-    if (worker.Wait()) {
-      gpu = *result;
+    if (outcome.hung_call.empty()) {
+      gpu = std::move(outcome.gpu);
       if (gpu.state == GpuState::kOk) {
         last_good_[index] = gpu;
       } else {
@@ -167,8 +225,8 @@ class Session final : public NvmlSession {
     if (auto it = last_good_.find(index); it != last_good_.end()) gpu = it->second;
     gpu.index = index;
     gpu.state = GpuState::kHung;
-    gpu.state_detail = "the driver did not answer " + worker.hung_call() + " within " +
-                       std::to_string(worker.deadline().count()) + " ms";
+    gpu.state_detail = "the driver did not answer " + outcome.hung_call + " within " +
+                       std::to_string(options_.call_deadline.count()) + " ms";
     sticky_[index] = gpu;
     return gpu;
   }
@@ -188,7 +246,9 @@ class Session final : public NvmlSession {
   NvmlOptions options_;
   std::shared_ptr<OpenResult> open_;
   std::unique_ptr<CallWorker> system_worker_;
-  std::map<unsigned, std::unique_ptr<CallWorker>> workers_;
+  std::size_t lanes_ = 1;
+  std::vector<std::unique_ptr<CallWorker>> lane_workers_;
+  std::vector<std::unique_ptr<CallWorker>> abandoned_;  // stuck in the driver
   std::map<unsigned, GpuStatus> sticky_;     // lost or hung: not called again
   std::map<unsigned, GpuStatus> last_good_;  // identity for later reports
 };

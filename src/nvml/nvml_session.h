@@ -4,10 +4,17 @@
 // GPU_IS_LOST is marked lost, and neither is called again for the life of the
 // session while the other GPUs keep being reported.
 //
+// The GPUs are read in turn on one worker thread (one wake-up per sample, not
+// one per GPU); when that read is slow, each GPU gets its own worker until
+// reads are fast again (read_lanes.h). A GPU that hangs is marked hung and the
+// GPUs after it are read on a fresh worker, so one hung GPU costs a sample
+// one deadline, as in parallel reading.
+//
 // Thread-safety: one thread at a time may call Sample().
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -39,6 +46,10 @@ class NvmlSession {
   // True when some call never returned; the process must then leave with
   // std::_Exit, since NVML can neither be shut down nor unloaded safely.
   virtual bool HasAbandonedCalls() const = 0;
+
+  // How many workers the next Sample() reads the GPUs on: 1, or one per GPU
+  // while reads are slow (read_lanes.h).
+  virtual std::size_t read_lanes() const = 0;
 };
 
 }  // namespace gpudoctor

@@ -13,7 +13,10 @@
 namespace gpudoctor {
 namespace {
 
-constexpr unsigned kWaitMs = 500;
+// How long one nvmlEventSetWait blocks: the watcher wakes this often with
+// nothing to do (one wake-up per second, part of the agent's idle cost), and
+// notices a stop within it (the destructor waits up to 2 s for a clean exit).
+constexpr unsigned kWaitMs = 1000;
 
 class Watcher final : public NvmlXidWatcher {
  public:

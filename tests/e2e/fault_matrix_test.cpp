@@ -190,6 +190,10 @@ std::vector<FaultCase> Cases() {
   const std::string hang_at_0 = Faulty(R"("faults": [{"kind": "hang"}])");
   const std::string hang_at_1 =
       Faulty(R"("temperature_c": 41, "faults": [{"at_s": 1, "kind": "hang"}])");
+  // Slow from the start (the agent then reads each GPU on its own worker,
+  // read_lanes.h), hung from 2 s: the hang happens on a parallel read.
+  const std::string slow_then_hang = Faulty(
+      R"("temperature_c": 41, "faults": [{"kind": "slow", "delay_ms": 10}, {"at_s": 2, "kind": "hang"}])");
   const std::string very_slow = Faulty(R"("faults": [{"kind": "slow", "delay_ms": 3000}])");
   const std::string slow =
       Faulty(R"("temperature_c": 43, "faults": [{"kind": "slow", "delay_ms": 5}])");
@@ -251,6 +255,12 @@ std::vector<FaultCase> Cases() {
       {"HangDuringSamplingAgent",
        Command::kAgentThenReport,
        AroundGpu1(hang_at_1),
+       2,
+       kOkHungOk,
+       {"GPU 1 (0000:19:00.0) does not answer", "within 500 ms"}},
+      {"SlowThenHangAgent",
+       Command::kAgentThenReport,
+       AroundGpu1(slow_then_hang),
        2,
        kOkHungOk,
        {"GPU 1 (0000:19:00.0) does not answer", "within 500 ms"}},
