@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <span>
 
 #include "store/byte_stream.h"
 
@@ -72,6 +73,17 @@ void WriteInts(ByteWriter& w, const std::vector<std::int64_t>& values) {
   }
 }
 
+// WriteInts of a single value.
+void WriteOneInt(ByteWriter& w, std::int64_t value) {
+  std::uint64_t zz = ZigZag(value);
+  if (zz >> 63) {
+    w.Varint(1);
+    w.Varint(zz);
+  } else {
+    w.Varint(zz << 1);
+  }
+}
+
 bool ReadInts(ByteReader& r, std::size_t count, std::vector<std::int64_t>& out) {
   out.clear();
   out.reserve(count);
@@ -95,7 +107,7 @@ bool ReadInts(ByteReader& r, std::size_t count, std::vector<std::int64_t>& out) 
 }
 
 // The smallest k such that every value is exactly an integer / 10^k.
-std::optional<int> DecimalScale(const std::vector<double>& values) {
+std::optional<int> DecimalScale(std::span<const double> values) {
   for (int k = 0; k <= kMaxRealScale; ++k) {
     double scale = std::pow(10.0, k);
     bool all = true;
@@ -130,6 +142,17 @@ void WriteReals(ByteWriter& w, const std::vector<double>& values) {
     w.Fixed64(bits ^ prev);
     prev = bits;
   }
+}
+
+// WriteReals of a single value.
+void WriteOneReal(ByteWriter& w, double value) {
+  if (auto k = DecimalScale(std::span<const double>(&value, 1))) {
+    w.Byte(static_cast<std::uint8_t>(*k));
+    WriteOneInt(w, std::llround(value * std::pow(10.0, *k)));
+    return;
+  }
+  w.Byte(kRealXor);
+  w.Fixed64(std::bit_cast<std::uint64_t>(value));
 }
 
 bool ReadReals(ByteReader& r, std::size_t count, std::vector<double>& out) {
@@ -292,6 +315,23 @@ bool Inflate(std::string_view packed, std::uint64_t raw_size, bool dictionary, s
   return ok;
 }
 
+// The blob: version, flags, and the raw encoding, deflated when that is
+// smaller.
+std::string Pack(const std::string& raw, int zlib_level) {
+  ByteWriter out;
+  out.Byte(kFormatVersion);
+  std::string packed;
+  if (zlib_level > 0 && Deflate(raw, zlib_level, packed) && packed.size() + 4 < raw.size()) {
+    out.Byte(kFlagZlibDictV1);
+    out.Varint(raw.size());
+    out.str().append(packed);
+  } else {
+    out.Byte(0);
+    out.str().append(raw);
+  }
+  return std::move(out.str());
+}
+
 std::string EncodeRaw(const ColumnSet& set) {
   ByteWriter w;
   w.Varint(set.times_ms.size());
@@ -438,19 +478,33 @@ Result<std::string> EncodeColumnSet(const ColumnSet& set, int zlib_level) {
       return Error{ErrorCode::kInvalid, "column " + c.name + " does not match the row count"};
     }
   }
-  std::string raw = EncodeRaw(set);
-  ByteWriter out;
-  out.Byte(kFormatVersion);
-  std::string packed;
-  if (zlib_level > 0 && Deflate(raw, zlib_level, packed) && packed.size() + 4 < raw.size()) {
-    out.Byte(kFlagZlibDictV1);
-    out.Varint(raw.size());
-    out.str().append(packed);
-  } else {
-    out.Byte(0);
-    out.str().append(raw);
+  return Pack(EncodeRaw(set), zlib_level);
+}
+
+std::string EncodeRow(std::int64_t time_ms, const std::vector<NamedCell>& cells,
+                      int zlib_level) {
+  ByteWriter w;
+  w.str().reserve(64 + 32 * cells.size());
+  w.Varint(1);  // rows
+  w.Signed(time_ms);
+  w.Varint(cells.size());
+  for (const NamedCell& cell : cells) {
+    w.Bytes(cell.name);
+    w.Byte(static_cast<std::uint8_t>(cell.value.index()));
+    w.Varint(2);  // presence: no absent row, then one present row
+    w.Varint(0);
+    w.Varint(1);
+    if (const auto* i = std::get_if<std::int64_t>(&cell.value)) {
+      WriteOneInt(w, *i);
+    } else if (const auto* d = std::get_if<double>(&cell.value)) {
+      WriteOneReal(w, *d);
+    } else {
+      const std::string& text = std::get<std::string>(cell.value);
+      w.Varint(static_cast<std::uint64_t>(text.size()) << 1);
+      w.str().append(text);
+    }
   }
-  return std::move(out.str());
+  return Pack(std::move(w.str()), zlib_level);
 }
 
 Result<ColumnSet> DecodeColumnSet(std::string_view blob) {

@@ -103,6 +103,12 @@ class ColumnSetReader {
 // none) when that is smaller. Fails only on a set whose columns disagree
 // with times_ms (kInvalid).
 Result<std::string> EncodeColumnSet(const ColumnSet& set, int zlib_level = 9);
+// The same bytes as EncodeColumnSet of a one-row set built from `cells` with
+// ColumnSetBuilder, without building the set (the agent encodes a row per
+// GPU every second). The cells' names must be distinct, as StatusToCells's
+// are; a repeated name would be kept as a second column.
+std::string EncodeRow(std::int64_t time_ms, const std::vector<NamedCell>& cells,
+                      int zlib_level);
 // Decodes EncodeColumnSet's output; any malformed input is kCorrupt.
 Result<ColumnSet> DecodeColumnSet(std::string_view blob);
 

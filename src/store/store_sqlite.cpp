@@ -321,13 +321,10 @@ Result<bool> SqliteStore::AppendSample(WallTime time, const SystemStatus& status
       }
       cells.clear();
       StatusToCells(gpu, cells);
-      ColumnSetBuilder builder;
-      builder.AddRow(now, cells);
-      auto blob = EncodeColumnSet(builder.Take(), /*zlib_level=*/1);
-      if (!blob) return blob.error();
+      const std::string blob = EncodeRow(now, cells, /*zlib_level=*/1);
       auto stmt = db_->Cached("INSERT OR REPLACE INTO pending(gpu, t_ms, blob) VALUES(?, ?, ?)");
       if (!stmt) return stmt.error();
-      if (auto run = (*stmt)->Bind(1, *id).Bind(2, now).BindBlob(3, *blob).Run(); !run) return run;
+      if (auto run = (*stmt)->Bind(1, *id).Bind(2, now).BindBlob(3, blob).Run(); !run) return run;
       PendingState& p = pending_[*id];
       if (p.count == 0) p.first_ms = now;
       ++p.count;
