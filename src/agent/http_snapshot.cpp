@@ -20,7 +20,7 @@ void LatencyHistogram::Observe(double seconds) {
 }
 
 SelfUsage ReadSelfUsage() {
-  // Called once per sample: a syscall and one small read, no streams.
+  // A syscall and one small read, no streams.
   SelfUsage u;
   rusage r{};
   if (getrusage(RUSAGE_SELF, &r) == 0) {
@@ -119,16 +119,19 @@ void SnapshotBuilder::OnFindings(std::vector<FindingInterval> active) {
 
 std::shared_ptr<const AgentLiveSnapshot> SnapshotBuilder::Build(
     unsigned gpus_expected, const StoreStats& store, std::uint64_t samples_written,
-    std::uint64_t samples_failed) const {
+    std::uint64_t samples_failed) {
   auto snapshot = std::make_shared<AgentLiveSnapshot>(s_);
   snapshot->published_at = std::chrono::system_clock::now();
   snapshot->gpus_expected = gpus_expected;
   snapshot->store = store;
   snapshot->samples_written = samples_written;
   snapshot->samples_failed = samples_failed;
-  const SelfUsage self = ReadSelfUsage();
-  snapshot->agent_cpu_seconds = self.cpu_seconds;
-  snapshot->agent_resident_bytes = self.resident_bytes;
+  if (const auto now = std::chrono::steady_clock::now(); now >= self_due_) {
+    self_ = ReadSelfUsage();
+    self_due_ = now + kSelfUsageEvery;
+  }
+  snapshot->agent_cpu_seconds = self_.cpu_seconds;
+  snapshot->agent_resident_bytes = self_.resident_bytes;
   return snapshot;
 }
 

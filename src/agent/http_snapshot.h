@@ -86,14 +86,19 @@ class SnapshotBuilder {
   void OnSample(const SystemStatus& status, WallTime at, double latency_seconds);
   void OnEvent(const KernelEvent& event);
   void OnFindings(std::vector<FindingInterval> active);
-  // A copy of the current state with the given totals.
+  // A copy of the current state with the given totals. The agent's own CPU
+  // time and memory are read again when kSelfUsageEvery has passed since
+  // the last read (getrusage walks every thread of the process).
   std::shared_ptr<const AgentLiveSnapshot> Build(unsigned gpus_expected, const StoreStats& store,
                                                  std::uint64_t samples_written,
-                                                 std::uint64_t samples_failed) const;
+                                                 std::uint64_t samples_failed);
+  static constexpr std::chrono::seconds kSelfUsageEvery{5};
 
  private:
   GpuCounters& Counters(const std::string& pci_bus_id);
   AgentLiveSnapshot s_;
+  SelfUsage self_;
+  std::chrono::steady_clock::time_point self_due_{};
   std::map<std::string, WallTime> previous_sample_;  // by bus id
 };
 

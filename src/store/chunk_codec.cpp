@@ -296,10 +296,32 @@ bool Deflate(std::string_view raw, int level, std::string& out) {
   return ok;
 }
 
+// zlib's inflate state, kept per thread and reset between uses: sealing a
+// chunk inflates every one-sample blob of it, and setting up a stream (and
+// its window) each time cost more than inflating.
+class Inflater {
+ public:
+  ~Inflater() {
+    if (ready_) inflateEnd(&z_);
+  }
+  z_stream* Ready() {
+    if (ready_) return inflateReset(&z_) == Z_OK ? &z_ : nullptr;
+    z_ = z_stream{};
+    ready_ = inflateInit(&z_) == Z_OK;
+    return ready_ ? &z_ : nullptr;
+  }
+
+ private:
+  z_stream z_{};
+  bool ready_ = false;
+};
+
 bool Inflate(std::string_view packed, std::uint64_t raw_size, bool dictionary, std::string& out) {
   out.assign(raw_size, '\0');
-  z_stream z{};
-  if (inflateInit(&z) != Z_OK) return false;
+  thread_local Inflater inflater;
+  z_stream* zp = inflater.Ready();
+  if (zp == nullptr) return false;
+  z_stream& z = *zp;
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
   z.avail_in = static_cast<uInt>(packed.size());
   z.next_out = reinterpret_cast<Bytef*>(out.data());
@@ -310,9 +332,7 @@ bool Inflate(std::string_view packed, std::uint64_t raw_size, bool dictionary, s
                            static_cast<uInt>(kDictionaryV1.size())) == Z_OK) {
     rc = inflate(&z, Z_FINISH);
   }
-  bool ok = rc == Z_STREAM_END && z.total_out == raw_size && z.avail_in == 0;
-  inflateEnd(&z);
-  return ok;
+  return rc == Z_STREAM_END && z.total_out == raw_size && z.avail_in == 0;
 }
 
 // The blob: version, flags, and the raw encoding, deflated when that is
