@@ -16,7 +16,12 @@ void CallTracker::Begin(const char* name) {
   started_ns_.store(NowNs());
 }
 
-void CallTracker::End() { started_ns_.store(0); }
+void CallTracker::End() {
+  // A call the waiter gave up on marks the job abandoned from its own
+  // thread too, so that nothing the job does after it returns late (reading
+  // the next GPU) can be mistaken for work done before the deadline.
+  if (started_ns_.exchange(0) == kAbandonedCall) abandoned_.store(true);
+}
 
 CallWorker::CallWorker(std::chrono::milliseconds deadline)
     : deadline_(deadline), state_(std::make_shared<State>()) {
@@ -69,10 +74,16 @@ bool CallWorker::Wait() {
     std::int64_t started = state_->tracker.started_ns_.load();
     std::int64_t now = NowNs();
     if (started != 0 && now - started >= deadline_ns) {
+      // Only while that very call is still running: it cannot end (and no
+      // other call begin) between reading its name and the exchange.
       const char* name = state_->tracker.current_.load();
-      hung_call_ = name ? name : "an NVML call";
-      state_->tracker.abandoned_.store(true);
-      return false;
+      if (state_->tracker.started_ns_.compare_exchange_strong(started,
+                                                              CallTracker::kAbandonedCall)) {
+        hung_call_ = name ? name : "an NVML call";
+        state_->tracker.abandoned_.store(true);
+        return false;
+      }
+      continue;  // it returned just in time
     }
     // Sleep until this call would overrun, or one deadline if none runs.
     std::int64_t wait_ns = started != 0 ? started + deadline_ns - now : deadline_ns;

@@ -39,7 +39,10 @@ class CallTracker {
   void Begin(const char* name);
   void End();
 
-  std::atomic<std::int64_t> started_ns_{0};  // 0 when no call is running
+  // When the running call started (steady clock); 0 when none runs;
+  // kAbandonedCall once the waiter gave up on the running call.
+  static constexpr std::int64_t kAbandonedCall = -1;
+  std::atomic<std::int64_t> started_ns_{0};
   std::atomic<const char*> current_{nullptr};
   std::atomic<bool> abandoned_{false};
 };

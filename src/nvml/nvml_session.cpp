@@ -161,8 +161,11 @@ class Session final : public NvmlSession {
   // lane's GPUs not yet read are read again on fresh workers.
   void ReadGpus(std::vector<unsigned> todo, std::map<unsigned, Outcome>& out) {
     GpuReadOptions read{options_.read_processes, options_.read_nvlink};
+    // After a hang, the GPUs left are read each on its own worker: when the
+    // whole driver hangs, the sample costs two deadlines, not one per GPU.
+    std::size_t lanes_now = lanes_;
     while (!todo.empty()) {
-      const std::size_t lanes = std::min(lanes_, todo.size());
+      const std::size_t lanes = std::min(lanes_now, todo.size());
       std::vector<std::shared_ptr<Batch>> batches;
       for (std::size_t l = 0; l < lanes; ++l) batches.push_back(std::make_shared<Batch>());
       for (std::size_t k = 0; k < todo.size(); ++k) {
@@ -173,8 +176,10 @@ class Session final : public NvmlSession {
         batch->results.resize(batch->indexes.size());
         auto lib = open_->library;
         Lane(l).Submit([lib, batch, read](CallTracker& tracker) {
-          for (std::size_t k = 0; k < batch->indexes.size() && !tracker.abandoned(); ++k) {
+          for (std::size_t k = 0; k < batch->indexes.size(); ++k) {
             ReadGpu(lib->fn, batch->indexes[k], read, tracker, batch->results[k]);
+            // A read during which a call was given up on is never complete.
+            if (tracker.abandoned()) break;
             batch->done.store(k + 1);
           }
         });
@@ -183,7 +188,9 @@ class Session final : public NvmlSession {
       for (std::size_t l = 0; l < lanes; ++l) {
         Batch& batch = *batches[l];
         const bool finished = lane_workers_[l]->Wait();
-        // Complete results are never written again, even by an abandoned job.
+        // Complete results are never written again, even by an abandoned
+        // job, which never counts the GPU it was reading when it was given up
+        // on (CallTracker::End): that GPU is indexes[done].
         const std::size_t done = batch.done.load();
         for (std::size_t k = 0; k < done; ++k) {
           out[batch.indexes[k]].gpu = std::move(batch.results[k]);
@@ -197,6 +204,7 @@ class Session final : public NvmlSession {
         abandoned_.push_back(std::move(lane_workers_[l]));  // Lane(l) starts a fresh one
       }
       std::sort(todo.begin(), todo.end());
+      if (!todo.empty()) lanes_now = todo.size();
     }
   }
 

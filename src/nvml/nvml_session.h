@@ -7,8 +7,8 @@
 // The GPUs are read in turn on one worker thread (one wake-up per sample, not
 // one per GPU); when that read is slow, each GPU gets its own worker until
 // reads are fast again (read_lanes.h). A GPU that hangs is marked hung and the
-// GPUs after it are read on a fresh worker, so one hung GPU costs a sample
-// one deadline, as in parallel reading.
+// GPUs after it are read each on a fresh worker of its own, so one hung GPU
+// costs a sample one deadline, as in parallel reading, and a hung driver two.
 //
 // Thread-safety: one thread at a time may call Sample().
 #pragma once

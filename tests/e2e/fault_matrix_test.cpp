@@ -182,6 +182,7 @@ void Gpu1SlowButRead(const json& doc) { EXPECT_EQ(doc["gpus"][1]["temperature_c"
 const std::vector<std::string> kOkLostOk = {"ok", "lost", "ok"};
 const std::vector<std::string> kOkHungOk = {"ok", "hung", "ok"};
 const std::vector<std::string> kAllOk = {"ok", "ok", "ok"};
+const std::vector<std::string> kAllHung = {"hung", "hung", "hung"};
 
 std::vector<FaultCase> Cases() {
   const std::string lost_at_0 = Faulty(R"("faults": [{"kind": "lost"}])");
@@ -258,6 +259,17 @@ std::vector<FaultCase> Cases() {
        2,
        kOkHungOk,
        {"GPU 1 (0000:19:00.0) does not answer", "within 500 ms"}},
+      // The whole driver hangs: the first GPU's hang is found on the one
+      // worker, the other two on a worker each (two deadlines, not three).
+      {"WholeDriverHangsAgent",
+       Command::kAgentThenReport,
+       R"({"driver_version": "550.90.07", "gpus": [
+         {"name": "GPU A", "pci_bus_id": "0000:18:00.0", "faults": [{"at_s": 1, "kind": "hang"}]},
+         {"name": "GPU B", "pci_bus_id": "0000:19:00.0", "faults": [{"at_s": 1, "kind": "hang"}]},
+         {"name": "GPU C", "pci_bus_id": "0000:1a:00.0", "faults": [{"at_s": 1, "kind": "hang"}]}]})",
+       2,
+       kAllHung,
+       {"GPU 0 (0000:18:00.0) does not answer", "GPU 2 (0000:1a:00.0) does not answer"}},
       {"SlowThenHangAgent",
        Command::kAgentThenReport,
        AroundGpu1(slow_then_hang),
