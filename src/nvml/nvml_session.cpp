@@ -105,7 +105,7 @@ class Session final : public NvmlSession {
     std::map<unsigned, Outcome> outcomes;
     ReadGpus(todo, outcomes);
     lanes_ = NextReadLanes(lanes_, std::chrono::steady_clock::now() - started, todo.size(),
-                           open_->gpu_count);
+                           open_->gpu_count, options_.slow_read);
     for (unsigned i = 0; i < open_->gpu_count; ++i) {
       status.gpus.push_back(Collect(i, outcomes));
     }

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "core/gpu_status.h"
+#include "nvml/read_lanes.h"
 
 namespace gpudoctor {
 
@@ -28,6 +29,9 @@ struct NvmlOptions {
   std::string library_path;
   // Longest time one NVML call may take before its GPU is declared hung.
   std::chrono::milliseconds call_deadline{5000};
+  // A read of all GPUs longer than this is slow: each GPU then gets its own
+  // worker (read_lanes.h).
+  std::chrono::milliseconds slow_read = kSlowGpuRead;
   bool read_processes = true;
   bool read_nvlink = true;
 };

@@ -14,8 +14,10 @@ namespace gpudoctor {
 inline constexpr std::chrono::milliseconds kSlowGpuRead{250};
 
 // The lanes for the next sample, given this sample's: `lanes` read
-// `gpus_read` GPUs in `took`; the driver has `gpu_count` GPUs.
+// `gpus_read` GPUs in `took`; the driver has `gpu_count` GPUs. A read of
+// all GPUs longer than `slow` is slow.
 std::size_t NextReadLanes(std::size_t lanes, std::chrono::steady_clock::duration took,
-                          std::size_t gpus_read, std::size_t gpu_count);
+                          std::size_t gpus_read, std::size_t gpu_count,
+                          std::chrono::steady_clock::duration slow = kSlowGpuRead);
 
 }  // namespace gpudoctor

@@ -35,5 +35,11 @@ TEST(ReadLanes, ReadOfOneRemainingGpuKeepsTheLanes) {
   EXPECT_EQ(NextReadLanes(8, milliseconds(1), 1, 8), 8u);
 }
 
+TEST(ReadLanes, TheSlowBoundIsAParameter) {
+  EXPECT_EQ(NextReadLanes(1, milliseconds(900), 8, 8, milliseconds(1000)), 1u);
+  EXPECT_EQ(NextReadLanes(1, milliseconds(900), 8, 8, milliseconds(800)), 8u);
+  EXPECT_EQ(NextReadLanes(8, milliseconds(100), 8, 8, milliseconds(1000)), 1u);
+}
+
 }  // namespace
 }  // namespace gpudoctor
