@@ -51,6 +51,17 @@ Error Corrupt(const std::string& what) {
 // Ints as a stream of items: (zigzag(delta) << 1) for a changed value,
 // (run << 1 | 1) for `run` > 0 repeats of the previous value, or 1 followed
 // by zigzag(delta) for a delta too wide to shift.
+void WriteIntChange(ByteWriter& w, std::int64_t value, std::int64_t prev) {
+  std::uint64_t zz = ZigZag(static_cast<std::int64_t>(static_cast<std::uint64_t>(value) -
+                                                      static_cast<std::uint64_t>(prev)));
+  if (zz >> 63) {
+    w.Varint(1);  // "a run of 0": the escape for a delta that needs all 64 bits
+    w.Varint(zz);
+  } else {
+    w.Varint(zz << 1);
+  }
+}
+
 void WriteInts(ByteWriter& w, const std::vector<std::int64_t>& values) {
   std::int64_t prev = 0;
   std::size_t i = 0;
@@ -61,28 +72,13 @@ void WriteInts(ByteWriter& w, const std::vector<std::int64_t>& values) {
       w.Varint(run << 1 | 1);
       continue;
     }
-    std::uint64_t zz = ZigZag(static_cast<std::int64_t>(static_cast<std::uint64_t>(values[i]) -
-                                                        static_cast<std::uint64_t>(prev)));
-    if (zz >> 63) {
-      w.Varint(1);  // "a run of 0": the escape for a delta that needs all 64 bits
-      w.Varint(zz);
-    } else {
-      w.Varint(zz << 1);
-    }
+    WriteIntChange(w, values[i], prev);
     prev = values[i++];
   }
 }
 
 // WriteInts of a single value.
-void WriteOneInt(ByteWriter& w, std::int64_t value) {
-  std::uint64_t zz = ZigZag(value);
-  if (zz >> 63) {
-    w.Varint(1);
-    w.Varint(zz);
-  } else {
-    w.Varint(zz << 1);
-  }
-}
+void WriteOneInt(ByteWriter& w, std::int64_t value) { WriteIntChange(w, value, 0); }
 
 bool ReadInts(ByteReader& r, std::size_t count, std::vector<std::int64_t>& out) {
   out.clear();
@@ -180,6 +176,11 @@ bool ReadReals(ByteReader& r, std::size_t count, std::vector<double>& out) {
 
 // Texts as items: (len << 1) then the bytes for a new string, or
 // (run << 1 | 1) for repeats of the previous one.
+void WriteNewText(ByteWriter& w, const std::string& text) {
+  w.Varint(static_cast<std::uint64_t>(text.size()) << 1);
+  w.str().append(text);
+}
+
 void WriteTexts(ByteWriter& w, const std::vector<std::string>& values) {
   std::size_t i = 0;
   while (i < values.size()) {
@@ -190,8 +191,7 @@ void WriteTexts(ByteWriter& w, const std::vector<std::string>& values) {
       w.Varint(run << 1 | 1);
       continue;
     }
-    w.Varint(static_cast<std::uint64_t>(values[i].size()) << 1);
-    w.str().append(values[i]);
+    WriteNewText(w, values[i]);
     ++i;
   }
 }
@@ -519,9 +519,7 @@ std::string EncodeRow(std::int64_t time_ms, const std::vector<NamedCell>& cells,
     } else if (const auto* d = std::get_if<double>(&cell.value)) {
       WriteOneReal(w, *d);
     } else {
-      const std::string& text = std::get<std::string>(cell.value);
-      w.Varint(static_cast<std::uint64_t>(text.size()) << 1);
-      w.str().append(text);
+      WriteNewText(w, std::get<std::string>(cell.value));
     }
   }
   return Pack(std::move(w.str()), zlib_level);
