@@ -99,7 +99,10 @@ Result<AgentState> ReadAgentState(const std::string& path) {
   if (auto it = j.find("kmsg_last_monotonic_s"); it != j.end() && it->is_number()) {
     s.kmsg_last_monotonic_s = it->get<double>();
   }
-  if (auto it = j.find("pid"); it != j.end() && it->is_number_integer()) s.pid = *it;
+  if (auto it = j.find("pid"); it != j.end() && it->is_number_integer()) {
+    long long pid = it->get<long long>();
+    if (pid > 0 && pid <= 4194304) s.pid = static_cast<int>(pid);  // Linux's largest pid_max
+  }
   return s;
 }
 

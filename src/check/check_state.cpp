@@ -15,6 +15,10 @@ namespace {
 
 using nlohmann::json;
 
+// Linux's largest pid_max (PID_MAX_LIMIT on 64-bit), and a GPU index far past any machine.
+constexpr long long kMaxPid = 4194304;
+constexpr long long kMaxGpuIndex = 4095;
+
 Error Corrupt(const std::string& why) { return Error{ErrorCode::kCorrupt, why}; }
 
 // The member `key` of `j` when it exists and `ok(member)` holds.
@@ -34,7 +38,7 @@ Result<CheckGpu> ParseGpu(const json& g, const std::string& where) {
   const json* index = Field(g, "index", &json::is_number_integer);
   const json* bus = Field(g, "pci_bus_id", &json::is_string);
   const json* state = Field(g, "state", &json::is_string);
-  if (!index || index->get<long long>() < 0) return Corrupt(Missing(where, "index", "a number"));
+  if (!index || index->get<long long>() < 0 || index->get<long long>() > kMaxGpuIndex) return Corrupt(Missing(where, "index", "a number"));
   if (!bus) return Corrupt(Missing(where, "pci_bus_id", "a string"));
   if (!state) return Corrupt(Missing(where, "state", "a string"));
   gpu.index = index->get<unsigned>();
@@ -84,7 +88,9 @@ Result<AgentSnapshot> ParseAgentState(std::string_view text) {
   const json* loaded = Field(j, "nvml_loaded", &json::is_boolean);
   const json* gpus = Field(j, "gpus", &json::is_array);
   const json* active = Field(j, "active_findings", &json::is_array);
-  if (!pid || pid->get<long long>() <= 0) return Corrupt(Missing("", "pid", "a positive number"));
+  if (!pid || pid->get<long long>() <= 0 || pid->get<long long>() > kMaxPid) {
+    return Corrupt(Missing("", "pid", "a process id"));
+  }
   if (!last) return Corrupt(Missing("", "last_sample_at", "a time (no sample yet?)"));
   if (!interval || interval->get<long long>() <= 0) {
     return Corrupt(Missing("", "interval_ms", "a positive number"));

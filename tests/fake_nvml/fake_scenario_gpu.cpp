@@ -100,8 +100,9 @@ std::vector<gpudoctor::NvLinkStatus> ParseNvLinks(const json& value,
               {"link", "active", "crc_flit_errors", "crc_data_errors",
                "replay_errors", "recovery_errors"});
     gpudoctor::NvLinkStatus link;
-    link.link =
-        static_cast<unsigned>(e.value("link", static_cast<unsigned>(i)));
+    link.link = e.contains("link")
+        ? static_cast<unsigned>(Integer(e["link"], at + ".link", 0, 63))
+        : static_cast<unsigned>(i);
     auto get = [&](const char* key) {
       return e.contains(key) ? OptionalInt(e[key], at + "." + key)
                              : std::nullopt;

@@ -20,6 +20,10 @@ void CheckKeys(const nlohmann::json& object, const std::string& where,
                std::initializer_list<const char*> allowed);
 // A finite number of magnitude <= 1e15.
 double Number(const nlohmann::json& value, const std::string& where);
+// A whole number in [lo, hi]; anything else (a fraction, text, out of range)
+// throws naming `where`.
+long long Integer(const nlohmann::json& value, const std::string& where,
+                  long long lo, long long hi);
 
 // Applies the overrides, metrics and faults of one "gpus" entry (the keys
 // other than "xml" and "xml_gpu") to `gpu`. `where` names the entry in

@@ -66,7 +66,9 @@ FakeGpu GpuFromEntry(const json& entry, unsigned index,
   if (entry.contains("xml")) {
     std::filesystem::path xml = entry.at("xml").get<std::string>();
     if (xml.is_relative()) xml = dir / xml;
-    unsigned xml_gpu = entry.value("xml_gpu", 0u);
+    unsigned xml_gpu = entry.contains("xml_gpu")
+        ? static_cast<unsigned>(Integer(entry.at("xml_gpu"), where + ".xml_gpu", 0, kMaxGpus - 1))
+        : 0u;
     gpudoctor::SystemStatus system;
     gpu = GpuFromXml(xml.string(), xml_gpu, &system);
     if (!*took_versions) {
@@ -91,7 +93,9 @@ void ApplyTopLevel(const json& doc, Scenario& s) {
   if (doc.contains("cuda_driver_version")) {
     const json& cuda = doc.at("cuda_driver_version");
     s.cuda_driver_version =
-        cuda.is_null() ? std::nullopt : std::optional<int>(cuda.get<int>());
+        cuda.is_null() ? std::nullopt
+                       : std::optional<int>(static_cast<int>(
+                             Integer(cuda, "cuda_driver_version", 0, 1000000)));
   }
   if (doc.contains("nvml_version")) {
     s.nvml_version = doc.at("nvml_version").get<std::string>();
@@ -102,7 +106,10 @@ void ApplyTopLevel(const json& doc, Scenario& s) {
     if (!code) throw ScenarioError{"unknown init_error '" + name + "'"};
     s.init_error = *code;
   }
-  s.init_delay_ms = doc.value("init_delay_ms", 0);
+  if (doc.contains("init_delay_ms")) {
+    // An hour at most: longer is a mistake, and the sleep must stay bounded.
+    s.init_delay_ms = static_cast<int>(Integer(doc.at("init_delay_ms"), "init_delay_ms", 0, 3600000));
+  }
 }
 
 Scenario FromJsonText(const std::string& path, const std::string& text) {
@@ -148,6 +155,16 @@ double Number(const json& value, const std::string& where) {
   double v = value.get<double>();
   if (!std::isfinite(v) || std::fabs(v) > 1e15) Fail(where, "out of range");
   return v;
+}
+
+long long Integer(const json& value, const std::string& where, long long lo,
+                  long long hi) {
+  double v = Number(value, where);
+  if (v != std::floor(v)) Fail(where, "must be a whole number");
+  if (v < static_cast<double>(lo) || v > static_cast<double>(hi)) {
+    Fail(where, "must be from " + std::to_string(lo) + " to " + std::to_string(hi));
+  }
+  return static_cast<long long>(v);
 }
 
 FakeGpu GpuFromXml(const std::string& path, unsigned index,

@@ -129,6 +129,13 @@ TEST(CheckState, MalformedOrIncompleteFilesAreRejected) {
     EXPECT_EQ(r.error().code, ErrorCode::kCorrupt);
     EXPECT_NE(r.error().message.find(named), std::string::npos) << r.error().message;
   }
+  // A pid or GPU index past what Linux or any machine has is not truncated into a real one.
+  json huge_pid = StateJson(kNow);
+  huge_pid["pid"] = (1LL << 32) + 4242;
+  EXPECT_FALSE(ParseAgentState(huge_pid.dump()));
+  json huge_index = StateJson(kNow);
+  huge_index["gpus"][1]["index"] = (1LL << 32) + 1;
+  EXPECT_FALSE(ParseAgentState(huge_index.dump()));
   json never_sampled = StateJson(kNow);
   never_sampled["last_sample_at"] = nullptr;
   EXPECT_FALSE(ParseAgentState(never_sampled.dump()));

@@ -46,6 +46,36 @@ TEST_F(FakeNvmlTest, UnknownKeyMissingAndMalformedFilesFailInit) {
       NVML_ERROR_UNKNOWN);
 }
 
+// Whole-number keys refuse fractions and values past their range instead of
+// converting them (a double past int's range was undefined behaviour, found
+// by fuzz_scenario: "init_delay_ms": 511111111111111111111111111111).
+TEST_F(FakeNvmlTest, OutOfRangeOrFractionalWholeNumbersFailInit) {
+  const char* bad[] = {
+      R"({"init_delay_ms": 511111111111111111111111111111, "gpus": []})",
+      R"({"init_delay_ms": -1})",
+      R"({"init_delay_ms": 1.5})",
+      R"({"init_delay_ms": "10"})",
+      R"({"cuda_driver_version": 1e30})",
+      R"({"cuda_driver_version": 12.5})",
+      R"({"gpus":[{"nvlinks":[{"link": 4294967296}]}]})",
+      R"({"gpus":[{"nvlinks":[{"link": -1}]}]})",
+  };
+  int n = 0;
+  for (const char* text : bad) {
+    EXPECT_EQ(Init(WriteFile("bad" + std::to_string(n++) + ".json", text)),
+              NVML_ERROR_UNKNOWN)
+        << text;
+  }
+  // The same keys in range still load.
+  ASSERT_EQ(Init(WriteFile("good.json",
+                           R"({"init_delay_ms": 0, "cuda_driver_version": 12040,
+                               "gpus":[{"nvlinks":[{"link": 3}]}]})")),
+            NVML_SUCCESS);
+  int cuda = 0;
+  ASSERT_EQ(nvml().nvmlSystemGetCudaDriverVersion_v2(&cuda), NVML_SUCCESS);
+  EXPECT_EQ(cuda, 12040);
+}
+
 TEST_F(FakeNvmlTest, InitIsReferenceCountedAndScenarioReloaded) {
   ASSERT_EQ(Init(DataPath("two_gpus.json")), NVML_SUCCESS);
   ASSERT_EQ(nvml().nvmlInit(), NVML_SUCCESS);
