@@ -2,6 +2,7 @@
 // text): what their headers promise, whatever the input.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -11,8 +12,11 @@
 
 namespace gpudoctor::fuzz {
 
-inline void CheckGpu(const GpuStatus& gpu, std::size_t position) {
-  FUZZ_CHECK(gpu.index == position);
+// `position`: the GPU's place in the list, which is its index for the
+// parsers that number GPUs in document order (nullopt for the table parser,
+// which keeps the index nvidia-smi printed).
+inline void CheckGpu(const GpuStatus& gpu, std::optional<std::size_t> position) {
+  FUZZ_CHECK(!position || gpu.index == *position);
   // The bus id is stored normalised ("0000:3b:00.0") or not at all.
   FUZZ_CHECK(gpu.pci_bus_id.empty() || NormalizePciBusId(gpu.pci_bus_id) == gpu.pci_bus_id);
   FUZZ_CHECK(!gpu.pstate || (*gpu.pstate >= 0 && *gpu.pstate <= 15));
@@ -21,13 +25,16 @@ inline void CheckGpu(const GpuStatus& gpu, std::size_t position) {
 }
 
 // `first` and `second` are two parses of the same input: they must agree.
-inline void CheckStatus(const SystemStatus& first, const SystemStatus& second) {
+inline void CheckStatus(const SystemStatus& first, const SystemStatus& second,
+                        bool index_is_position) {
   FUZZ_CHECK(first.nvml_loaded);
   FUZZ_CHECK(first.gpus.size() == second.gpus.size());
   FUZZ_CHECK(first.driver_version == second.driver_version);
   FUZZ_CHECK(first.cuda_driver_version == second.cuda_driver_version);
   for (std::size_t i = 0; i < first.gpus.size(); ++i) {
-    CheckGpu(first.gpus[i], i);
+    CheckGpu(first.gpus[i], index_is_position ? std::optional<std::size_t>(i) : std::nullopt);
+    FUZZ_CHECK(first.gpus[i].index == second.gpus[i].index);
+    FUZZ_CHECK(first.gpus[i].field_errors == second.gpus[i].field_errors);
     FUZZ_CHECK(first.gpus[i].uuid == second.gpus[i].uuid);
     FUZZ_CHECK(first.gpus[i].pci_bus_id == second.gpus[i].pci_bus_id);
     // The value parsers reject non-finite numbers, so == is exact here.
@@ -40,7 +47,8 @@ inline void CheckStatus(const SystemStatus& first, const SystemStatus& second) {
 // and checks both results: a one-line kCorrupt error naming `source`, or two
 // equal, well-formed statuses.
 template <typename Parse>
-void CheckStatusParser(Parse parse, std::string_view input, std::string_view source) {
+void CheckStatusParser(Parse parse, std::string_view input, std::string_view source,
+                       bool index_is_position = true) {
   Result<SystemStatus> first = parse(input, source);
   Result<SystemStatus> second = parse(input, source);
   FUZZ_CHECK(first.ok() == second.ok());
@@ -49,7 +57,7 @@ void CheckStatusParser(Parse parse, std::string_view input, std::string_view sou
     FUZZ_CHECK(IsOneLineNaming(first.error().message, std::string(source) + ": "));
     return;
   }
-  CheckStatus(*first, *second);
+  CheckStatus(*first, *second, index_is_position);
 }
 
 }  // namespace gpudoctor::fuzz

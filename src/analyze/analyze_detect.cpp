@@ -3,6 +3,7 @@
 
 #include "analyze/analyze_input.h"
 #include "parse/kernel_line.h"
+#include "parse/nvsmi_table.h"
 #include "parse/nvsmi_text.h"
 
 namespace gpudoctor {
@@ -76,6 +77,8 @@ const char* InputKindName(InputKind kind) {
       return "nvidia-smi-xml";
     case InputKind::kNvidiaSmiText:
       return "nvidia-smi-text";
+    case InputKind::kNvidiaSmiTable:
+      return "nvidia-smi-table";
     case InputKind::kBugReport:
       return "nvidia-bug-report";
     case InputKind::kKernelLog:
@@ -95,6 +98,9 @@ InputKind DetectInputKind(std::string_view content) {
   if (IsBugReport(head)) return InputKind::kBugReport;
   if (head.find("<nvidia_smi_log") != std::string_view::npos) return InputKind::kNvidiaSmiXml;
   if (LooksLikeNvidiaSmiText(head)) return InputKind::kNvidiaSmiText;
+  // Before the kernel-log test: a table of a GPU in trouble mentions no log
+  // words, but a pasted table may sit under a shell prompt with a date.
+  if (LooksLikeNvidiaSmiTable(head)) return InputKind::kNvidiaSmiTable;
   if (HasStampedLogLine(head) || MentionsGpuLogWords(content)) return InputKind::kKernelLog;
   return InputKind::kUnknown;
 }

@@ -9,6 +9,7 @@
 #include "analyze/input_file.h"
 #include "collect/kernel_log_files.h"
 #include "parse/kernel_events.h"
+#include "parse/nvsmi_table.h"
 #include "parse/nvsmi_text.h"
 #include "parse/nvsmi_xml.h"
 
@@ -81,6 +82,9 @@ void AddFile(std::string content, std::size_t index, AnalyzedFile& file, Gathere
       return;
     case InputKind::kNvidiaSmiText:
       AddDump(ParseNvidiaSmiText(content, file.path), TextDumpTime(content), file, g);
+      return;
+    case InputKind::kNvidiaSmiTable:
+      AddDump(ParseNvidiaSmiTable(content, file.path), TableDumpTime(content), file, g);
       return;
     case InputKind::kBugReport:
       AddBugReport(content, index, file, g);

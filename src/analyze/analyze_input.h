@@ -7,6 +7,9 @@
 //   - nvidia-smi -q -x XML and nvidia-smi -q text (also -q -d excerpts): one
 //     reading of the GPUs, taken at the dump's own Timestamp when it parses
 //     (none otherwise). Several dumps of the same GPUs form a window.
+//   - the default `nvidia-smi` table: likewise one reading, of what the table
+//     shows (cells showing ERR! are failed queries), at the date line
+//     nvidia-smi prints above it when present.
 //   - nvidia-bug-report.log: its kernel-log sections (as the live
 //     --kernel-log path reads them), its `nvidia-smi --query` output as one
 //     reading (a failed run becomes a reading with nvml_loaded = false and the
@@ -15,8 +18,8 @@
 //   - kernel logs and journals in every format kernel_line.h reads, and
 //     PyTorch/NCCL logs: kernel events. Text is a kernel log only when at least
 //     one line has a kernel/syslog/journal/glog stamp or it mentions NVRM, Xid
-//     or NCCL; other text (nvidia-smi tables, topo matrices, nvlink output) is
-//     refused as unknown.
+//     or NCCL; other text (topo matrices, nvlink output, CSV queries) is refused
+//     as unknown.
 // Naive local stamps (nvidia-smi's Timestamp, syslog, dmesg -T) are read as
 // UTC so that the readings and events of one machine line up; year-less log
 // stamps take the year of the bug report's Date line, else of the newest
@@ -34,9 +37,17 @@
 
 namespace gpudoctor {
 
-enum class InputKind { kNvidiaSmiXml, kNvidiaSmiText, kBugReport, kKernelLog, kUnknown };
+enum class InputKind {
+  kNvidiaSmiXml,
+  kNvidiaSmiText,
+  kNvidiaSmiTable,
+  kBugReport,
+  kKernelLog,
+  kUnknown
+};
 
-// "nvidia-smi-xml", "nvidia-smi-text", "nvidia-bug-report", "kernel-log", "unknown".
+// "nvidia-smi-xml", "nvidia-smi-text", "nvidia-smi-table", "nvidia-bug-report",
+// "kernel-log", "unknown".
 const char* InputKindName(InputKind kind);
 
 // The kind of (decompressed) file content. Pure.

@@ -73,6 +73,20 @@ std::optional<WallTime> TextDumpTime(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<WallTime> TableDumpTime(std::string_view text) {
+  for (std::size_t pos = 0; pos < text.size();) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    std::size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos) continue;
+    if (line[first] == '+' || line[first] == '|') return std::nullopt;
+    if (auto t = ParseCtimeStamp(line)) return t;
+  }
+  return std::nullopt;
+}
+
 int YearInText(std::string_view text) {
   for (std::string_view word : Words(text)) {
     auto year = Number(word);

@@ -22,6 +22,11 @@ std::optional<WallTime> XmlDumpTime(std::string_view xml);
 // The stamp of `nvidia-smi -q` text; nullopt when absent or unparsable.
 std::optional<WallTime> TextDumpTime(std::string_view text);
 
+// The date line nvidia-smi prints above its default table ("Fri Nov  3
+// 10:54:52 2023"): the first line with text, when it comes before the table's
+// first line; nullopt otherwise.
+std::optional<WallTime> TableDumpTime(std::string_view text);
+
 // A four-digit year (1990-2199) anywhere in the text, e.g. the bug report's
 // "Date: Thu Oct 27 08:50:11 PM -03 2022"; 0 when none.
 int YearInText(std::string_view text);

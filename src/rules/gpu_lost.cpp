@@ -6,32 +6,12 @@
 
 #include <string_view>
 
+#include "rules/gpu_broken.h"
 #include "rules/group_gpu_health.h"
 #include "rules/gpu_health_util.h"
 
 namespace gpudoctor {
 namespace {
-
-// Fields failing with these NVML errors mean the GPU itself is unreachable or
-// wedged, not that one query is unsupported or forbidden.
-constexpr std::string_view kBrokenGpuErrors[] = {"NVML_ERROR_UNKNOWN", "NVML_ERROR_GPU_IS_LOST",
-                                                 "NVML_ERROR_RESET_REQUIRED", "NVML_ERROR_TIMEOUT"};
-// One failing field happens on healthy GPUs (a query a board half supports);
-// five or more at once is the ERR! picture of a GPU that needs a reset.
-constexpr std::size_t kManyBrokenFields = 5;
-
-std::size_t BrokenFieldCount(const GpuStatus& g) {
-  std::size_t count = 0;
-  for (const auto& [field, error] : g.field_errors) {
-    for (std::string_view code : kBrokenGpuErrors) {
-      if (error.find(code) != std::string::npos) {
-        ++count;
-        break;
-      }
-    }
-  }
-  return count;
-}
 
 // The reading that shows the GPU broken: the latest one when it does,
 // else the first one that did (the GPU came back later in the window).
@@ -39,13 +19,13 @@ const GpuStatus* BrokenReading(const GpuSeries& gpu, std::size_t& broken_reading
   const GpuStatus* first = nullptr;
   broken_readings = 0;
   for (const GpuStatus& s : gpu.readings) {
-    if (s.state == GpuState::kOk && BrokenFieldCount(s) < kManyBrokenFields) continue;
+    if (s.state == GpuState::kOk && !AnswersMostlyWithErrors(s)) continue;
     ++broken_readings;
     if (!first) first = &s;
   }
   if (broken_readings == 0) return nullptr;
   const GpuStatus& latest = gpu.latest();
-  bool latest_broken = latest.state != GpuState::kOk || BrokenFieldCount(latest) >= kManyBrokenFields;
+  bool latest_broken = latest.state != GpuState::kOk || AnswersMostlyWithErrors(latest);
   return latest_broken ? &latest : first;
 }
 
@@ -114,9 +94,11 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     std::size_t broken_fields = BrokenFieldCount(g);
     if (broken_fields > 0) {
       f.evidence.push_back(Measured(
-          Text{fmt::format("{} fields fail with unknown, lost, reset-required or timeout errors",
+          Text{fmt::format("{} fields fail with unknown, lost, reset-required or timeout errors "
+                           "(ERR! in nvidia-smi)",
                            broken_fields),
-               fmt::format("{} 个字段读取失败（未知错误、GPU 丢失、需要重置或超时）", broken_fields)},
+               fmt::format("{} 个字段读取失败（未知错误、GPU 丢失、需要重置或超时；nvidia-smi 显示 ERR!）",
+                           broken_fields)},
           static_cast<double>(broken_fields), "count"));
     }
     f.evidence.push_back(Measured(

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "rules/gpu_broken.h"
 #include "rules/gpu_perf_util.h"
 #include "rules/group_gpu.h"
 #include "rules/window_stats.h"
@@ -95,7 +96,9 @@ void CheckStopped(const DiagnosisInput& input, const GpuSeries& gpu, double hot_
 
 void CheckUnreadable(const GpuSeries& gpu, RuleOutput& out) {
   const GpuStatus& g = gpu.latest();
-  if (g.state != GpuState::kOk) return;  // a lost GPU fails every reading, not only the fan
+  // A lost GPU, or one failing most queries, fails every reading, not only the
+  // fan: gpu.lost says so.
+  if (g.state != GpuState::kOk || AnswersMostlyWithErrors(g)) return;
   auto error = FanError(g);
   if (!error) return;
   std::string label = GpuLabel(g);

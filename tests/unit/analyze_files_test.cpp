@@ -90,7 +90,10 @@ TEST(AnalyzeFiles, EachBadFileGetsOneLineNamingItAndTheRestIsUsed) {
   EXPECT_EQ(FileOf(r, 3).error, paths[3] + ": not an nvidia-smi, bug report or kernel log file");
   EXPECT_EQ(FileOf(r, 4).error.rfind(paths[4] + ": gzip data truncated at byte ", 0), 0u)
       << FileOf(r, 4).error;
-  EXPECT_EQ(FileOf(r, 5).error, paths[5] + ": not an nvidia-smi, bug report or kernel log file");
+  // A table's banner without the GPU table under it.
+  EXPECT_EQ(FileOf(r, 5).error,
+            paths[5] + ": not an nvidia-smi table: no GPU table header ('| GPU  Name ... Bus-Id "
+                       "... |') found");
   EXPECT_EQ(FileOf(r, 6).error.rfind(paths[6] + ": ", 0), 0u) << FileOf(r, 6).error;
   for (std::size_t i = 0; i + 1 < paths.size(); ++i) {
     EXPECT_FALSE(FileOf(r, i).ok) << paths[i];

@@ -32,6 +32,12 @@ TEST(AnalyzeDetect, TellsKindsFromContent) {
   EXPECT_EQ(DetectInputKind("Feb 15 17:37:45 host kernel: usb 1-1: new device\n"),
             InputKind::kKernelLog);
   EXPECT_EQ(DetectInputKind("\xEF\xBB\xBF" + std::string(kXml)), InputKind::kNvidiaSmiXml);
+  // The default table, also when it shows ERR! and under a shell prompt.
+  EXPECT_EQ(DetectInputKind("$ nvidia-smi\n"
+                            "| NVIDIA-SMI 525.60.13    Driver Version: 525.60.13    CUDA Version: "
+                            "12.0     |\n"
+                            "|   4  ERR!                On   | 00000000:83:00.0 Off |  ERR! |\n"),
+            InputKind::kNvidiaSmiTable);
 }
 
 TEST(AnalyzeDetect, RefusesTextThatIsNoneOfThem) {
@@ -60,6 +66,7 @@ TEST(AnalyzeDetect, CrashDumpMessageNamingTheScriptIsStillAKernelLog) {
 TEST(AnalyzeDetect, KindNames) {
   EXPECT_STREQ(InputKindName(InputKind::kNvidiaSmiXml), "nvidia-smi-xml");
   EXPECT_STREQ(InputKindName(InputKind::kNvidiaSmiText), "nvidia-smi-text");
+  EXPECT_STREQ(InputKindName(InputKind::kNvidiaSmiTable), "nvidia-smi-table");
   EXPECT_STREQ(InputKindName(InputKind::kBugReport), "nvidia-bug-report");
   EXPECT_STREQ(InputKindName(InputKind::kKernelLog), "kernel-log");
   EXPECT_STREQ(InputKindName(InputKind::kUnknown), "unknown");
@@ -74,6 +81,11 @@ TEST(AnalyzeDumpTime, ReadsNvidiaSmiStamps) {
   EXPECT_FALSE(ParseCtimeStamp("N/A").has_value());
   EXPECT_FALSE(ParseCtimeStamp("Thu Sep 41 15:20:22 2022").has_value());
   EXPECT_FALSE(TextDumpTime("Driver Version : 550.90.07\n").has_value());
+  // The table's date line, above the table only (not a date inside or after it).
+  EXPECT_EQ(FormatRfc3339(*TableDumpTime("\nFri Nov  3 10:54:52 2023       \r\n+---+\n")),
+            "2023-11-03T10:54:52Z");
+  EXPECT_FALSE(TableDumpTime("+---+\nFri Nov  3 10:54:52 2023\n").has_value());
+  EXPECT_FALSE(TableDumpTime("| NVIDIA-SMI 525.60.13 |\n").has_value());
   EXPECT_EQ(YearInText(" Thu Oct 27 08:50:11 PM -03 2022"), 2022);
 }
 

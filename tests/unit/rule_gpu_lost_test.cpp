@@ -54,6 +54,20 @@ TEST(GpuLostRule, ManyFieldsFailingWithUnknownErrorFires) {
   EXPECT_EQ(d.findings[0].evidence[0].value, 5.0);
 }
 
+// The default nvidia-smi table's ERR! cells (parse/nvsmi_table.h) count too.
+TEST(GpuLostRule, FiveErrCellsOfATableFire) {
+  GpuStatus g = HealthyGpu(0);
+  for (const char* field : {"power_draw_w", "temperature_c", "pstate", "fan_speed_percent"}) {
+    g.field_errors[field] = "nvidia-smi showed ERR! (the query failed)";
+  }
+  EXPECT_TRUE(RunRule(kGpuLostRule, RepeatedReadings({g}, 1)).findings.empty());
+  g.field_errors["utilization_gpu_percent"] = "nvidia-smi showed ERR! (the query failed)";
+  auto d = RunRule(kGpuLostRule, RepeatedReadings({g}, 1));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].title.en, "GPU 0 (" + g.pci_bus_id + ") answers most queries with errors (ERR!)");
+  EXPECT_EQ(d.findings[0].evidence[0].value, 5.0);
+}
+
 TEST(GpuLostRule, FewOrPermissionFieldErrorsStayQuiet) {
   GpuStatus few = HealthyGpu(0);
   for (const char* field : {"power_draw_w", "temperature_c", "clocks_sm_mhz", "pstate"}) {

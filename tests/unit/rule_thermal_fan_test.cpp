@@ -53,6 +53,20 @@ TEST(FanRule, UnreadableFanIsAWarning) {
   EXPECT_NE(d.findings[0].evidence[0].text.en.find("unknown error"), std::string::npos);
 }
 
+// A table cell showing ERR! for the fan alone is the fan's problem; with most
+// other cells ERR! too it is the whole GPU's, which gpu.lost reports.
+TEST(FanRule, ErrFanIsAWarningUnlessTheWholeGpuAnswersWithErrors) {
+  GpuStatus g = HealthyGpu(0);
+  g.field_errors["fan_speed_percent"] = "nvidia-smi showed ERR! (the query failed)";
+  auto d = RunRule(kFanRule, RepeatedReadings({g}, 1));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].severity, Severity::kWarning);
+  for (const char* field : {"temperature_c", "pstate", "power_draw_w", "utilization_gpu_percent"}) {
+    g.field_errors[field] = "nvidia-smi showed ERR! (the query failed)";
+  }
+  EXPECT_TRUE(RunRule(kFanRule, RepeatedReadings({g}, 1)).findings.empty());
+}
+
 TEST(FanRule, PermissionErrorSaysNothingAboutTheFan) {
   GpuStatus g = HealthyGpu(0);
   g.field_errors["fan_speed_percent"] = "insufficient permissions";

@@ -1,0 +1,48 @@
+// Parser of the default `nvidia-smi` table (the command without options),
+// the thing most often pasted into a bug report or a chat: the 79-column
+// layout of drivers up to 525, the 89-column layout of 530 and later, 610's
+// "KMD Version" / "CUDA UMD Version" header, Windows' Driver-Model column,
+// MIG device sub-tables and the process list. Pure: it is given the text and
+// never touches the file system. Fills the same model as nvsmi_text.h and
+// nvsmi_xml.h, with what the table shows and nothing more.
+#pragma once
+
+#include <string_view>
+
+#include "core/gpu_status.h"
+#include "core/result.h"
+
+namespace gpudoctor {
+
+// What GpuStatus::field_errors holds for a cell nvidia-smi printed as ERR!:
+// the driver answered that query with an error (not "not supported", which
+// nvidia-smi prints as N/A). The rules count such fields as failing.
+inline constexpr std::string_view kTableErrCell = "nvidia-smi showed ERR! (the query failed)";
+
+// Builds a SystemStatus from the table: driver_version and the CUDA version
+// from the banner, nvml_loaded = true, and one GpuStatus per GPU row in table
+// order, with the index nvidia-smi printed (so `nvidia-smi -i 3` gives GPU 3).
+// Per GPU: name (as printed, possibly cut short with "..."), persistence_mode
+// (not on Windows, whose column is the driver model), pci_bus_id, the
+// volatile uncorrected ECC count (ecc_mode_enabled when the column shows a
+// count, "On" or "Off"), fan, temperature, P-state, power draw, power_limit_w
+// (the "Cap"), memory used and total, GPU utilisation, compute mode and MIG
+// mode. A cell showing ERR! leaves its field null and puts kTableErrCell in
+// field_errors under the field's status --json name. With a "Processes:"
+// table every GPU gets a process list (empty when none runs on it);
+// without one, processes stay null. MIG device rows are skipped: they
+// describe instances, not GPUs. A text holding the table more than once (run
+// twice, or captured from `watch nvidia-smi`) gives each GPU (by bus id) and
+// the process list as the last table shows them.
+//
+// Errors: ErrorCode::kCorrupt, "<source_name>: not an nvidia-smi table:
+// <why>", when there is no GPU table header or a GPU row is not a table row.
+// Never throws.
+Result<SystemStatus> ParseNvidiaSmiTable(std::string_view text, std::string_view source_name);
+
+// True when the start of a file holds the table's banner ("| NVIDIA-SMI
+// <version> ... Version: ...") or its GPU column header ("| GPU  Name ...
+// Bus-Id ...").
+bool LooksLikeNvidiaSmiTable(std::string_view head);
+
+}  // namespace gpudoctor

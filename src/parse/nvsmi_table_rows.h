@@ -1,0 +1,34 @@
+// Internal to the nvidia-smi table parser: the cells of one GPU block and of
+// one process row. Pure.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "core/gpu_status.h"
+
+namespace gpudoctor::nvsmi_table {
+
+// The cells between the '|' of a table line, untrimmed ("| a | b |" gives
+// " a ", " b "). Empty when the line is not a table row.
+std::vector<std::string_view> Cells(std::string_view line);
+
+// The whitespace-separated words of a cell.
+std::vector<std::string_view> Words(std::string_view cell);
+
+// A GPU from the rows of its block (two or three lines, the first starting
+// with the GPU's index); nullopt when the first row has no index (0-4095) in
+// its first cell or fewer than three cells.
+std::optional<GpuStatus> GpuFromBlock(const std::vector<std::string_view>& rows);
+
+// One row of the "Processes:" table; `has_instance_ids` when the header has
+// the GI and CI columns (drivers 470 and later). nullopt for the "No running
+// processes found" line and for anything that is not a process row.
+struct ProcessRow {
+  unsigned gpu = 0;
+  GpuProcess process;
+};
+std::optional<ProcessRow> ProcessFromRow(std::string_view row, bool has_instance_ids);
+
+}  // namespace gpudoctor::nvsmi_table
