@@ -6,15 +6,19 @@
 # Exits 1 (after running every target) when any target found a crash, a
 # hang or a leak, and prints the input's path.
 # Usage: scripts/fuzz.sh [--seconds N] [TARGET...]   (default: 60 s, all targets)
+#        scripts/fuzz.sh --ci [TARGET...]   a fixed number of runs per target from
+#        a fixed seed and the seeds only (same commit, same result; the test suite's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
 
 seconds=60
+ci=0
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
+    --ci) ci=1; shift ;;
     --seconds) seconds=${2:?--seconds needs a number}; shift 2 ;;
     --seconds=*) seconds=${1#--seconds=}; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -29,16 +33,21 @@ fi
 
 # Target -> the fixture folders that seed it, and its longest input.
 declare -A FIXTURES=(
-  [nvsmi_xml]="xml" [nvsmi_text]="text" [kernel_log]="kernel other"
+  [nvsmi_xml]="xml" [nvsmi_text]="text" [nvsmi_table]="other" [kernel_log]="kernel other"
   [bug_report]="other kernel text" [config]="" [report_json]="" [small_parsers]=""
   [scenario]="xml")
 # Target -> folders of this repository that seed it besides fuzz/seeds/<target>.
 declare -A REPO_SEEDS=([scenario]="tests/data/scenarios")
+# Target -> executions in --ci mode (seeds included), about 5 s each on a
+# 2-core machine.
+declare -A CI_RUNS=(
+  [nvsmi_xml]=40000 [nvsmi_text]=2500 [nvsmi_table]=20000 [kernel_log]=6000 [bug_report]=8000
+  [config]=200000 [report_json]=40000 [small_parsers]=60000 [scenario]=4000)
 declare -A MAX_LEN=(
-  [nvsmi_xml]=131072 [nvsmi_text]=131072 [kernel_log]=65536 [bug_report]=131072
+  [nvsmi_xml]=131072 [nvsmi_text]=131072 [nvsmi_table]=65536 [kernel_log]=65536 [bug_report]=131072
   [config]=4096 [report_json]=16384 [small_parsers]=1024 [scenario]=65536)
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(nvsmi_xml nvsmi_text kernel_log bug_report config report_json small_parsers scenario)
+  targets=(nvsmi_xml nvsmi_text nvsmi_table kernel_log bug_report config report_json small_parsers scenario)
 fi
 for t in "${targets[@]}"; do
   if [ -z "${MAX_LEN[$t]+set}" ]; then echo "fuzz.sh: no target '$t'" >&2; exit 2; fi
@@ -59,7 +68,9 @@ cmake --build build-fuzz -j "$jobs" --target fuzz_all
 
 # Long runs yield the CPU to other work; short ones (the test suite's) need their share.
 nice=()
-if [ "$seconds" -gt 30 ]; then nice=(nice -n 10); fi
+if [ "$ci" = 0 ] && [ "$seconds" -gt 30 ]; then nice=(nice -n 10); fi
+wall=$((seconds * 2 + 120))
+if [ "$ci" = 1 ]; then wall=300; fi
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
@@ -67,6 +78,15 @@ failed=0
 summary=()
 for t in "${targets[@]}"; do
   corpus=build-fuzz/corpus/$t
+  bound=(-max_total_time="$seconds")
+  label="${seconds}s"
+  if [ "$ci" = 1 ]; then
+    # Not the kept corpus, which differs from machine to machine: a fresh one.
+    corpus=build-fuzz/corpus-ci/$t
+    rm -rf "$corpus"
+    bound=(-runs="${CI_RUNS[$t]}" -seed=1)
+    label="${CI_RUNS[$t]} runs"
+  fi
   crashes=build-fuzz/crashes/$t
   log=build-fuzz/logs/$t.log
   mkdir -p "$corpus" "$crashes" build-fuzz/logs
@@ -75,11 +95,11 @@ for t in "${targets[@]}"; do
   for d in ${FIXTURES[$t]}; do
     if [ -d "$fixtures/$d" ]; then seeds+=("$fixtures/$d"); fi
   done
-  echo "== fuzz_$t: ${seconds}s =="
+  echo "== fuzz_$t: $label =="
   rc=0
   # New inputs go to the first folder only: the seeds are read, never written.
-  timeout $((seconds * 2 + 120)) "${nice[@]}" build-fuzz/fuzz/fuzz_"$t" \
-    -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 -max_len="${MAX_LEN[$t]}" \
+  timeout "$wall" "${nice[@]}" build-fuzz/fuzz/fuzz_"$t" \
+    "${bound[@]}" -timeout=5 -rss_limit_mb=2048 -max_len="${MAX_LEN[$t]}" \
     -print_final_stats=1 -artifact_prefix="$crashes/" "$corpus" "${seeds[@]}" >"$log" 2>&1 || rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   corp=$(grep -o 'corp: [0-9]*/[0-9]*[a-zA-Z]*' "$log" | tail -1 | cut -d' ' -f2)
@@ -92,9 +112,10 @@ for t in "${targets[@]}"; do
     # The inputs this run saved (libFuzzer names them crash-, timeout-, oom-, leak-<sha1>).
     grep -o 'Test unit written to .*' "$log" | sed 's/^Test unit written to /crashing input: /' || true
   fi
-  summary+=("$(printf '%-14s %6ss %12s execs  corpus %-14s %s' "$t" "$seconds" "${execs:-?}" "${corp:-?}" "$result")")
+  summary+=("$(printf '%-14s %12s %12s execs  corpus %-14s %s' "$t" "$label" "${execs:-?}" "${corp:-?}" "$result")")
 done
 
-echo "== fuzz summary (corpora in build-fuzz/corpus, crashes in build-fuzz/crashes) =="
+corpora=build-fuzz/corpus; if [ "$ci" = 1 ]; then corpora=build-fuzz/corpus-ci; fi
+echo "== fuzz summary (corpora in $corpora, crashes in build-fuzz/crashes) =="
 printf '%s\n' "${summary[@]}"
 exit "$failed"
