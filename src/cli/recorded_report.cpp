@@ -72,6 +72,9 @@ ReportContext RecordedReport::Context(WallTime generated_at, Lang lang) const {
   report.command = "report";
   report.timeline = &stored.timeline;
   report.summaries = &stored.summaries;
+  for (const std::string& part : stored.damaged) {
+    report.files.push_back(ReportInputFile{store_path, "agent-store", false, part});
+  }
   return report;
 }
 
@@ -95,8 +98,33 @@ Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindow
   auto stored = (*store)->ReadWindow(r->from, r->to, {});
   if (!stored) return stored.error();
   r->stored = std::move(*stored);
-  if (auto f = FilterGpus(r->stored.gpus, request); !f) return f.error();
-  if (r->stored.gpus.empty() && r->stored.events.empty() && r->stored.timeline.findings.empty()) {
+  r->store_path = request.data_dir + "/gpudoctor.db";
+  if (auto f = FilterGpus(r->stored.gpus, request); !f) {
+    // A GPU whose only samples in the window are damaged: say that.
+    for (const std::string& part : r->stored.damaged) {
+      for (const std::string& text : request.gpus) {
+        std::string bus = NormalizePciBusId(text);
+        if (!bus.empty() && part.find("GPU " + bus + " ") != std::string::npos) {
+          return Error{ErrorCode::kCorrupt, part + "; nothing else was recorded for it between " +
+                                                FormatRfc3339(r->from) + " and " +
+                                                FormatRfc3339(r->to)};
+        }
+      }
+    }
+    return f.error();
+  }
+  const bool nothing =
+      r->stored.gpus.empty() && r->stored.events.empty() && r->stored.timeline.findings.empty();
+  if (nothing && !r->stored.damaged.empty()) {
+    // Everything in the window is damaged: that, not "nothing recorded".
+    std::string more = r->stored.damaged.size() > 1
+                           ? " (and " + std::to_string(r->stored.damaged.size() - 1) + " more)"
+                           : "";
+    return Error{ErrorCode::kCorrupt, r->stored.damaged.front() + more +
+                                          "; nothing else was recorded between " +
+                                          FormatRfc3339(r->from) + " and " + FormatRfc3339(r->to)};
+  }
+  if (nothing) {
     return Error{ErrorCode::kNotFound,
                  "nothing recorded in " + request.data_dir + " between " + FormatRfc3339(r->from) +
                      " and " + FormatRfc3339(r->to) +

@@ -35,12 +35,15 @@ struct RecordedReport {
   DiagnosisInput input;
   Diagnosis diagnosis;
   StoredWindow stored;
+  std::string store_path;  // <data_dir>/gpudoctor.db
+  // The report's view; each damaged part of the window left out is an input
+  // that was not read (ok = false, kind "agent-store").
   ReportContext Context(WallTime generated_at, Lang lang) const;
 };
 
 // Errors are one line: kInvalid for a bad window or GPU, kNotFound when
-// there is no store or nothing was recorded in the window, others from the
-// store.
+// there is no store or nothing was recorded in the window, kCorrupt when all
+// that was recorded in it is damaged, others from the store.
 Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindowRequest& request,
                                                             WallTime now);
 

@@ -65,6 +65,10 @@ struct StoredWindow {
   Timeline timeline;                 // finding intervals overlapping the window, throttle time
   std::optional<WallTime> first_sample;
   std::optional<WallTime> last_sample;
+  // Parts of the window whose stored bytes do not decode (a chunk or a day of
+  // roll-ups damaged on disk), one line each naming the file, the GPU and the
+  // time span: left out, so that the rest of the window still reads.
+  std::vector<std::string> damaged;
 };
 
 class Store {

@@ -107,12 +107,11 @@ bool Wanted(const std::vector<std::string>& wanted, const std::string& bus_id) {
 
 }  // namespace
 
-Error SqliteStore::DamagedPart(const std::string& gpu, std::int64_t from_ms, std::int64_t to_ms,
-                               const Error& error) const {
-  return Error{ErrorCode::kCorrupt, path_ + ": the samples of GPU " + gpu + " from " +
-                                        FormatRfc3339(FromMs(from_ms)) + " to " +
-                                        FormatRfc3339(FromMs(to_ms)) + " are damaged (" +
-                                        error.message + "); a window outside them can be read"};
+std::string SqliteStore::DamagedPart(const std::string& gpu, std::int64_t from_ms,
+                                     std::int64_t to_ms, const Error& error) const {
+  return path_ + ": the samples of GPU " + gpu + " from " + FormatRfc3339(FromMs(from_ms)) +
+         " to " + FormatRfc3339(FromMs(to_ms)) + " are damaged (" + error.message +
+         ") and left out";
 }
 
 Result<StoredWindow> SqliteStore::ReadWindow(WallTime from, WallTime to,
@@ -160,7 +159,9 @@ Result<StoredWindow> SqliteStore::ReadWindowOnce(WallTime from, WallTime to,
       auto read = (*chunks)->ForEachRow([&]() -> Result<bool> {
         auto set = DecodeColumnSet((*chunks)->Blob(0));
         if (!set) {
-          return DamagedPart(key, (*chunks)->Int(1), (*chunks)->Int(2), set.error());
+          window.damaged.push_back(
+              DamagedPart(key, (*chunks)->Int(1), (*chunks)->Int(2), set.error()));
+          return true;
         }
         segments.push_back(SliceRows(*set, range));
         return true;
@@ -193,7 +194,9 @@ Result<StoredWindow> SqliteStore::ReadWindowOnce(WallTime from, WallTime to,
       auto got = (*rollups)->ForEachRow([&]() -> Result<bool> {
         auto decoded = DecodeRollups((*rollups)->Blob(0));
         if (!decoded) {
-          return DamagedPart(key, (*rollups)->Int(1), (*rollups)->Int(2), decoded.error());
+          window.damaged.push_back(
+              DamagedPart(key, (*rollups)->Int(1), (*rollups)->Int(2), decoded.error()));
+          return true;
         }
         std::erase_if(*decoded, [&](const MinuteAgg& m) {
           return m.minute_ms < inner_from || m.minute_ms > inner_to;

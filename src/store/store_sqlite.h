@@ -71,9 +71,9 @@ class SqliteStore final : public Store {
   Result<StoredWindow> ReadWindowOnce(WallTime from, WallTime to,
                                       const std::vector<std::string>& gpu_bus_ids);
   // A chunk or roll-up blob that does not decode: one line naming the file,
-  // the GPU and the span it held.
-  Error DamagedPart(const std::string& gpu, std::int64_t from_ms, std::int64_t to_ms,
-                    const Error& error) const;
+  // the GPU and the span it held, saying it is left out.
+  std::string DamagedPart(const std::string& gpu, std::int64_t from_ms, std::int64_t to_ms,
+                          const Error& error) const;
   Result<bool> CheckWritable(std::int64_t now_ms);
 
   Result<std::int64_t> GpuIdFor(const GpuStatus& gpu);

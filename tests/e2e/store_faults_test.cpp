@@ -19,8 +19,11 @@
 #include <thread>
 
 #include "support/background_process.h"
+#include "core/time_format.h"
 #include "support/run_process.h"
+#include "support/store_damage.h"
 #include "support/temp_files.h"
+#include "unit/store_samples.h"
 
 namespace gpudoctor::test {
 namespace {
@@ -70,6 +73,7 @@ struct ReportOutcome {
   ProcessResult run;
   std::size_t readings = 0;  // summed over GPUs, when it succeeded
   json summaries;
+  std::vector<std::string> left_out;  // the errors of the inputs that were not read
 };
 
 ReportOutcome Report(const fs::path& data) {
@@ -82,6 +86,9 @@ ReportOutcome Report(const fs::path& data) {
   if (doc.is_discarded()) return o;
   for (const auto& g : doc["gpus"]) o.readings += g["readings"].get<std::size_t>();
   o.summaries = doc.value("summaries", json());
+  for (const auto& in : doc.value("inputs", json::array())) {
+    if (!in.value("ok", true)) o.left_out.push_back(in.value("error", ""));
+  }
   return o;
 }
 
@@ -252,10 +259,14 @@ TEST(StoreFaultsE2E, OverwrittenPagesAreRefusedByTheAgentAndNeverGarbageInReport
     const std::string damaged = ReadBytes(db);
     auto report = Report(data.path());
     EXPECT_EQ(report.run.signal, 0) << report.run.err;
-    if (report.run.exit_code == 0) {
+    if (report.run.exit_code == 0 && report.left_out.empty()) {
       // What it reports must be what was recorded, not garbage.
       EXPECT_EQ(report.readings, recorded);
       EXPECT_EQ(report.summaries, good_report.summaries);
+    } else if (report.run.exit_code == 0) {
+      // Or less, with the parts left out named.
+      EXPECT_LT(report.readings, recorded);
+      for (const auto& why : report.left_out) EXPECT_NE(why.find("damaged"), std::string::npos);
     } else {
       ExpectOneLineError(report.run, db.string(), d.says);
     }
@@ -263,6 +274,59 @@ TEST(StoreFaultsE2E, OverwrittenPagesAreRefusedByTheAgentAndNeverGarbageInReport
     ExpectOneLineError(RunAgentFor(data.path(), "1s"), db.string(), d.says);
     EXPECT_EQ(ReadBytes(db), damaged);
   }
+}
+
+// A chunk whose bytes no longer decode (disk or filesystem damage SQLite
+// cannot see) costs the report that chunk only: the rest of the window is
+// reported, and the part left out is named in every format.
+TEST(StoreFaultsE2E, DamagedChunkIsLeftOutAndNamedTheRestIsReported) {
+  TempDir data;
+  StoreOptions options;
+  options.data_dir = data.path().string();
+  {
+    auto store = test::OpenOrDie(options);
+    for (std::int64_t s = 0; s < 1200; ++s)
+      ASSERT_TRUE(store->AppendSample(test::At(s), test::MakeSystem(2, s)).ok());
+    ASSERT_TRUE(store->Flush().ok());
+  }
+  const std::string db = (data.path() / "gpudoctor.db").string();
+  test::DamageFirstBlob(db, test::BusId(0));
+  auto report = [&](const std::string& format, std::int64_t to_s) {
+    return RunGpudoctor({"report", "--data-dir", data.path().string(), "--from",
+                         FormatRfc3339(test::At(0)), "--to", FormatRfc3339(test::At(to_s)),
+                         "--format", format, "--lang", "en"},
+                        "");
+  };
+  auto json_run = report("json", 1199);
+  ASSERT_LT(json_run.exit_code, 3) << json_run.err;  // 0-2: the verdict, not an error
+  EXPECT_EQ(json_run.err, "");
+  json doc = json::parse(json_run.out);
+  ASSERT_EQ(doc["inputs"].size(), 1u);
+  EXPECT_EQ(doc["inputs"][0]["path"], db);
+  EXPECT_EQ(doc["inputs"][0]["kind"], "agent-store");
+  EXPECT_EQ(doc["inputs"][0]["ok"], false);
+  const std::string why = doc["inputs"][0]["error"];
+  EXPECT_NE(why.find("GPU " + test::BusId(0)), std::string::npos) << why;
+  EXPECT_NE(why.find("damaged"), std::string::npos) << why;
+  ASSERT_EQ(doc["gpus"].size(), 2u);
+  EXPECT_EQ(doc["gpus"][0]["readings"], 600);  // the second chunk
+  EXPECT_EQ(doc["gpus"][1]["readings"], 1200);
+  for (const char* format : {"text", "markdown", "html"}) {
+    auto run = report(format, 1199);
+    EXPECT_LT(run.exit_code, 3) << format << ": " << run.err;
+    EXPECT_NE(run.out.find("GPU " + test::BusId(0) + " from"), std::string::npos) << format;
+  }
+  // Nothing but the damaged chunk in the window: an error saying so, not
+  // "nothing recorded".
+  auto only = RunGpudoctor({"report", "--data-dir", data.path().string(), "--from",
+                            FormatRfc3339(test::At(0)), "--to", FormatRfc3339(test::At(599)),
+                            "--gpu", test::BusId(0)},
+                           "");
+  EXPECT_EQ(only.exit_code, 3) << only.err;
+  EXPECT_EQ(std::count(only.err.begin(), only.err.end(), '\n'), 1) << only.err;
+  EXPECT_NE(only.err.find(db + ": the samples of GPU " + test::BusId(0)), std::string::npos)
+      << only.err;
+  EXPECT_NE(only.err.find("nothing else was recorded for it"), std::string::npos) << only.err;
 }
 
 TEST(StoreFaultsE2E, ReadOnlyDirectoryReportReadsAgentRefusesInOneLine) {
