@@ -62,14 +62,14 @@ bool HasStampedLogLine(std::string_view head) {
   return false;
 }
 
+}  // namespace
+
 bool MentionsGpuLogWords(std::string_view content) {
   for (std::string_view word : {"NVRM", "Xid", "NCCL"}) {
     if (content.find(word) != std::string_view::npos) return true;
   }
   return false;
 }
-
-}  // namespace
 
 const char* InputKindName(InputKind kind) {
   switch (kind) {

@@ -48,6 +48,31 @@ void AddDump(Result<SystemStatus> status, std::optional<WallTime> time, Analyzed
   g.readings.push_back(Reading{std::move(*status), time});
 }
 
+// One reading per table (a file may hold several runs, each with its date);
+// the file fails only when no table in it parses. Kernel-log lines pasted
+// with the table (an Xid under it) are read as a log too.
+void AddTables(std::string& content, std::size_t index, AnalyzedFile& file, Gathered& g) {
+  std::optional<Error> first_error;
+  for (std::string_view table : SplitNvidiaSmiTables(content)) {
+    auto status = ParseNvidiaSmiTable(table, file.path);
+    if (!status) {
+      if (!first_error) first_error = status.error();
+      continue;
+    }
+    file.ok = true;
+    file.gpu_count = std::max(file.gpu_count, status->gpus.size());
+    g.readings.push_back(Reading{std::move(*status), TableDumpTime(table)});
+  }
+  if (!file.ok) {
+    file.error = first_error ? first_error->message : file.path + ": no nvidia-smi table found";
+    return;
+  }
+  if (MentionsGpuLogWords(content)) {
+    std::erase(content, '\r');
+    g.logs.push_back(PendingLog{index, std::move(content), {}, 0});
+  }
+}
+
 void AddBugReport(std::string_view content, std::size_t index, AnalyzedFile& file, Gathered& g) {
   std::vector<LogLine> lines = SplitLogLines(content, file.path);
   BugReportFacts facts = ReadBugReportFacts(lines);
@@ -84,7 +109,7 @@ void AddFile(std::string content, std::size_t index, AnalyzedFile& file, Gathere
       AddDump(ParseNvidiaSmiText(content, file.path), TextDumpTime(content), file, g);
       return;
     case InputKind::kNvidiaSmiTable:
-      AddDump(ParseNvidiaSmiTable(content, file.path), TableDumpTime(content), file, g);
+      AddTables(content, index, file, g);
       return;
     case InputKind::kBugReport:
       AddBugReport(content, index, file, g);

@@ -7,9 +7,10 @@
 //   - nvidia-smi -q -x XML and nvidia-smi -q text (also -q -d excerpts): one
 //     reading of the GPUs, taken at the dump's own Timestamp when it parses
 //     (none otherwise). Several dumps of the same GPUs form a window.
-//   - the default `nvidia-smi` table: likewise one reading, of what the table
-//     shows (cells showing ERR! are failed queries), at the date line
-//     nvidia-smi prints above it when present.
+//   - the default `nvidia-smi` table: one reading per table in the file (run
+//     twice, `nvidia-smi -l`), of what the table shows (cells showing ERR! are
+//     failed queries), each at the date line nvidia-smi prints above it when
+//     present. Kernel-log lines pasted with the table are read as a log too.
 //   - nvidia-bug-report.log: its kernel-log sections (as the live
 //     --kernel-log path reads them), its `nvidia-smi --query` output as one
 //     reading (a failed run becomes a reading with nvml_loaded = false and the
@@ -52,6 +53,10 @@ const char* InputKindName(InputKind kind);
 
 // The kind of (decompressed) file content. Pure.
 InputKind DetectInputKind(std::string_view content);
+
+// True when the text mentions NVRM, Xid or NCCL: a kernel or NCCL log, or
+// such lines pasted under an nvidia-smi table. Pure.
+bool MentionsGpuLogWords(std::string_view content);
 
 struct AnalyzedFile {
   std::string path;  // as given

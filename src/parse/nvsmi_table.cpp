@@ -3,6 +3,7 @@
 // rules. Which table a body belongs to is told by its header.
 #include "parse/nvsmi_table.h"
 
+#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@ using nvsmi_table::Cells;
 using nvsmi_table::Words;
 
 enum class Table { kNone, kGpus, kMig, kProcesses };
+
+// More GPU rows than any machine has: a damaged or made-up file.
+constexpr std::size_t kMaxTableGpus = 1024;
 
 bool Contains(std::string_view s, std::string_view what) {
   return s.find(what) != std::string_view::npos;
@@ -77,8 +81,9 @@ struct Parser {
   std::map<unsigned, std::vector<GpuProcess>> processes;
   Table header = Table::kNone;  // the table whose header lines come now
   Table body = Table::kNone;    // the table whose rows come now
-  bool instance_ids = false;    // the process table has GI and CI columns
+  nvsmi_table::ProcessColumns process_columns;
   std::vector<std::string_view> block;
+  std::map<std::string, std::size_t> by_bus_id;  // position in system.gpus
   std::string error;
 
   void Flush() {
@@ -90,12 +95,17 @@ struct Parser {
     }
     block.clear();
     if (!gpu) return;
-    // A file with the table twice (run again, or `watch`): the later one wins.
-    for (GpuStatus& seen : system.gpus) {
-      if (!gpu->pci_bus_id.empty() && seen.pci_bus_id == gpu->pci_bus_id) {
-        seen = std::move(*gpu);
+    // The same GPU twice in one table (pasted twice): the later row wins.
+    if (!gpu->pci_bus_id.empty()) {
+      auto [it, added] = by_bus_id.emplace(gpu->pci_bus_id, system.gpus.size());
+      if (!added) {
+        system.gpus[it->second] = std::move(*gpu);
         return;
       }
+    }
+    if (system.gpus.size() >= kMaxTableGpus) {
+      if (error.empty()) error = "more than " + std::to_string(kMaxTableGpus) + " GPU rows";
+      return;
     }
     system.gpus.push_back(std::move(*gpu));
   }
@@ -110,19 +120,22 @@ struct Parser {
       gpu_header = true;
     } else if (Contains(first, "MIG devices:")) {
       header = Table::kMig;
-    } else if (Contains(first, "Processes:")) {
-      header = Table::kProcesses;
+    } else if (Contains(first, "Processes:") || Contains(first, "processes:")) {
+      header = Table::kProcesses;  // "Compute processes:" before driver 340
       processes_seen = true;
-      processes.clear();  // a later table's list replaces an earlier one
-      instance_ids = false;
+      processes.clear();  // a later list replaces an earlier one
+      process_columns = {};
     } else if (header == Table::kProcesses && Contains(first, "PID")) {
-      instance_ids = Contains(first, " GI ");
+      process_columns.instance_ids = Contains(first, " GI ");
+      process_columns.type = Contains(first, " Type ");
     }
   }
 
   void Line(std::string_view line) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (Trim(line).empty()) {  // a blank line ends a table
+    std::string_view trimmed = Trim(line);
+    // A blank line, or text that is no table line (a date, a prompt), ends a table.
+    if (trimmed.empty() || (trimmed.front() != '|' && trimmed.front() != '+')) {
       Flush();
       body = header = Table::kNone;
       return;
@@ -137,7 +150,9 @@ struct Parser {
     }
     switch (body) {
       case Table::kGpus:
-        if (block.empty() && !StartsWithIndex(line)) {  // a table right after, no blank line
+        if (StartsWithIndex(line)) {
+          Flush();  // the next GPU, even without a rule between them
+        } else if (block.empty()) {  // a table right after, no blank line
           body = Table::kNone;
           Header(line);
           return;
@@ -145,7 +160,7 @@ struct Parser {
         if (!Cells(line).empty()) block.push_back(line);
         return;
       case Table::kProcesses:
-        if (auto row = nvsmi_table::ProcessFromRow(line, instance_ids)) {
+        if (auto row = nvsmi_table::ProcessFromRow(line, process_columns)) {
           processes[row->gpu].push_back(std::move(row->process));
         }
         return;
@@ -185,6 +200,47 @@ Result<SystemStatus> ParseNvidiaSmiTable(std::string_view text, std::string_view
     return true;
   });
   return parser.Finish();
+}
+
+std::vector<std::string_view> SplitNvidiaSmiTables(std::string_view text) {
+  std::deque<std::size_t> starts = {0};
+  std::size_t prev = std::string_view::npos, before_prev = std::string_view::npos;
+  bool header_seen = false;  // a GPU header since the last start
+  ForEachLine(text, [&](std::string_view line) {
+    std::size_t at = static_cast<std::size_t>(line.data() - text.data());
+    std::string_view trimmed = Trim(line);
+    if (!trimmed.empty() && trimmed.front() == '|' && Contains(trimmed, "NVIDIA-SMI ") &&
+        Contains(trimmed, "Version:")) {
+      if (header_seen) {
+        // Back over the rule above the banner, then over a date line above that.
+        std::size_t start = at;
+        auto line_at = [&](std::size_t pos) {
+          return Trim(text.substr(pos, text.find('\n', pos) - pos));
+        };
+        if (prev != std::string_view::npos && IsRule(line_at(prev))) {
+          start = prev;
+          if (before_prev != std::string_view::npos) {
+            std::string_view above = line_at(before_prev);
+            if (!above.empty() && above.front() != '|' && above.front() != '+') start = before_prev;
+          }
+        }
+        if (starts.size() == kMaxTables) starts.pop_front();  // keep the latest
+        starts.push_back(start);
+        header_seen = false;
+      }
+    } else if (!trimmed.empty() && trimmed.front() == '|' && Contains(trimmed, "Bus-Id")) {
+      header_seen = true;
+    }
+    before_prev = prev;
+    prev = at;
+    return true;
+  });
+  std::vector<std::string_view> tables;
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    std::size_t end = i + 1 < starts.size() ? starts[i + 1] : text.size();
+    tables.push_back(text.substr(starts[i], end - starts[i]));
+  }
+  return tables;
 }
 
 bool LooksLikeNvidiaSmiTable(std::string_view head) {

@@ -7,7 +7,9 @@
 // nvsmi_xml.h, with what the table shows and nothing more.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
+#include <vector>
 
 #include "core/gpu_status.h"
 #include "core/result.h"
@@ -30,15 +32,23 @@ inline constexpr std::string_view kTableErrCell = "nvidia-smi showed ERR! (the q
 // mode. A cell showing ERR! leaves its field null and puts kTableErrCell in
 // field_errors under the field's status --json name. With a "Processes:"
 // table every GPU gets a process list (empty when none runs on it);
-// without one, processes stay null. MIG device rows are skipped: they
-// describe instances, not GPUs. A text holding the table more than once (run
-// twice, or captured from `watch nvidia-smi`) gives each GPU (by bus id) and
-// the process list as the last table shows them.
+// without one, processes stay null; graphics-only processes (type G) are
+// left out, as NVML's list of compute processes leaves them out. MIG device
+// rows are skipped: they describe instances, not GPUs. Memory in the "MB" of
+// drivers before 340 is read as MiB. One table is expected (see
+// SplitNvidiaSmiTables); a GPU row repeated within it replaces the earlier.
 //
 // Errors: ErrorCode::kCorrupt, "<source_name>: not an nvidia-smi table:
-// <why>", when there is no GPU table header or a GPU row is not a table row.
-// Never throws.
+// <why>", when there is no GPU table header, a GPU row is not a table row,
+// or there are more than 1024 GPU rows. Never throws.
 Result<SystemStatus> ParseNvidiaSmiTable(std::string_view text, std::string_view source_name);
+
+// A text holding several tables (nvidia-smi run twice, `nvidia-smi -l`,
+// several hosts) cut into one text per table, each starting at the date line
+// or rule above its banner; a text with one table is returned whole. At most
+// kMaxTables, the latest.
+inline constexpr std::size_t kMaxTables = 3600;
+std::vector<std::string_view> SplitNvidiaSmiTables(std::string_view text);
 
 // True when the start of a file holds the table's banner ("| NVIDIA-SMI
 // <version> ... Version: ...") or its GPU column header ("| GPU  Name ...

@@ -30,6 +30,25 @@ void Read(std::string_view cell, Parse parse, const char* field, std::optional<T
   if (auto value = parse(cell)) out = *value;
 }
 
+// "821MiB"; drivers before 340 wrote "821MB", which meant MiB too.
+std::optional<std::int64_t> MemoryBytes(std::string_view text) {
+  text = Trim(text);
+  if (text.size() > 2 && text.ends_with("MB") && !text.ends_with("iMB")) {
+    return nvsmi::ParseMemoryBytes(std::string(text.substr(0, text.size() - 2)) + "MiB");
+  }
+  return nvsmi::ParseMemoryBytes(text);
+}
+
+// The Persistence-M column's values, or Windows' Driver-Model ones (which say
+// nothing of persistence mode). Drivers before 320 have no such column: the
+// name then fills the cell.
+bool IsModeWord(std::string_view word) {
+  for (std::string_view mode : {"On", "Off", "ERR!", "N/A", "WDDM", "TCC", "MCDM"}) {
+    if (word == mode) return true;
+  }
+  return false;
+}
+
 std::string_view At(const std::vector<std::string_view>& v, std::size_t i) {
   return i < v.size() ? v[i] : std::string_view{};
 }
@@ -52,12 +71,15 @@ bool ReadFirstRow(std::string_view row, GpuStatus& gpu) {
   if (!index || *index < 0 || *index > 4095) return false;
   gpu.index = static_cast<unsigned>(*index);
   if (words.size() >= 2) {
-    std::string_view mode = words.back();
-    Read(mode, OnOff, "persistence_mode", gpu.persistence_mode, gpu);
-    // The name lies between the index and the last word, spaces and all.
+    // The name lies between the index and the mode (or the cell's end), spaces and all.
     std::string_view cell = cells[0];
     std::size_t from = static_cast<std::size_t>(words[0].data() + words[0].size() - cell.data());
-    std::size_t to = static_cast<std::size_t>(mode.data() - cell.data());
+    std::size_t to = cell.size();
+    if (IsModeWord(words.back())) {
+      std::string_view mode = words.back();
+      Read(mode, OnOff, "persistence_mode", gpu.persistence_mode, gpu);
+      to = static_cast<std::size_t>(mode.data() - cell.data());
+    }
     std::string_view name = Trim(cell.substr(from, to - from));
     if (IsErr(name)) {
       gpu.field_errors["name"] = std::string(kTableErrCell);
@@ -97,10 +119,13 @@ void ReadSecondRow(std::string_view row, GpuStatus& gpu) {
   std::string_view memory = cells[1];
   std::size_t split = memory.find('/');
   if (split != std::string_view::npos) {
-    Read(memory.substr(0, split), nvsmi::ParseMemoryBytes, "memory_used_bytes",
+    // The used amount is the last word before the '/': drivers before 320 put
+    // the memory utilisation ("0%") in front of it.
+    auto used = Words(memory.substr(0, split));
+    Read(used.empty() ? std::string_view{} : used.back(), MemoryBytes, "memory_used_bytes",
          gpu.memory_used_bytes, gpu);
-    Read(memory.substr(split + 1), nvsmi::ParseMemoryBytes, "memory_total_bytes",
-         gpu.memory_total_bytes, gpu);
+    Read(memory.substr(split + 1), MemoryBytes, "memory_total_bytes", gpu.memory_total_bytes,
+         gpu);
   }
   auto util = Words(cells[2]);
   Read(At(util, 0), nvsmi::ParsePercent, "utilization_gpu_percent", gpu.utilization_gpu_percent,
@@ -155,27 +180,31 @@ std::optional<GpuStatus> GpuFromBlock(const std::vector<std::string_view>& rows)
   return gpu;
 }
 
-std::optional<ProcessRow> ProcessFromRow(std::string_view row, bool has_instance_ids) {
+std::optional<ProcessRow> ProcessFromRow(std::string_view row, const ProcessColumns& columns) {
   auto cells = Cells(row);
   if (cells.size() != 1) return std::nullopt;
   auto words = Words(cells[0]);
-  // GPU [GI CI] PID Type Name... Memory
-  const std::size_t lead = has_instance_ids ? 5 : 3;
-  if (words.size() < lead + 2) return std::nullopt;
+  // GPU [GI CI] PID [Type] Name... Memory
+  const std::size_t pid_at = columns.instance_ids ? 3 : 1;
+  const std::size_t name_at = pid_at + (columns.type ? 2 : 1);
+  if (words.size() < name_at + 2) return std::nullopt;
   auto gpu = nvsmi::ParseInteger(words[0]);
-  auto pid = nvsmi::ParseInteger(words[lead - 2]);
+  auto pid = nvsmi::ParseInteger(words[pid_at]);
   if (!gpu || *gpu < 0 || *gpu > 4095 || !pid || *pid <= 0 || *pid > 0xFFFFFFFF) {
     return std::nullopt;
   }
+  if (columns.type && words[pid_at + 1] == "G") return std::nullopt;
   ProcessRow out;
   out.gpu = static_cast<unsigned>(*gpu);
   out.process.pid = static_cast<std::uint32_t>(*pid);
   std::string_view cell = cells[0];
   std::string_view memory = words.back();
-  std::size_t from = static_cast<std::size_t>(words[lead].data() - cell.data());
+  std::size_t from = static_cast<std::size_t>(words[name_at].data() - cell.data());
   std::size_t to = static_cast<std::size_t>(memory.data() - cell.data());
-  out.process.name = std::string(Trim(cell.substr(from, to - from)));
-  out.process.used_memory_bytes = nvsmi::ParseMemoryBytes(memory);
+  std::string_view name = Trim(cell.substr(from, to - from));
+  // Windows without administrator rights: "Insufficient Permissions".
+  if (!nvsmi::IsUnavailable(name)) out.process.name = std::string(name);
+  out.process.used_memory_bytes = MemoryBytes(memory);
   return out;
 }
 

@@ -22,13 +22,20 @@ std::vector<std::string_view> Words(std::string_view cell);
 // its first cell or fewer than three cells.
 std::optional<GpuStatus> GpuFromBlock(const std::vector<std::string_view>& rows);
 
-// One row of the "Processes:" table; `has_instance_ids` when the header has
-// the GI and CI columns (drivers 470 and later). nullopt for the "No running
-// processes found" line and for anything that is not a process row.
+// The columns of the "Processes:" table, from its header: GI and CI (drivers
+// 470 and later), Type (drivers 340 and later).
+struct ProcessColumns {
+  bool instance_ids = false;
+  bool type = true;
+};
+
+// One row of the "Processes:" table. nullopt for the "No running processes
+// found" line, for graphics-only (type G) processes and for anything that is
+// not a process row.
 struct ProcessRow {
   unsigned gpu = 0;
   GpuProcess process;
 };
-std::optional<ProcessRow> ProcessFromRow(std::string_view row, bool has_instance_ids);
+std::optional<ProcessRow> ProcessFromRow(std::string_view row, const ProcessColumns& columns);
 
 }  // namespace gpudoctor::nvsmi_table

@@ -47,11 +47,45 @@ Text StateText(const GpuStatus& g, const std::string& label) {
               fmt::format("{} 的大部分查询都返回错误（ERR!）", label)};
 }
 
+// The GPU is still reachable but the driver fails most queries on it (the
+// ERR! picture): wedged rather than gone.
+bool Wedged(const GpuStatus& g) { return g.state == GpuState::kOk; }
+
+Text Explanation(const GpuStatus& g) {
+  if (Wedged(g)) {
+    return Text{
+        "The GPU is still on the bus, but the driver fails most queries on it: it is wedged, and "
+        "jobs on it fail or hang. This follows GSP firmware timeouts (Xid 119/120), "
+        "uncorrectable memory errors and other faults that the kernel log names. A GPU reset "
+        "usually clears it; when the reset fails, a reboot does.",
+        "GPU 仍在总线上，但驱动对它的大部分查询都失败：GPU 已卡死，其上的任务会失败或挂起。"
+        "这通常发生在 GSP 固件超时（Xid 119/120）、不可纠正的显存错误等故障之后，内核日志会指明原因。"
+        "GPU 重置通常可以恢复；重置失败时需要重启。"};
+  }
+  return Text{
+      "A lost GPU no longer answers over PCIe: every job on it has failed or hangs, and NCCL "
+      "peers time out. The kernel log usually holds Xid 79 (GPU has fallen off the bus) at the "
+      "same moment. Common causes are the power supply, the PCIe slot or riser, heat, and "
+      "failing GPU hardware. A GPU reset rarely brings back a GPU that fell off the bus; a "
+      "reboot usually does.",
+      "丢失的 GPU 已无法通过 PCIe 访问：其上的任务都已失败或卡住，NCCL 通信对端会超时。"
+      "内核日志中通常在同一时刻有 Xid 79（GPU 从总线掉线）。常见原因是供电、PCIe 插槽或转接卡、"
+      "过热以及 GPU 硬件故障。GPU 重置很少能恢复已掉线的 GPU，通常需要重启。"};
+}
+
 void AddActions(Finding& f, const GpuStatus& g) {
-  f.actions.push_back(Action{
-      Text{"Look for Xid 79 (fallen off the bus) and other Xids of this GPU in the kernel log.",
-           "在内核日志中查找该 GPU 的 Xid 79（从总线掉线）及其他 Xid。"},
-      "sudo dmesg -T | grep -i -E 'xid|fallen off'"});
+  if (Wedged(g)) {
+    f.actions.push_back(Action{
+        Text{"Find what wedged it: Xid 119/120 (GSP), 48/63/94 (memory), 79 and other Xids of "
+             "this GPU in the kernel log.",
+             "查找卡死原因：内核日志中该 GPU 的 Xid 119/120（GSP）、48/63/94（显存）、79 及其他 Xid。"},
+        "sudo dmesg -T | grep -i -E 'xid|NVRM'"});
+  } else {
+    f.actions.push_back(Action{
+        Text{"Look for Xid 79 (fallen off the bus) and other Xids of this GPU in the kernel log.",
+             "在内核日志中查找该 GPU 的 Xid 79（从总线掉线）及其他 Xid。"},
+        "sudo dmesg -T | grep -i -E 'xid|fallen off'"});
+  }
   f.actions.push_back(Action{
       Text{"Drain the node: stop scheduling jobs on it and let running jobs end or move.",
            "将节点下线（排空）：停止向其调度任务，让正在运行的任务结束或迁移。"},
@@ -77,15 +111,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     Finding& f = out.Add(Severity::kCritical);
     f.gpus.push_back(gpu.pci_bus_id);
     f.title = StateText(g, label);
-    f.explanation = Text{
-        "A lost GPU no longer answers over PCIe: every job on it has failed or hangs, and NCCL "
-        "peers time out. The kernel log usually holds Xid 79 (GPU has fallen off the bus) at the "
-        "same moment. Common causes are the power supply, the PCIe slot or riser, heat, and "
-        "failing GPU hardware. A GPU reset rarely brings back a GPU that fell off the bus; a "
-        "reboot usually does.",
-        "丢失的 GPU 已无法通过 PCIe 访问：其上的任务都已失败或卡住，NCCL 通信对端会超时。"
-        "内核日志中通常在同一时刻有 Xid 79（GPU 从总线掉线）。常见原因是供电、PCIe 插槽或转接卡、"
-        "过热以及 GPU 硬件故障。GPU 重置很少能恢复已掉线的 GPU，通常需要重启。"};
+    f.explanation = Explanation(g);
     if (!g.state_detail.empty()) {
       f.evidence.push_back(EvidenceItem{
           Text{fmt::format("NVML: {}", g.state_detail), fmt::format("NVML 返回：`{}`", g.state_detail)},

@@ -4,6 +4,7 @@
 // for an idle GPU whose memory is still held, how to find and free it.
 #include <fmt/format.h>
 
+#include "rules/gpu_broken.h"
 #include "rules/gpu_perf_util.h"
 #include "rules/group_gpu.h"
 #include "rules/window_stats.h"
@@ -46,6 +47,9 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   const double high = input.config.thresholds.memory_high_percent;
   const double fraction = input.config.sustained_fraction;
   for (const GpuSeries& gpu : input.gpus) {
+    // A GPU failing most queries keeps whatever memory its dead jobs held:
+    // gpu.lost speaks of it, not batch sizes.
+    if (AnswersMostlyWithErrors(gpu.latest())) continue;
     auto share = perf::ShareOfReadings(gpu, [high](const GpuStatus& s) -> std::optional<bool> {
       auto used = MemoryUsedPercent(s);
       if (!used) return std::nullopt;

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "parse/kernel_events.h"
+#include "rules/gpu_broken.h"
 #include "rules/event_util.h"
 #include "rules/group_events.h"
 
@@ -32,7 +33,9 @@ bool GpuInError(const DiagnosisInput& input, const std::string& bus, const Event
       return true;
     }
   }
-  if (const GpuSeries* gpu = FindGpu(input, bus)) return gpu->latest().state != GpuState::kOk;
+  if (const GpuSeries* gpu = FindGpu(input, bus)) {
+    return gpu->latest().state != GpuState::kOk || AnswersMostlyWithErrors(gpu->latest());
+  }
   return false;
 }
 

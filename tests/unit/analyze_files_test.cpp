@@ -59,6 +59,46 @@ TEST(AnalyzeFiles, SeveralDumpsFormAWindowInTimeOrder) {
   EXPECT_FALSE(r.input.kernel.has_value());  // no log was given
 }
 
+// Two runs of nvidia-smi in one file, each with its date line: two readings
+// at their own times; an Xid pasted under the table is read as a log.
+TEST(AnalyzeFiles, TablesOfOneFileAreReadingsAndPastedLogLinesEvents) {
+  const std::string table = R"(+-----------------------------------------------------------------------------+
+| NVIDIA-SMI 525.85.12    Driver Version: 525.85.12    CUDA Version: 12.0     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|                               |                      |               MIG M. |
+|===============================+======================+======================|
+|   0  NVIDIA A30          Off  | 00000000:3B:00.0 Off |                    0 |
+| N/A   TEMPC    P0    92W / 165W |  16096MiB / 24576MiB |     88%      Default |
+|                               |                      |             Disabled |
++-------------------------------+----------------------+----------------------+
+)";
+  auto run = [&](const std::string& date, const std::string& temp) {
+    std::string t = table;
+    t.replace(t.find("TEMPC"), 5, temp + "C");
+    return date + "\n" + t;
+  };
+  TempDir dir;
+  std::string two = run("Fri Mar  3 14:41:55 2023", "40") + "\n" +
+                    run("Fri Mar  3 14:51:55 2023", "45") + "$ dmesg -T | grep Xid\n" + kDmesgT;
+  auto r = AnalyzeFiles({dir.Write("smi.txt", two)}, Config{});
+  ASSERT_TRUE(r.files.at(0).ok) << r.files.at(0).error;
+  EXPECT_EQ(r.files.at(0).kind, InputKind::kNvidiaSmiTable);
+  EXPECT_EQ(r.files.at(0).gpu_count, 1u);
+  ASSERT_EQ(r.input.gpus.size(), 1u);
+  const GpuSeries& g = r.input.gpus[0];
+  ASSERT_EQ(g.readings.size(), 2u);
+  EXPECT_EQ(g.readings[0].temperature_c, 40);
+  EXPECT_EQ(g.readings[1].temperature_c, 45);
+  EXPECT_EQ(FormatRfc3339(*g.times[0]), "2023-03-03T14:41:55Z");
+  EXPECT_EQ(FormatRfc3339(*g.times[1]), "2023-03-03T14:51:55Z");
+  ASSERT_TRUE(r.input.kernel.has_value());
+  ASSERT_FALSE(r.input.kernel->events.empty());  // the Xid, and what it implies
+  EXPECT_EQ(r.input.kernel->events[0].code, 79);
+  EXPECT_EQ(r.files.at(0).event_count, r.input.kernel->events.size());
+}
+
 TEST(AnalyzeFiles, GzipRoundTripWhateverTheName) {
   TempDir dir;
   auto r = AnalyzeFiles({dir.Write("dump.bin", Gzip(kXml)), dir.Write("k.log.gz", Gzip(kDmesgT))},

@@ -231,20 +231,107 @@ TEST(NvsmiTable, FragmentWithoutProcessTableHasNoProcessList) {
   EXPECT_EQ(g.field_errors.count("fan_speed_percent"), 1u);
 }
 
-// Two runs in one paste: each GPU once, as the later run shows it.
-TEST(NvsmiTable, TheLaterOfTwoTablesWins) {
-  std::string twice = std::string(kOldLayout) + "\n" + kOldLayout;
-  std::size_t second = twice.rfind("|    0   N/A  N/A      4242");
-  twice.replace(second, 40, "|    1   N/A  N/A      4343      C   late");
-  std::size_t temp = twice.rfind(" 24C ");
-  twice.replace(temp, 5, " 61C ");
-  auto s = ParseNvidiaSmiTable(twice, "twice.txt");
+// Two runs in one paste, the second straight after the first's process list
+// (no blank line): two tables, each from its date line, each parsed alone.
+TEST(NvsmiTable, SplitsRunsIntoTablesAtTheirDateLines) {
+  std::string second = kOldLayout;
+  second.replace(second.find(" 24C "), 5, " 61C ");
+  second.replace(second.find("Mon Feb 27 16:08:33"), 19, "Mon Feb 27 16:09:33");
+  std::string text = "$ nvidia-smi\n" + std::string(kOldLayout) + second;
+  auto tables = SplitNvidiaSmiTables(text);
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_EQ(tables[0].substr(0, 13), "$ nvidia-smi\n");
+  EXPECT_EQ(tables[1].substr(0, 24), "Mon Feb 27 16:09:33 2023");
+  EXPECT_EQ(tables[0].size() + tables[1].size(), text.size());
+  auto first = ParseNvidiaSmiTable(tables[0], "t");
+  auto later = ParseNvidiaSmiTable(tables[1], "t");
+  ASSERT_TRUE(first.ok() && later.ok());
+  EXPECT_EQ(first->gpus[0].temperature_c, 24);
+  EXPECT_EQ(later->gpus[0].temperature_c, 61);
+  EXPECT_EQ(later->gpus[0].processes->size(), 2u);
+  // One table: the text whole; a banner without a GPU table before it does not split.
+  EXPECT_EQ(SplitNvidiaSmiTables(kMigLayout).size(), 1u);
+  EXPECT_EQ(SplitNvidiaSmiTables(kMigLayout)[0].size(), std::string_view(kMigLayout).size());
+  // Parsed as one text anyway, a GPU row repeated replaces the earlier one.
+  auto whole = ParseNvidiaSmiTable(text, "t");
+  ASSERT_TRUE(whole.ok());
+  ASSERT_EQ(whole->gpus.size(), 2u);
+  EXPECT_EQ(whole->gpus[0].temperature_c, 61);
+}
+
+// `nvidia-smi -l 1` for hours: the latest kMaxTables tables, in order.
+TEST(NvsmiTable, KeepsTheLatestTablesOfALongLog) {
+  std::string text;
+  for (std::size_t i = 0; i < kMaxTables + 5; ++i) text += kOldLayout;
+  auto tables = SplitNvidiaSmiTables(text);
+  ASSERT_EQ(tables.size(), kMaxTables);
+  EXPECT_EQ(tables.back().data() + tables.back().size(), text.data() + text.size());
+}
+
+// Drivers before 320: no Persistence-M column, memory in MB ("MiB" in
+// fact), "Compute processes:" without a Type column. No rules between GPUs.
+TEST(NvsmiTable, Pre340LayoutWithoutRulesBetweenGpus) {
+  constexpr const char* kText = R"(+------------------------------------------------------+
+| NVIDIA-SMI 4.304.54   Driver Version: 304.54         |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name                     | Bus-Id        Disp.  | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|===============================+======================+======================|
+|   0  Tesla M2090              | 0000:08:00.0     Off |                    0 |
+| N/A   N/A   P0    76W / 225W  |   0%    9MB / 5375MB |   56%      Default    |
+|   1  Tesla M2090              | 0000:09:00.0     Off |                    0 |
+| N/A   N/A   P0    77W / 225W  |   0%  4700MB / 5375MB |   0%      Default    |
++-------------------------------+----------------------+----------------------+
+
++-----------------------------------------------------------------------------+
+| Compute processes:                                               GPU Memory |
+|  GPU       PID  Process name                                     Usage      |
+|=============================================================================|
+|    1      4242  python train.py                                    4690MB  |
++-----------------------------------------------------------------------------+
+)";
+  auto s = ParseNvidiaSmiTable(kText, "old.txt");
   ASSERT_TRUE(s.ok()) << s.error().message;
   ASSERT_EQ(s->gpus.size(), 2u);
-  EXPECT_EQ(s->gpus[0].temperature_c, 61);
-  ASSERT_EQ(s->gpus[0].processes->size(), 1u);
+  EXPECT_EQ(s->gpus[0].name, "Tesla M2090");
+  EXPECT_FALSE(s->gpus[0].persistence_mode.has_value());
+  EXPECT_EQ(s->gpus[1].pci_bus_id, "0000:09:00.0");
+  EXPECT_EQ(s->gpus[0].memory_used_bytes, 9 * kMiB);
+  EXPECT_EQ(s->gpus[1].memory_used_bytes, 4700 * kMiB);
+  EXPECT_EQ(s->gpus[1].memory_total_bytes, 5375 * kMiB);
+  EXPECT_EQ(s->gpus[0].power_limit_w, 225.0);
+  ASSERT_TRUE(s->gpus[1].processes.has_value());
   ASSERT_EQ(s->gpus[1].processes->size(), 1u);
-  EXPECT_EQ((*s->gpus[1].processes)[0].pid, 4343u);
+  EXPECT_EQ((*s->gpus[1].processes)[0].pid, 4242u);
+  EXPECT_EQ((*s->gpus[1].processes)[0].name, "python train.py");
+  EXPECT_EQ((*s->gpus[1].processes)[0].used_memory_bytes, 4690 * kMiB);
+  EXPECT_TRUE(s->gpus[0].processes->empty());
+}
+
+// The desktop's own processes (type G) are not compute jobs; Windows
+// without administrator rights hides names.
+TEST(NvsmiTable, GraphicsOnlyProcessesAreLeftOutHiddenNamesAreEmpty) {
+  std::string text = kMigLayout;
+  std::size_t at = text.find("|  No running processes found");
+  std::size_t end = text.find('\n', at);
+  text.replace(at, end - at,
+               "|    0   N/A  N/A            1720      G   /usr/bin/gnome-shell                    173MiB |\n"
+               "|    0   N/A  N/A            2056    C+G   Insufficient Permissions                  N/A      |");
+  auto s = ParseNvidiaSmiTable(text, "t");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->gpus[0].processes->size(), 1u);
+  EXPECT_EQ((*s->gpus[0].processes)[0].pid, 2056u);
+  EXPECT_EQ((*s->gpus[0].processes)[0].name, "");
+}
+
+TEST(NvsmiTable, MoreGpuRowsThanAnyMachineIsAnError) {
+  std::string text =
+      "| GPU  Name  Persistence-M| Bus-Id  Disp.A | Volatile Uncorr. ECC |\n|===|\n";
+  for (int i = 0; i < 1025; ++i) text += "|   " + std::to_string(i % 4096) + "  X  On | | 0 |\n";
+  auto s = ParseNvidiaSmiTable(text, "many.txt");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("more than 1024 GPU rows"), std::string::npos)
+      << s.error().message;
 }
 
 TEST(NvsmiTable, WithoutAGpuTableItIsAOneLineError) {

@@ -66,6 +66,9 @@ TEST(GpuLostRule, FiveErrCellsOfATableFire) {
   ASSERT_EQ(d.findings.size(), 1u);
   EXPECT_EQ(d.findings[0].title.en, "GPU 0 (" + g.pci_bus_id + ") answers most queries with errors (ERR!)");
   EXPECT_EQ(d.findings[0].evidence[0].value, 5.0);
+  // Still on the bus: wedged, not fallen off; the reset is the way back.
+  EXPECT_NE(d.findings[0].explanation.en.find("still on the bus"), std::string::npos);
+  EXPECT_NE(d.findings[0].actions[0].text.en.find("Xid 119/120"), std::string::npos);
 }
 
 TEST(GpuLostRule, FewOrPermissionFieldErrorsStayQuiet) {

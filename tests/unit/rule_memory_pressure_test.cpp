@@ -41,6 +41,17 @@ TEST(MemoryPressureRule, NearlyFullMemoryIsAWarning) {
   EXPECT_FALSE(HasCommand(f, "rmmod"));
 }
 
+// A wedged GPU (most queries failing) keeps its dead jobs' memory: no batch
+// size advice there; gpu.lost reports the GPU.
+TEST(MemoryPressureRule, QuietOnAGpuFailingMostQueries) {
+  GpuStatus g = Full(78);
+  for (const char* field : {"temperature_c", "pstate", "power_draw_w", "utilization_gpu_percent",
+                            "fan_speed_percent"}) {
+    g.field_errors[field] = "nvidia-smi showed ERR! (the query failed)";
+  }
+  EXPECT_TRUE(RunRule(kMemoryPressureRule, RepeatedReadings({g}, 10)).findings.empty());
+}
+
 TEST(MemoryPressureRule, IdleGpuWithMemoryHeldPointsToTheStaleProcess) {
   GpuStatus g = Full(76);
   g.utilization_gpu_percent = 0;

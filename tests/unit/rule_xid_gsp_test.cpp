@@ -44,6 +44,24 @@ TEST(XidGspRule, RepeatedOrWithGpuErrorIsCritical) {
   EXPECT_EQ(e.findings[0].severity, Severity::kCritical);
 }
 
+// One timeout, and the GPU answers most queries with errors (an nvidia-smi
+// table full of ERR!): the GPU is in error, so critical.
+TEST(XidGspRule, TimeoutWithTheGpuFailingMostQueriesIsCritical) {
+  DiagnosisInput input;
+  GpuStatus g;
+  g.pci_bus_id = kBus;
+  for (const char* field : {"temperature_c", "pstate", "power_draw_w", "utilization_gpu_percent"})
+    g.field_errors[field] = "nvidia-smi showed ERR! (the query failed)";
+  SystemStatus status;
+  status.gpus = {g};
+  AddReading(input, status, std::nullopt);
+  EXPECT_EQ(RunRule(kXidGspRule, WithEvents({Timeout(1)}, input)).findings.at(0).severity,
+            Severity::kWarning);  // four failing fields are not yet "most"
+  input.gpus[0].readings[0].field_errors["fan_speed_percent"] = "nvidia-smi showed ERR! (the query failed)";
+  EXPECT_EQ(RunRule(kXidGspRule, WithEvents({Timeout(1)}, input)).findings.at(0).severity,
+            Severity::kCritical);
+}
+
 TEST(XidGspRule, OpenModuleGetsNoGspOffAdvice) {
   DiagnosisInput input;
   input.versions = VersionFacts{};
