@@ -82,6 +82,14 @@ const GpuField* FindGpuField(std::string_view name) {
   return nullptr;
 }
 
+std::string_view GpuFieldName(
+    const std::variant<IntMember, RealMember, BoolMember, TextMember>& member) {
+  for (const auto& f : ScalarGpuFields()) {
+    if (f.member == member) return f.name;
+  }
+  return {};
+}
+
 std::optional<double> GetNumber(const GpuStatus& gpu, const GpuField& field) {
   return std::visit(
       [&](auto member) -> std::optional<double> {

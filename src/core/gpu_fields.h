@@ -31,6 +31,8 @@ struct GpuField {
 const std::vector<GpuField>& ScalarGpuFields();
 
 const GpuField* FindGpuField(std::string_view name);
+// The status --json name of the field held by `member`; empty when none.
+std::string_view GpuFieldName(const std::variant<IntMember, RealMember, BoolMember, TextMember>& member);
 
 // Numeric view of a field (bools as 0/1); nullopt when null or text.
 std::optional<double> GetNumber(const GpuStatus& gpu, const GpuField& field);

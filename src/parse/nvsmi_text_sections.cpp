@@ -243,11 +243,40 @@ bool ApplyScalar(const std::string& key, std::string_view value, TextGpu& out) {
   return true;
 }
 
+// The status --json name of the field a "section>...>label" key fills;
+// empty for keys that fill none (or several).
+std::string_view FieldNameOfKey(const std::string& key) {
+  if (key == "performance state") return "pstate";  // not a scalar of gpu_fields.h
+  for (const IntField& f : kIntFields) {
+    if (f.key == key) return GpuFieldName(f.member);
+  }
+  for (const BoolField& f : kBoolFields) {
+    if (f.key == key) return GpuFieldName(f.member);
+  }
+  for (const TextField& f : kTextFields) {
+    if (f.key == key) return GpuFieldName(f.member);
+  }
+  if (key == "fan speed") return "fan_speed_percent";
+  if (key == "product name") return "name";
+  if (key == "gpu power readings>power draw" || key == "power readings>power draw" ||
+      key == "gpu power readings>average power draw") {
+    return "power_draw_w";
+  }
+  return {};
+}
+
 }  // namespace
 
 void ApplyTextField(const std::vector<std::string>& path, std::string_view label,
                     std::optional<std::string_view> value, TextGpu& out) {
   if (!value) return;  // other section headers carry nothing
+  if (auto failure = QueryFailure(*value)) {
+    std::string key;
+    for (const std::string& section : path) key += section + '>';
+    key += label;
+    std::string_view name = FieldNameOfKey(key);
+    if (!name.empty()) out.gpu.field_errors[std::string(name)] = "nvidia-smi: " + *failure;
+  }
   bool applied = false;
   if (!path.empty() &&
       (path[0] == "clocks event reasons" || path[0] == "clocks throttle reasons")) {

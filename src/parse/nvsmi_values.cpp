@@ -67,6 +67,29 @@ bool IsUnavailable(std::string_view text) {
   return false;
 }
 
+std::optional<std::string> QueryFailure(std::string_view text) {
+  struct Failure {
+    std::string_view text;
+    std::string_view code;
+  };
+  static constexpr std::array<Failure, 4> kFailures = {{
+      {"unknown error", "NVML_ERROR_UNKNOWN"},
+      {"gpu is lost", "NVML_ERROR_GPU_IS_LOST"},
+      {"gpu requires reset", "NVML_ERROR_RESET_REQUIRED"},
+      {"err!", "ERR!"},
+  }};
+  text = Trim(text);
+  if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
+    text = Trim(text.substr(1, text.size() - 2));
+  }
+  for (const Failure& f : kFailures) {
+    if (!EqualsIgnoreCase(text, f.text)) continue;
+    if (f.code == "ERR!") return std::string("ERR!");
+    return std::string(text) + " (" + std::string(f.code) + ")";
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> ParseText(std::string_view text) {
   if (IsUnavailable(text)) return std::nullopt;
   return std::string(Trim(text));

@@ -21,6 +21,13 @@ std::string_view Trim(std::string_view text);
 // without square brackets, in any letter case.
 bool IsUnavailable(std::string_view text);
 
+// When the text is how nvidia-smi prints a query the driver failed (NVML's
+// error strings "Unknown Error", "GPU is lost", "GPU requires reset", or the
+// table's "ERR!"; brackets and case as IsUnavailable), that text with the NVML
+// code it stands for, e.g. "Unknown Error (NVML_ERROR_UNKNOWN)"; nullopt for
+// anything else, "N/A", "Not Supported" and "Insufficient Permissions" too.
+std::optional<std::string> QueryFailure(std::string_view text);
+
 // The trimmed text, or nullopt when IsUnavailable().
 std::optional<std::string> ParseText(std::string_view text);
 

@@ -93,6 +93,40 @@ void ParseProcesses(pugi::xml_node gpu, GpuStatus& out) {
   out.processes = std::move(processes);
 }
 
+// Elements whose value nvidia-smi prints as an error text when the driver
+// fails that query (a wedged GPU: "Unknown Error" nearly everywhere), and
+// the status --json field each fills.
+struct FailureElement {
+  const char* path;
+  const char* field;
+};
+constexpr FailureElement kFailureElements[] = {
+    {"product_name", "name"},
+    {"fan_speed", "fan_speed_percent"},
+    {"performance_state", "pstate"},
+    {"persistence_mode", "persistence_mode"},
+    {"utilization/gpu_util", "utilization_gpu_percent"},
+    {"utilization/memory_util", "utilization_memory_percent"},
+    {"fb_memory_usage/used", "memory_used_bytes"},
+    {"fb_memory_usage/total", "memory_total_bytes"},
+    {"temperature/gpu_temp", "temperature_c"},
+    {"gpu_power_readings/power_draw", "power_draw_w"},
+    {"power_readings/power_draw", "power_draw_w"},
+    {"clocks/graphics_clock", "clocks_graphics_mhz"},
+    {"clocks/sm_clock", "clocks_sm_mhz"},
+    {"clocks/mem_clock", "clocks_memory_mhz"},
+    {"ecc_mode/current_ecc", "ecc_mode_enabled"},
+    {"pci/pci_gpu_link_info/pcie_gen/current_link_gen", "pcie_link_gen_current"},
+};
+
+void RecordFailures(pugi::xml_node gpu, GpuStatus& out) {
+  for (const FailureElement& e : kFailureElements) {
+    if (auto failure = nvsmi::QueryFailure(ValueAt(gpu, e.path))) {
+      out.field_errors[e.field] = "nvidia-smi: " + *failure;
+    }
+  }
+}
+
 GpuStatus ParseGpu(pugi::xml_node gpu, unsigned index) {
   GpuStatus out;
   out.index = index;
@@ -107,6 +141,7 @@ GpuStatus ParseGpu(pugi::xml_node gpu, unsigned index) {
   nvsmi::ParseEcc(gpu, out);
   nvsmi::ParseRetiredAndRemapped(gpu, out);
   ParseProcesses(gpu, out);
+  RecordFailures(gpu, out);
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -535,6 +536,39 @@ TEST(NvsmiText, MalformedValuesStayNull) {
   EXPECT_EQ((*g.processes)[0].pid, 42u);
   EXPECT_TRUE((*g.processes)[0].name.empty());
   EXPECT_EQ((*g.processes)[0].used_memory_bytes, kMiB);
+}
+
+// A wedged GPU: most queries print NVML's error string. Each becomes a field
+// error under its status --json name (the rules count them); "N/A" does not.
+TEST(NvsmiText, FailedQueriesAreFieldErrors) {
+  const char* text =
+      "GPU 00000000:61:00.0\n"
+      "    Product Name : Unknown Error\n"
+      "    Fan Speed : ERR!\n"
+      "    Performance State : [GPU requires reset]\n"
+      "    Utilization\n"
+      "        Gpu : GPU is lost\n"
+      "        Memory : N/A\n"
+      "    Temperature\n"
+      "        GPU Current Temp : Unknown Error\n"
+      "    GPU Power Readings\n"
+      "        Power Draw : Unknown Error\n"
+      "    ECC Mode\n"
+      "        Current : Unknown Error\n"
+      "    Persistence Mode : Insufficient Permissions\n";
+  Result<SystemStatus> doc = ParseNvidiaSmiText(text, "wedged");
+  ASSERT_TRUE(doc.ok()) << doc.error().message;
+  const GpuStatus& g = doc->gpus.at(0);
+  const std::map<std::string, std::string> want = {
+      {"name", "nvidia-smi: Unknown Error (NVML_ERROR_UNKNOWN)"},
+      {"fan_speed_percent", "nvidia-smi: ERR!"},
+      {"pstate", "nvidia-smi: GPU requires reset (NVML_ERROR_RESET_REQUIRED)"},
+      {"utilization_gpu_percent", "nvidia-smi: GPU is lost (NVML_ERROR_GPU_IS_LOST)"},
+      {"temperature_c", "nvidia-smi: Unknown Error (NVML_ERROR_UNKNOWN)"},
+      {"power_draw_w", "nvidia-smi: Unknown Error (NVML_ERROR_UNKNOWN)"},
+      {"ecc_mode_enabled", "nvidia-smi: Unknown Error (NVML_ERROR_UNKNOWN)"}};
+  EXPECT_EQ(g.field_errors, want);
+  EXPECT_FALSE(g.temperature_c || g.pstate || g.power_draw_w || g.fan_speed_percent);
 }
 
 TEST(NvsmiText, LooksLike) {

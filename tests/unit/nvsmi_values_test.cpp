@@ -21,6 +21,20 @@ TEST(NvsmiValues, UnavailableSpellings) {
   }
 }
 
+// nvidia-smi prints NVML's error string where a query failed: those are
+// failures to count, unlike "not supported" or "no permission".
+TEST(NvsmiValues, QueryFailures) {
+  EXPECT_EQ(QueryFailure("Unknown Error"), "Unknown Error (NVML_ERROR_UNKNOWN)");
+  EXPECT_EQ(QueryFailure(" [Unknown Error] "), "Unknown Error (NVML_ERROR_UNKNOWN)");
+  EXPECT_EQ(QueryFailure("GPU is lost"), "GPU is lost (NVML_ERROR_GPU_IS_LOST)");
+  EXPECT_EQ(QueryFailure("GPU requires reset"), "GPU requires reset (NVML_ERROR_RESET_REQUIRED)");
+  EXPECT_EQ(QueryFailure("ERR!"), "ERR!");
+  for (const char* text : {"N/A", "[Not Supported]", "Insufficient Permissions", "", "42 C",
+                           "Requested functionality has been deprecated", "Unknown"}) {
+    EXPECT_FALSE(QueryFailure(text).has_value()) << "'" << text << "'";
+  }
+}
+
 TEST(NvsmiValues, Text) {
   EXPECT_EQ(ParseText("  94.04.71.00.69\n"), "94.04.71.00.69");
   EXPECT_EQ(ParseText("N/A"), std::nullopt);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -199,6 +200,28 @@ TEST(NvsmiXml, Rtx4090Driver535PowerDrawInGpuPowerReadings) {
   EXPECT_EQ(doc->gpus[0].power_draw_w, 26.84);
   EXPECT_EQ(doc->gpus[0].power_limit_w, 450.0);
   EXPECT_EQ(doc->gpus[0].power_max_limit_w, 600.0);
+}
+
+// The same in the XML form: a failed query's error string is a field error.
+TEST(NvsmiXml, FailedQueriesAreFieldErrors) {
+  const char* xml = R"(<?xml version="1.0" ?>
+<nvidia_smi_log><driver_version>525.85.12</driver_version>
+<gpu id="00000000:61:00.0"><product_name>Unknown Error</product_name>
+<pci><pci_bus_id>00000000:61:00.0</pci_bus_id></pci>
+<fan_speed>N/A</fan_speed><performance_state>Unknown Error</performance_state>
+<utilization><gpu_util>Unknown Error</gpu_util></utilization>
+<temperature><gpu_temp>GPU is lost</gpu_temp></temperature>
+<gpu_power_readings><power_draw>[Unknown Error]</power_draw></gpu_power_readings>
+</gpu></nvidia_smi_log>)";
+  auto doc = ParseNvidiaSmiXml(xml, "wedged.xml");
+  ASSERT_TRUE(doc.ok()) << doc.error().message;
+  const std::map<std::string, std::string> want = {
+      {"name", "nvidia-smi: Unknown Error (NVML_ERROR_UNKNOWN)"},
+      {"pstate", "nvidia-smi: Unknown Error (NVML_ERROR_UNKNOWN)"},
+      {"utilization_gpu_percent", "nvidia-smi: Unknown Error (NVML_ERROR_UNKNOWN)"},
+      {"temperature_c", "nvidia-smi: GPU is lost (NVML_ERROR_GPU_IS_LOST)"},
+      {"power_draw_w", "nvidia-smi: Unknown Error (NVML_ERROR_UNKNOWN)"}};
+  EXPECT_EQ(doc->gpus.at(0).field_errors, want);
 }
 
 TEST(NvsmiXml, TruncatedDocumentsNeverCrash) {
