@@ -47,19 +47,30 @@ std::string_view Trim(std::string_view text) {
   return text;
 }
 
+namespace {
+
+// The trimmed text without the square brackets nvidia-smi puts around some
+// values ("[N/A]").
+std::string_view Unbracketed(std::string_view text) {
+  text = Trim(text);
+  if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
+    text = Trim(text.substr(1, text.size() - 2));
+  }
+  return text;
+}
+
+}  // namespace
+
 bool IsUnavailable(std::string_view text) {
-  static constexpr std::array<std::string_view, 11> kMissing = {
+  static constexpr std::array<std::string_view, 12> kMissing = {
       "n/a",           "not supported",
       "unknown error", "requested functionality has been deprecated",
       "err!",          "insufficient permissions",
       "no permission", "gpu is lost",
       "not available", "unknown",
-      "not found",
+      "not found",     "gpu requires reset",
   };
-  text = Trim(text);
-  if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
-    text = Trim(text.substr(1, text.size() - 2));
-  }
+  text = Unbracketed(text);
   if (text.empty()) return true;
   for (std::string_view missing : kMissing) {
     if (EqualsIgnoreCase(text, missing)) return true;
@@ -78,10 +89,7 @@ std::optional<std::string> QueryFailure(std::string_view text) {
       {"gpu requires reset", "NVML_ERROR_RESET_REQUIRED"},
       {"err!", "ERR!"},
   }};
-  text = Trim(text);
-  if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
-    text = Trim(text.substr(1, text.size() - 2));
-  }
+  text = Unbracketed(text);
   for (const Failure& f : kFailures) {
     if (!EqualsIgnoreCase(text, f.text)) continue;
     if (f.code == "ERR!") return std::string("ERR!");
