@@ -54,6 +54,8 @@ void CheckReport(std::string_view content) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes = fuzz::AsText(data, size);
+  // UTF-16 with a byte-order mark: two bytes become at most three.
+  if (auto utf8 = Utf16ToUtf8(bytes)) FUZZ_CHECK(utf8->size() <= bytes.size() / 2 * 3);
   if (!IsGzipData(bytes)) {
     CheckGzipRoundTrip(bytes);
     CheckReport(bytes);

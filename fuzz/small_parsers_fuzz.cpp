@@ -134,6 +134,7 @@ void Frameworks(std::string_view s) {
 void NvsmiValues(std::string_view s) {
   using namespace gpudoctor::nvsmi;
   (void)ParseText(s);
+  if (QueryFailure(s)) FUZZ_CHECK(IsUnavailable(s));  // a failed query has no value
   (void)ParseQuantity(s, "W");
   (void)ParseInteger(s);
   (void)ParseMemoryBytes(s);

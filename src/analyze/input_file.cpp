@@ -103,15 +103,69 @@ Result<std::string> GunzipData(std::string_view data, const std::string& name,
   }
 }
 
+namespace {
+
+void AppendUtf8(char32_t c, std::string& out) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> Utf16ToUtf8(std::string_view data) {
+  if (data.size() < 2) return std::nullopt;
+  const auto b0 = static_cast<unsigned char>(data[0]), b1 = static_cast<unsigned char>(data[1]);
+  bool little = b0 == 0xFF && b1 == 0xFE;
+  if (!little && !(b0 == 0xFE && b1 == 0xFF)) return std::nullopt;
+  auto unit = [&](std::size_t i) -> char32_t {
+    auto lo = static_cast<unsigned char>(data[little ? i : i + 1]);
+    auto hi = static_cast<unsigned char>(data[little ? i + 1 : i]);
+    return static_cast<char32_t>(hi << 8 | lo);
+  };
+  std::string out;
+  out.reserve(data.size() / 2);
+  for (std::size_t i = 2; i + 1 < data.size(); i += 2) {
+    char32_t c = unit(i);
+    if (c >= 0xD800 && c <= 0xDBFF && i + 3 < data.size()) {
+      char32_t low = unit(i + 2);
+      if (low >= 0xDC00 && low <= 0xDFFF) {
+        AppendUtf8(0x10000 + ((c - 0xD800) << 10) + (low - 0xDC00), out);
+        i += 2;
+        continue;
+      }
+    }
+    AppendUtf8(c >= 0xD800 && c <= 0xDFFF ? char32_t{0xFFFD} : c, out);
+  }
+  return out;
+}
+
 Result<std::string> ReadInputFile(const std::filesystem::path& path, std::size_t max_bytes) {
   if (auto why = NotAFile(path)) return *why;
   auto raw = ReadRaw(path, max_bytes);
   if (!raw) return raw.error();
   if (raw->empty()) return Error{ErrorCode::kInvalid, path.string() + ": empty file"};
-  if (!IsGzipData(*raw)) return raw;
-  auto text = GunzipData(*raw, path.string(), max_bytes);
-  if (text && text->empty())
-    return Error{ErrorCode::kInvalid, path.string() + ": empty file (once decompressed)"};
+  Result<std::string> text = std::move(*raw);
+  if (IsGzipData(*text)) {
+    text = GunzipData(*text, path.string(), max_bytes);
+    if (text && text->empty())
+      return Error{ErrorCode::kInvalid, path.string() + ": empty file (once decompressed)"};
+  }
+  if (text) {
+    if (auto utf8 = Utf16ToUtf8(*text)) *text = std::move(*utf8);
+  }
   return text;
 }
 

@@ -24,8 +24,9 @@ namespace gpudoctor {
 // regular file this process may read.
 std::optional<Error> NotAFile(const std::filesystem::path& path);
 
-// The bytes of a regular file, decompressed when it is gzip. max_bytes
-// bounds both the file and its decompressed size (0: no limit).
+// The bytes of a regular file, decompressed when it is gzip and turned into
+// UTF-8 when it is UTF-16 with a byte-order mark. max_bytes bounds both the
+// file and its decompressed size (0: no limit).
 Result<std::string> ReadInputFile(const std::filesystem::path& path, std::size_t max_bytes);
 
 // Pure gzip decoder: `name` only goes into error messages. Byte offsets in
@@ -35,6 +36,12 @@ Result<std::string> GunzipData(std::string_view data, const std::string& name,
 
 // True when data starts with the gzip magic bytes 1f 8b.
 bool IsGzipData(std::string_view data);
+
+// UTF-8 for text that starts with a UTF-16 byte-order mark (little or big
+// endian), as Windows PowerShell 5.1 writes `nvidia-smi -q > out.txt`; the
+// mark itself is dropped, unpaired surrogates become U+FFFD and an odd last
+// byte is ignored. nullopt for anything without such a mark. Pure.
+std::optional<std::string> Utf16ToUtf8(std::string_view data);
 
 // The lines of `content` as LogLines with ref = (file, 1-based line); a
 // trailing '\r' is dropped from each.

@@ -99,6 +99,25 @@ TEST(AnalyzeFiles, TablesOfOneFileAreReadingsAndPastedLogLinesEvents) {
   EXPECT_EQ(r.files.at(0).event_count, r.input.kernel->events.size());
 }
 
+// The same -q text written as UTF-16 (and gzip-compressed on top) reads as
+// the UTF-8 one does.
+TEST(AnalyzeFiles, Utf16TextReadsLikeUtf8) {
+  std::string utf16 = "\xFF\xFE";
+  for (char c : std::string(kSmiText)) {
+    utf16 += c;
+    utf16 += '\0';
+  }
+  TempDir dir;
+  auto r = AnalyzeFiles({dir.Write("ps.txt", utf16), dir.Write("ps.gz", Gzip(utf16))}, Config{});
+  for (const AnalyzedFile& f : r.files) {
+    EXPECT_TRUE(f.ok) << f.error;
+    EXPECT_EQ(f.kind, InputKind::kNvidiaSmiText);
+    EXPECT_EQ(f.gpu_count, 1u);
+  }
+  ASSERT_EQ(r.input.gpus.size(), 1u);
+  EXPECT_EQ(r.input.gpus[0].readings.size(), 2u);
+}
+
 TEST(AnalyzeFiles, GzipRoundTripWhateverTheName) {
   TempDir dir;
   auto r = AnalyzeFiles({dir.Write("dump.bin", Gzip(kXml)), dir.Write("k.log.gz", Gzip(kDmesgT))},

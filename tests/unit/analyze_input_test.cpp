@@ -89,6 +89,20 @@ TEST(AnalyzeDumpTime, ReadsNvidiaSmiStamps) {
   EXPECT_EQ(YearInText(" Thu Oct 27 08:50:11 PM -03 2022"), 2022);
 }
 
+// Windows PowerShell 5.1 writes `nvidia-smi -q > out.txt` as UTF-16 with a
+// byte-order mark.
+TEST(AnalyzeUtf16, BomTextBecomesUtf8) {
+  using namespace std::string_literals;
+  EXPECT_EQ(Utf16ToUtf8("\xFF\xFE" "G\0P\0U\0\n\0"s), "GPU\n");                 // LE
+  EXPECT_EQ(Utf16ToUtf8("\xFE\xFF" "\0G\0P\0U"s), "GPU");                          // BE
+  EXPECT_EQ(Utf16ToUtf8("\xFF\xFE" "\xB0\x00\x2C\x6E"s), "\xC2\xB0\xE6\xB8\xAC");  // ° 測
+  EXPECT_EQ(Utf16ToUtf8("\xFF\xFE" "\x3D\xD8\x00\xDE"s), "\xF0\x9F\x98\x80");      // U+1F600
+  EXPECT_EQ(Utf16ToUtf8("\xFF\xFE" "\x3D\xD8" "A\0"s), "\xEF\xBF\xBD" "A");         // lone high
+  EXPECT_EQ(Utf16ToUtf8("\xFF\xFE" "A\0B"s), "A");  // odd last byte
+  EXPECT_FALSE(Utf16ToUtf8("GPU 0").has_value());
+  EXPECT_FALSE(Utf16ToUtf8("\xEF\xBB\xBFGPU").has_value());  // UTF-8's mark
+}
+
 TEST(AnalyzeGzip, RoundTripAndMembers) {
   auto one = GunzipData(Gzip("abc\n"), "x.gz", 0);
   ASSERT_TRUE(one.ok()) << one.error().message;
