@@ -147,6 +147,7 @@ std::optional<std::string> Utf16ToUtf8(std::string_view data) {
         continue;
       }
     }
+    if (c == 0xFEFF) continue;  // the mark of a second file appended to the first
     AppendUtf8(c >= 0xD800 && c <= 0xDFFF ? char32_t{0xFFFD} : c, out);
   }
   return out;
@@ -164,7 +165,10 @@ Result<std::string> ReadInputFile(const std::filesystem::path& path, std::size_t
       return Error{ErrorCode::kInvalid, path.string() + ": empty file (once decompressed)"};
   }
   if (text) {
-    if (auto utf8 = Utf16ToUtf8(*text)) *text = std::move(*utf8);
+    if (auto utf8 = Utf16ToUtf8(*text)) {
+      if (utf8->empty()) return Error{ErrorCode::kInvalid, path.string() + ": empty file"};
+      *text = std::move(*utf8);
+    }
   }
   return text;
 }

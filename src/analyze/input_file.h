@@ -39,8 +39,8 @@ bool IsGzipData(std::string_view data);
 
 // UTF-8 for text that starts with a UTF-16 byte-order mark (little or big
 // endian), as Windows PowerShell 5.1 writes `nvidia-smi -q > out.txt`; the
-// mark itself is dropped, unpaired surrogates become U+FFFD and an odd last
-// byte is ignored. nullopt for anything without such a mark. Pure.
+// marks (also one of a second file appended) are dropped, unpaired
+// surrogates become U+FFFD and an odd last byte is ignored. nullopt for anything without such a mark. Pure.
 std::optional<std::string> Utf16ToUtf8(std::string_view data);
 
 // The lines of `content` as LogLines with ref = (file, 1-based line); a

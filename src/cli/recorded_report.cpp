@@ -41,23 +41,45 @@ Result<bool> ResolveWindow(const RecordedWindowRequest& o, WallTime now, Recorde
   return true;
 }
 
-// Keeps the GPUs the request names (index, bus id or UUID).
-Result<bool> FilterGpus(std::vector<GpuSeries>& gpus, const RecordedWindowRequest& o) {
+// True when `text` (an index, bus id or UUID) names the GPU.
+bool Names(const std::string& text, unsigned index, const std::string& bus_id,
+           const std::string& uuid) {
+  std::string bus = NormalizePciBusId(text);
+  return std::to_string(index) == text || (!bus.empty() && bus == bus_id) ||
+         (!uuid.empty() && uuid == text);
+}
+
+// Keeps the GPUs the request names (index, bus id or UUID), and the damaged
+// parts of those GPUs. A named GPU whose every sample in the window is
+// damaged is that error, not "no such GPU".
+Result<bool> FilterGpus(StoredWindow& w, const RecordedWindowRequest& o, WallTime from,
+                        WallTime to) {
   if (o.gpus.empty()) return true;
   std::vector<GpuSeries> kept;
+  std::vector<StoredWindow::DamagedPart> kept_damage;
   for (const auto& text : o.gpus) {
-    auto match = std::find_if(gpus.begin(), gpus.end(), [&](const GpuSeries& g) {
+    const StoredWindow::DamagedPart* damage = nullptr;
+    for (const auto& d : w.damaged) {
+      if (!Names(text, d.index, d.pci_bus_id, d.uuid)) continue;
+      if (!damage) damage = &d;
+      kept_damage.push_back(d);
+    }
+    auto match = std::find_if(w.gpus.begin(), w.gpus.end(), [&](const GpuSeries& g) {
       const GpuStatus& s = g.latest();
-      return std::to_string(s.index) == text || s.pci_bus_id == NormalizePciBusId(text) ||
-             s.uuid == text;
+      return Names(text, s.index, s.pci_bus_id, s.uuid);
     });
-    if (match == gpus.end()) {
+    if (match == w.gpus.end() && damage) {
+      return Error{ErrorCode::kCorrupt, damage->message + "; no samples of it could be read between " +
+                                            FormatRfc3339(from) + " and " + FormatRfc3339(to)};
+    }
+    if (match == w.gpus.end()) {
       return Invalid(o.option_prefix + "gpu " + text + ": no such GPU recorded in this window");
     }
     kept.push_back(std::move(*match));
-    gpus.erase(match);
+    w.gpus.erase(match);
   }
-  gpus = std::move(kept);
+  w.gpus = std::move(kept);
+  w.damaged = std::move(kept_damage);
   return true;
 }
 
@@ -72,8 +94,8 @@ ReportContext RecordedReport::Context(WallTime generated_at, Lang lang) const {
   report.command = "report";
   report.timeline = &stored.timeline;
   report.summaries = &stored.summaries;
-  for (const std::string& part : stored.damaged) {
-    report.files.push_back(ReportInputFile{store_path, "agent-store", false, part});
+  for (const auto& part : stored.damaged) {
+    report.files.push_back(ReportInputFile{store_path, "agent-store", false, part.message});
   }
   return report;
 }
@@ -99,20 +121,7 @@ Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindow
   if (!stored) return stored.error();
   r->stored = std::move(*stored);
   r->store_path = request.data_dir + "/gpudoctor.db";
-  if (auto f = FilterGpus(r->stored.gpus, request); !f) {
-    // A GPU whose only samples in the window are damaged: say that.
-    for (const std::string& part : r->stored.damaged) {
-      for (const std::string& text : request.gpus) {
-        std::string bus = NormalizePciBusId(text);
-        if (!bus.empty() && part.find("GPU " + bus + " ") != std::string::npos) {
-          return Error{ErrorCode::kCorrupt, part + "; nothing else was recorded for it between " +
-                                                FormatRfc3339(r->from) + " and " +
-                                                FormatRfc3339(r->to)};
-        }
-      }
-    }
-    return f.error();
-  }
+  if (auto f = FilterGpus(r->stored, request, r->from, r->to); !f) return f.error();
   const bool nothing =
       r->stored.gpus.empty() && r->stored.events.empty() && r->stored.timeline.findings.empty();
   if (nothing && !r->stored.damaged.empty()) {
@@ -120,7 +129,7 @@ Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindow
     std::string more = r->stored.damaged.size() > 1
                            ? " (and " + std::to_string(r->stored.damaged.size() - 1) + " more)"
                            : "";
-    return Error{ErrorCode::kCorrupt, r->stored.damaged.front() + more +
+    return Error{ErrorCode::kCorrupt, r->stored.damaged.front().message + more +
                                           "; nothing else was recorded between " +
                                           FormatRfc3339(r->from) + " and " + FormatRfc3339(r->to)};
   }

@@ -275,7 +275,7 @@ void ApplyTextField(const std::vector<std::string>& path, std::string_view label
     for (const std::string& section : path) key += section + '>';
     key += label;
     std::string_view name = FieldNameOfKey(key);
-    if (!name.empty()) out.gpu.field_errors[std::string(name)] = "nvidia-smi: " + *failure;
+    if (CountsQueryFailure(name)) out.gpu.field_errors[std::string(name)] = "nvidia-smi: " + *failure;
   }
   bool applied = false;
   if (!path.empty() &&
@@ -324,6 +324,7 @@ void FinishTextGpu(TextGpu& out) {
   }
   gpu.power_limit_w = out.current_power_limit ? out.current_power_limit : out.power_limit;
   gpu.clock_event_reasons_mask = out.reasons_mask;
+  MarkLostFromFailures(gpu);
 }
 
 }  // namespace gpudoctor::nvsmi

@@ -1,5 +1,6 @@
 #include "parse/nvsmi_values.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -96,6 +97,26 @@ std::optional<std::string> QueryFailure(std::string_view text) {
     return std::string(text) + " (" + std::string(f.code) + ")";
   }
   return std::nullopt;
+}
+
+bool CountsQueryFailure(std::string_view field) {
+  static constexpr std::array<std::string_view, 15> kCounted = {
+      "name",           "fan_speed_percent",       "pstate",
+      "persistence_mode", "utilization_gpu_percent", "utilization_memory_percent",
+      "memory_used_bytes", "memory_total_bytes",   "temperature_c",
+      "power_draw_w",   "clocks_graphics_mhz",     "clocks_sm_mhz",
+      "clocks_memory_mhz", "ecc_mode_enabled",     "pcie_link_gen_current",
+  };
+  return std::find(kCounted.begin(), kCounted.end(), field) != kCounted.end();
+}
+
+void MarkLostFromFailures(GpuStatus& gpu) {
+  for (const auto& [field, error] : gpu.field_errors) {
+    if (error.find("NVML_ERROR_GPU_IS_LOST") == std::string::npos) continue;
+    gpu.state = GpuState::kLost;
+    gpu.state_detail = "nvidia-smi printed \"GPU is lost\" for " + field;
+    return;
+  }
 }
 
 std::optional<std::string> ParseText(std::string_view text) {

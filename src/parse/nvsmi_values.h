@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/gpu_status.h"
+
 namespace gpudoctor::nvsmi {
 
 // Strips ASCII whitespace at both ends.
@@ -27,6 +29,18 @@ bool IsUnavailable(std::string_view text);
 // code it stands for, e.g. "Unknown Error (NVML_ERROR_UNKNOWN)"; nullopt for
 // anything else, "N/A", "Not Supported" and "Insufficient Permissions" too.
 std::optional<std::string> QueryFailure(std::string_view text);
+
+// True for the fields whose failed query the -q parsers (text and XML alike)
+// record in field_errors: the readings of a working GPU (name, fan, P-state,
+// persistence, utilisation, memory, temperature, power draw, clocks, ECC
+// mode, PCIe generation). Static facts (serial, VBIOS, thresholds) are left
+// out, so that a board that fails only those never looks wedged.
+bool CountsQueryFailure(std::string_view field);
+
+// A GPU whose queries failed with "GPU is lost" (NVML_ERROR_GPU_IS_LOST,
+// recorded in field_errors from QueryFailure) is lost, not merely answering
+// with errors: sets state and state_detail so.
+void MarkLostFromFailures(GpuStatus& gpu);
 
 // The trimmed text, or nullopt when IsUnavailable().
 std::optional<std::string> ParseText(std::string_view text);

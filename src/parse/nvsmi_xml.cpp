@@ -95,7 +95,8 @@ void ParseProcesses(pugi::xml_node gpu, GpuStatus& out) {
 
 // Elements whose value nvidia-smi prints as an error text when the driver
 // fails that query (a wedged GPU: "Unknown Error" nearly everywhere), and
-// the status --json field each fills.
+// the status --json field each fills: the fields nvsmi::CountsQueryFailure
+// names, as the text parser records them.
 struct FailureElement {
   const char* path;
   const char* field;
@@ -111,6 +112,8 @@ constexpr FailureElement kFailureElements[] = {
     {"fb_memory_usage/total", "memory_total_bytes"},
     {"temperature/gpu_temp", "temperature_c"},
     {"gpu_power_readings/power_draw", "power_draw_w"},
+    {"gpu_power_readings/average_power_draw", "power_draw_w"},
+    {"gpu_power_readings/instant_power_draw", "power_draw_w"},
     {"power_readings/power_draw", "power_draw_w"},
     {"clocks/graphics_clock", "clocks_graphics_mhz"},
     {"clocks/sm_clock", "clocks_sm_mhz"},
@@ -142,6 +145,7 @@ GpuStatus ParseGpu(pugi::xml_node gpu, unsigned index) {
   nvsmi::ParseRetiredAndRemapped(gpu, out);
   ParseProcesses(gpu, out);
   RecordFailures(gpu, out);
+  nvsmi::MarkLostFromFailures(out);
   return out;
 }
 

@@ -14,7 +14,8 @@
 
 namespace gpudoctor {
 
-// A file given to `analyze`, and what became of it.
+// A file given to `analyze`, and what became of it; for `report`, a damaged
+// part of the store that was left out (ok = false).
 struct ReportInputFile {
   std::string path;
   std::string kind;  // "nvidia-smi-xml", "kernel-log", ...
@@ -35,7 +36,8 @@ struct ReportContext {
   WallTime generated_at;
   Lang lang = Lang::kEn;
   std::string command = "diagnose";  // "diagnose", "analyze", "report"
-  std::vector<ReportInputFile> files;  // analyze only
+  // analyze: the files given; report: the damaged parts of the store left out.
+  std::vector<ReportInputFile> files;
   const Timeline* timeline = nullptr;  // report only: finding intervals, throttle time
   // report only: exact min/avg/max per bus id per field from the store (the
   // readings of a long window are per-minute averages).

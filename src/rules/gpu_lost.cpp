@@ -43,8 +43,8 @@ Text StateText(const GpuStatus& g, const std::string& label) {
     case GpuState::kOk:
       break;
   }
-  return Text{fmt::format("{} answers most queries with errors (ERR!)", label),
-              fmt::format("{} 的大部分查询都返回错误（ERR!）", label)};
+  return Text{fmt::format("{} answers most queries with errors", label),
+              fmt::format("{} 的大部分查询都返回错误", label)};
 }
 
 // The GPU is still reachable but the driver fails most queries on it (the

@@ -66,9 +66,15 @@ struct StoredWindow {
   std::optional<WallTime> first_sample;
   std::optional<WallTime> last_sample;
   // Parts of the window whose stored bytes do not decode (a chunk or a day of
-  // roll-ups damaged on disk), one line each naming the file, the GPU and the
-  // time span: left out, so that the rest of the window still reads.
-  std::vector<std::string> damaged;
+  // roll-ups damaged on disk): left out, so that the rest of the window
+  // still reads.
+  struct DamagedPart {
+    std::string pci_bus_id;
+    std::string uuid;
+    unsigned index = 0;    // the GPU's index as last recorded
+    std::string message;  // one line naming the file, the GPU and the time span
+  };
+  std::vector<DamagedPart> damaged;
 };
 
 class Store {

@@ -160,7 +160,8 @@ Result<StoredWindow> SqliteStore::ReadWindowOnce(WallTime from, WallTime to,
         auto set = DecodeColumnSet((*chunks)->Blob(0));
         if (!set) {
           window.damaged.push_back(
-              DamagedPart(key, (*chunks)->Int(1), (*chunks)->Int(2), set.error()));
+              {key, gpu.identity.uuid, gpu.identity.index,
+               DamagedPart(key, (*chunks)->Int(1), (*chunks)->Int(2), set.error())});
           return true;
         }
         segments.push_back(SliceRows(*set, range));
@@ -195,7 +196,8 @@ Result<StoredWindow> SqliteStore::ReadWindowOnce(WallTime from, WallTime to,
         auto decoded = DecodeRollups((*rollups)->Blob(0));
         if (!decoded) {
           window.damaged.push_back(
-              DamagedPart(key, (*rollups)->Int(1), (*rollups)->Int(2), decoded.error()));
+              {key, gpu.identity.uuid, gpu.identity.index,
+               DamagedPart(key, (*rollups)->Int(1), (*rollups)->Int(2), decoded.error())});
           return true;
         }
         std::erase_if(*decoded, [&](const MinuteAgg& m) {

@@ -316,17 +316,35 @@ TEST(StoreFaultsE2E, DamagedChunkIsLeftOutAndNamedTheRestIsReported) {
     EXPECT_LT(run.exit_code, 3) << format << ": " << run.err;
     EXPECT_NE(run.out.find("GPU " + test::BusId(0) + " from"), std::string::npos) << format;
   }
-  // Nothing but the damaged chunk in the window: an error saying so, not
-  // "nothing recorded".
-  auto only = RunGpudoctor({"report", "--data-dir", data.path().string(), "--from",
-                            FormatRfc3339(test::At(0)), "--to", FormatRfc3339(test::At(599)),
-                            "--gpu", test::BusId(0)},
-                           "");
-  EXPECT_EQ(only.exit_code, 3) << only.err;
-  EXPECT_EQ(std::count(only.err.begin(), only.err.end(), '\n'), 1) << only.err;
-  EXPECT_NE(only.err.find(db + ": the samples of GPU " + test::BusId(0)), std::string::npos)
-      << only.err;
-  EXPECT_NE(only.err.find("nothing else was recorded for it"), std::string::npos) << only.err;
+  auto window = [&](std::int64_t to_s, std::vector<std::string> more) {
+    std::vector<std::string> args = {"report",   "--data-dir", data.path().string(),
+                                     "--from",   FormatRfc3339(test::At(0)),
+                                     "--to",     FormatRfc3339(test::At(to_s)),
+                                     "--format", "json"};
+    args.insert(args.end(), more.begin(), more.end());
+    return RunGpudoctor(args, "");
+  };
+  // Another GPU's report does not list GPU 0's damage.
+  auto other = window(1199, {"--gpu", "1"});
+  ASSERT_LT(other.exit_code, 3) << other.err;
+  EXPECT_FALSE(json::parse(other.out).contains("inputs")) << other.out;
+  // A GPU named by index, bus id or UUID whose only samples are damaged: that
+  // error, not "no such GPU".
+  for (const std::string& name : {std::string("0"), test::BusId(0)}) {
+    auto only = window(599, {"--gpu", name});
+    EXPECT_EQ(only.exit_code, 3) << only.err;
+    EXPECT_EQ(std::count(only.err.begin(), only.err.end(), '\n'), 1) << only.err;
+    EXPECT_NE(only.err.find(db + ": the samples of GPU " + test::BusId(0)), std::string::npos)
+        << only.err;
+    EXPECT_NE(only.err.find("no samples of it could be read"), std::string::npos) << only.err;
+  }
+  // Every GPU's samples in the window damaged: one line saying so.
+  test::DamageFirstBlob(db, test::BusId(1));
+  auto all = window(599, {});
+  EXPECT_EQ(all.exit_code, 3) << all.err;
+  EXPECT_EQ(std::count(all.err.begin(), all.err.end(), '\n'), 1) << all.err;
+  EXPECT_NE(all.err.find("(and 1 more); nothing else was recorded between"), std::string::npos)
+      << all.err;
 }
 
 TEST(StoreFaultsE2E, ReadOnlyDirectoryReportReadsAgentRefusesInOneLine) {

@@ -116,6 +116,10 @@ TEST(AnalyzeFiles, Utf16TextReadsLikeUtf8) {
   }
   ASSERT_EQ(r.input.gpus.size(), 1u);
   EXPECT_EQ(r.input.gpus[0].readings.size(), 2u);
+  // A byte-order mark and nothing else is an empty file.
+  std::string bom_only = dir.Write("bom.txt", "\xFF\xFE");
+  auto empty = AnalyzeFiles({bom_only}, Config{});
+  EXPECT_EQ(empty.files.at(0).error, bom_only + ": empty file");
 }
 
 TEST(AnalyzeFiles, GzipRoundTripWhateverTheName) {

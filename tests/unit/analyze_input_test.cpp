@@ -99,6 +99,8 @@ TEST(AnalyzeUtf16, BomTextBecomesUtf8) {
   EXPECT_EQ(Utf16ToUtf8("\xFF\xFE" "\x3D\xD8\x00\xDE"s), "\xF0\x9F\x98\x80");      // U+1F600
   EXPECT_EQ(Utf16ToUtf8("\xFF\xFE" "\x3D\xD8" "A\0"s), "\xEF\xBF\xBD" "A");         // lone high
   EXPECT_EQ(Utf16ToUtf8("\xFF\xFE" "A\0B"s), "A");  // odd last byte
+  EXPECT_EQ(Utf16ToUtf8("\xFF\xFE" "A\0\xFF\xFE" "B\0"s), "AB");  // two files appended
+  EXPECT_EQ(Utf16ToUtf8("\xFF\xFE"s), "");
   EXPECT_FALSE(Utf16ToUtf8("GPU 0").has_value());
   EXPECT_FALSE(Utf16ToUtf8("\xEF\xBB\xBFGPU").has_value());  // UTF-8's mark
 }

@@ -555,7 +555,8 @@ TEST(NvsmiText, FailedQueriesAreFieldErrors) {
       "        Power Draw : Unknown Error\n"
       "    ECC Mode\n"
       "        Current : Unknown Error\n"
-      "    Persistence Mode : Insufficient Permissions\n";
+      "    Persistence Mode : Insufficient Permissions\n"
+      "    Serial Number : Unknown Error\n";  // a static fact: not counted
   Result<SystemStatus> doc = ParseNvidiaSmiText(text, "wedged");
   ASSERT_TRUE(doc.ok()) << doc.error().message;
   const GpuStatus& g = doc->gpus.at(0);
@@ -569,6 +570,13 @@ TEST(NvsmiText, FailedQueriesAreFieldErrors) {
       {"ecc_mode_enabled", "nvidia-smi: Unknown Error (NVML_ERROR_UNKNOWN)"}};
   EXPECT_EQ(g.field_errors, want);
   EXPECT_FALSE(g.temperature_c || g.pstate || g.power_draw_w || g.fan_speed_percent);
+  // "GPU is lost" makes the GPU lost, not merely wedged.
+  EXPECT_EQ(g.state, GpuState::kLost);
+  EXPECT_EQ(g.state_detail, "nvidia-smi printed \"GPU is lost\" for utilization_gpu_percent");
+  auto wedged = ParseNvidiaSmiText(
+      "GPU 00000000:61:00.0\n    Fan Speed : Unknown Error\n    Performance State : P0\n", "w");
+  ASSERT_TRUE(wedged.ok());
+  EXPECT_EQ(wedged->gpus.at(0).state, GpuState::kOk);
 }
 
 TEST(NvsmiText, LooksLike) {

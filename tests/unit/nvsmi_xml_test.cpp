@@ -222,6 +222,7 @@ TEST(NvsmiXml, FailedQueriesAreFieldErrors) {
       {"temperature_c", "nvidia-smi: GPU is lost (NVML_ERROR_GPU_IS_LOST)"},
       {"power_draw_w", "nvidia-smi: Unknown Error (NVML_ERROR_UNKNOWN)"}};
   EXPECT_EQ(doc->gpus.at(0).field_errors, want);
+  EXPECT_EQ(doc->gpus.at(0).state, GpuState::kLost);  // "GPU is lost" for the temperature
 }
 
 TEST(NvsmiXml, TruncatedDocumentsNeverCrash) {

@@ -64,7 +64,7 @@ TEST(GpuLostRule, FiveErrCellsOfATableFire) {
   g.field_errors["utilization_gpu_percent"] = "nvidia-smi showed ERR! (the query failed)";
   auto d = RunRule(kGpuLostRule, RepeatedReadings({g}, 1));
   ASSERT_EQ(d.findings.size(), 1u);
-  EXPECT_EQ(d.findings[0].title.en, "GPU 0 (" + g.pci_bus_id + ") answers most queries with errors (ERR!)");
+  EXPECT_EQ(d.findings[0].title.en, "GPU 0 (" + g.pci_bus_id + ") answers most queries with errors");
   EXPECT_EQ(d.findings[0].evidence[0].value, 5.0);
   // Still on the bus: wedged, not fallen off; the reset is the way back.
   EXPECT_NE(d.findings[0].explanation.en.find("still on the bus"), std::string::npos);

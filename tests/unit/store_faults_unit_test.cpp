@@ -51,8 +51,10 @@ TEST(StoreFaults, DamagedChunkIsLeftOutNamedAndTheRestOfTheWindowReads) {
   auto first = reader->ReadWindow(At(0), At(599), {});
   ASSERT_TRUE(first.ok()) << first.error().message;
   ASSERT_EQ(first->damaged.size(), 1u);
-  ExpectNamesFileGpuAndSpan(first->damaged[0], db);
-  EXPECT_NE(first->damaged[0].find(FormatRfc3339(At(599))), std::string::npos);
+  ExpectNamesFileGpuAndSpan(first->damaged[0].message, db);
+  EXPECT_EQ(first->damaged[0].pci_bus_id, test::BusId(0));
+  EXPECT_EQ(first->damaged[0].index, 0u);
+  EXPECT_NE(first->damaged[0].message.find(FormatRfc3339(At(599))), std::string::npos);
   ASSERT_EQ(first->gpus.size(), 1u);
   EXPECT_EQ(first->gpus[0].pci_bus_id, test::BusId(1));
   EXPECT_EQ(first->gpus[0].readings.size(), 600u);
@@ -85,7 +87,7 @@ TEST(StoreFaults, DamagedRollupIsLeftOutInALongWindow) {
   ASSERT_TRUE(day.ok()) << day.error().message;
   EXPECT_TRUE(day->downsampled);
   ASSERT_EQ(day->damaged.size(), 1u);
-  ExpectNamesFileGpuAndSpan(day->damaged[0], (dir.path() / "gpudoctor.db").string());
+  ExpectNamesFileGpuAndSpan(day->damaged[0].message, (dir.path() / "gpudoctor.db").string());
   ASSERT_EQ(day->gpus.size(), 2u);
   EXPECT_EQ(day->gpus[1].readings.size(), 20u);  // 20 minutes
   EXPECT_GT(day->gpus[0].readings.size(), 0u);
