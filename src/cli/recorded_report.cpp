@@ -141,6 +141,7 @@ Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindow
   }
   DiagnosisInput& input = r->input;
   input.config = request.config;
+  input.recorded = true;
   input.window_from = r->from;
   input.window_to = r->to;
   input.gpus = std::move(r->stored.gpus);

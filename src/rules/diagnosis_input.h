@@ -56,6 +56,7 @@ struct DiagnosisInput {
   std::string hostname;
   std::string kernel_release;
   bool live = false;  // read from this machine now (diagnose) rather than files/store
+  bool recorded = false;  // read from the agent's store (report), not from files
 };
 
 // Appends one reading of the whole system (taken at `time` when known). GPUs

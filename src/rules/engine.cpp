@@ -45,6 +45,10 @@ Text KernelLogMissing(const DiagnosisInput& input) {
 Text MissingEvidence(const DiagnosisInput& input, unsigned need) {
   if ((need & kNeedsGpuReadings) != 0 && !input.gpu_readings) {
     if (input.live) return Text{"no GPU reading was taken", "未能读取 GPU 数据"};
+    if (input.recorded) {
+      return Text{"no GPU samples could be read from the store for this window",
+                  "无法从存储中读取该时间窗口的 GPU 采样"};
+    }
     return Text{"no GPU readings (nvidia-smi -q / -q -x output) among the analysed files",
                 "分析的文件中没有 GPU 读数（nvidia-smi -q 或 -q -x 的输出）"};
   }

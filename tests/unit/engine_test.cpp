@@ -59,6 +59,12 @@ TEST(Engine, ListsRulesWhoseEvidenceIsMissing) {
   EXPECT_NE(d.not_checked[1].reason.en.find("kernel log"), std::string::npos);
   for (const auto& n : d.not_checked) EXPECT_TRUE(ChineseTextProblems(n).empty());
   EXPECT_EQ(d.rules_run, (std::vector<std::string>{"test.info"}));
+  // A report from the store (every sample damaged, or events only) says so.
+  input.recorded = true;
+  auto r = Diagnose(input, {&kWarn});
+  ASSERT_EQ(r.not_checked.size(), 1u);
+  EXPECT_EQ(r.not_checked[0].reason.en, "no GPU samples could be read from the store for this window");
+  EXPECT_TRUE(ChineseTextProblems(r.not_checked[0]).empty());
 }
 
 TEST(Engine, KernelLogThatCouldNotBeReadIsNamedWithItsReason) {
