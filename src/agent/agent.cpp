@@ -14,7 +14,7 @@
 #include "agent/http_snapshot.h"
 #include "agent/sliding_window.h"
 #include "collect/collect_context.h"
-#include "rules/engine.h"
+#include "rules/engine/engine.h"
 
 namespace gpudoctor {
 namespace {
@@ -330,7 +330,7 @@ int RunAgent(AgentOptions options, AgentSignals& signals) {
   std::unique_ptr<AgentHttpServer> http;
   if (options.listen) {
     auto started = AgentHttpServer::Start(
-        AgentHttpOptions{*options.listen, options.store.data_dir, options.config}, snapshots);
+        AgentHttpOptions{*options.listen, options.store.data_dir, options.config}, snapshots.Source());
     if (!started) {
       Log(LogLevel::kError, started.error().message);
       return 3;

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "core/time_format.h"
-#include "rules/finding.h"
+#include "rules/engine/finding.h"
 
 namespace gpudoctor {
 namespace {

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "rules/finding.h"
-#include "rules/timeline.h"
+#include "rules/engine/finding.h"
+#include "rules/engine/timeline.h"
 
 namespace gpudoctor {
 

@@ -11,14 +11,6 @@
 
 namespace gpudoctor {
 
-void LatencyHistogram::Observe(double seconds) {
-  for (std::size_t i = 0; i < kSampleLatencyBuckets.size(); ++i) {
-    if (seconds <= kSampleLatencyBuckets[i]) ++cumulative[i];
-  }
-  ++count;
-  sum_seconds += seconds;
-}
-
 SelfUsage ReadSelfUsage() {
   // A syscall and one small read, no streams.
   SelfUsage u;
@@ -143,6 +135,10 @@ void SnapshotBox::Publish(std::shared_ptr<const AgentLiveSnapshot> snapshot) {
 std::shared_ptr<const AgentLiveSnapshot> SnapshotBox::Latest() const {
   std::lock_guard lock(mutex_);
   return latest_;
+}
+
+SnapshotSource SnapshotBox::Source() const {
+  return [this] { return Latest(); };
 }
 
 }  // namespace gpudoctor

@@ -9,7 +9,7 @@
 
 #include "core/gpu_status.h"
 #include "core/kernel_event.h"
-#include "rules/diagnosis_input.h"
+#include "rules/engine/diagnosis_input.h"
 
 namespace gpudoctor {
 

@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "core/config.h"
-#include "rules/diagnosis_input.h"
+#include "rules/engine/diagnosis_input.h"
 
 namespace gpudoctor {
 

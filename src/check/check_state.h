@@ -13,7 +13,7 @@
 
 #include "core/kernel_event.h"
 #include "core/result.h"
-#include "rules/finding.h"
+#include "rules/engine/finding.h"
 
 namespace gpudoctor {
 

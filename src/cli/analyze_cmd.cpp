@@ -6,7 +6,7 @@
 #include "analyze/analyze_input.h"
 #include "cli/commands.h"
 #include "cli/report_options.h"
-#include "rules/engine.h"
+#include "rules/engine/engine.h"
 
 namespace gpudoctor {
 namespace {

@@ -12,8 +12,8 @@
 #include "core/config.h"
 #include "core/result.h"
 #include "nvml/nvml_session.h"
-#include "rules/diagnosis_input.h"
-#include "rules/engine.h"
+#include "rules/engine/diagnosis_input.h"
+#include "rules/engine/engine.h"
 
 namespace gpudoctor {
 

@@ -7,7 +7,7 @@
 int main(int argc, char** argv) {
   using namespace gpudoctor;
   CLI::App app{"gpudoctor: finds out why a GPU server stutters or loses GPUs, and says what to do"};
-  app.set_version_flag("--version", "gpudoctor 0.1.0");
+  app.set_version_flag("--version", "gpudoctor " GPUDOCTOR_VERSION);
   GlobalOptions global;
   app.add_option("--nvml-library", global.nvml_library,
                  "Path of libnvidia-ml.so.1 (default: $GPUDOCTOR_NVML_LIBRARY, then the system's)");

@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/recorded_report.h"
+#include "report/recorded_report.h"
 #include "cli/report_options.h"
 #include "core/data_dir.h"
 

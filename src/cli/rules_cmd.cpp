@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "rules/registry.h"
+#include "rules/engine/registry.h"
 
 namespace gpudoctor {
 namespace {

@@ -13,7 +13,7 @@
 #include "core/gpu_status.h"
 #include "core/result.h"
 #include "nvml/nvml_control.h"
-#include "rules/finding.h"
+#include "rules/engine/finding.h"
 
 namespace gpudoctor {
 

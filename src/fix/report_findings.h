@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "rules/finding.h"
+#include "rules/engine/finding.h"
 
 namespace gpudoctor {
 

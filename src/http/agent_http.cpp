@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "cli/recorded_report.h"
+#include "report/recorded_report.h"
 #include "http/content_encoding.h"
 #include "http/httplib_config.h"
 #include "render/prometheus_metrics.h"
@@ -104,8 +104,8 @@ void WidenListenBacklog(int port) {
 
 class Server final : public AgentHttpServer {
  public:
-  Server(AgentHttpOptions options, const SnapshotBox& snapshots)
-      : o_(std::move(options)), snapshots_(snapshots) {}
+  Server(AgentHttpOptions options, SnapshotSource latest)
+      : o_(std::move(options)), latest_(std::move(latest)) {}
   ~Server() override {
     // stop() only acts once the server runs; it may not have got that far.
     for (int i = 0; i < 1000 && thread_.joinable() && !server_.is_running(); ++i) {
@@ -127,7 +127,7 @@ class Server final : public AgentHttpServer {
   void Report(const httplib::Request& req, httplib::Response& res);
 
   AgentHttpOptions o_;
-  const SnapshotBox& snapshots_;
+  SnapshotSource latest_;
   MetricsCache cache_;
   httplib::Server server_;
   std::thread thread_;
@@ -174,7 +174,7 @@ void Server::Routes() {
               [this](const httplib::Request& req, httplib::Response& res) { Metrics(req, res); });
   server_.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) { Health(res); });
   server_.Get("/api/v1/status", [this](const httplib::Request&, httplib::Response& res) {
-    auto s = snapshots_.Latest();
+    auto s = latest_();
     if (!s) return Fail(res, 503, "no sample yet");
     res.set_content(StatusToJson(s->status).dump(2) + "\n", "application/json");
   });
@@ -188,7 +188,7 @@ void Server::Routes() {
 }
 
 void Server::Metrics(const httplib::Request& req, httplib::Response& res) {
-  auto s = snapshots_.Latest();
+  auto s = latest_();
   if (!s) return Fail(res, 503, "no sample yet");
   const ExpositionFormat format = ChooseExposition(req.get_header_value("Accept"));
   res.set_header("Vary", "Accept-Encoding");
@@ -202,7 +202,7 @@ void Server::Metrics(const httplib::Request& req, httplib::Response& res) {
 }
 
 void Server::Health(httplib::Response& res) {
-  auto s = snapshots_.Latest();
+  auto s = latest_();
   if (!s) return Fail(res, 503, "not sampling yet");
   const auto now = std::chrono::system_clock::now();
   const auto stale = 3 * s->interval + std::chrono::seconds(5);
@@ -255,8 +255,8 @@ void Server::Report(const httplib::Request& req, httplib::Response& res) {
 
 
 Result<std::unique_ptr<AgentHttpServer>> AgentHttpServer::Start(const AgentHttpOptions& options,
-                                                                const SnapshotBox& snapshots) {
-  auto server = std::make_unique<Server>(options, snapshots);
+                                                                SnapshotSource latest) {
+  auto server = std::make_unique<Server>(options, std::move(latest));
   if (auto bound = server->Bind(); !bound) return bound.error();
   server->Serve();
   return std::unique_ptr<AgentHttpServer>(std::move(server));

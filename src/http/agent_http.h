@@ -8,10 +8,10 @@
 #include <memory>
 #include <string>
 
-#include "agent/http_snapshot.h"
 #include "core/config.h"
 #include "core/result.h"
 #include "http/listen_address.h"
+#include "render/agent_snapshot.h"
 
 namespace gpudoctor {
 
@@ -26,7 +26,7 @@ class AgentHttpServer {
   // Binds and starts serving on background threads. A port in use or an
   // address that cannot be bound is a one-line kIo error.
   static Result<std::unique_ptr<AgentHttpServer>> Start(const AgentHttpOptions& options,
-                                                        const SnapshotBox& snapshots);
+                                                        SnapshotSource latest);
   virtual ~AgentHttpServer() = default;
   // The port actually bound.
   virtual int port() const = 0;

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "agent/http_snapshot.h"
+#include "render/agent_snapshot.h"
 
 namespace gpudoctor {
 

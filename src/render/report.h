@@ -7,10 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "rules/diagnosis_input.h"
-#include "rules/engine.h"
-#include "rules/finding.h"
-#include "rules/timeline.h"
+#include "core/metric_summary.h"
+#include "rules/engine/diagnosis_input.h"
+#include "rules/engine/engine.h"
+#include "rules/engine/finding.h"
+#include "rules/engine/timeline.h"
 
 namespace gpudoctor {
 
@@ -21,13 +22,6 @@ struct ReportInputFile {
   std::string kind;  // "nvidia-smi-xml", "kernel-log", ...
   bool ok = true;
   std::string error;  // one line naming the file, when !ok
-};
-
-struct MetricSummary {
-  std::size_t count = 0;
-  double min = 0;
-  double avg = 0;
-  double max = 0;
 };
 
 struct ReportContext {

@@ -21,9 +21,9 @@
 #include "core/gpu_status.h"
 #include "core/kernel_event.h"
 #include "core/result.h"
-#include "render/report.h"
-#include "rules/diagnosis_input.h"
-#include "rules/timeline.h"
+#include "core/metric_summary.h"
+#include "rules/engine/diagnosis_input.h"
+#include "rules/engine/timeline.h"
 
 namespace gpudoctor {
 

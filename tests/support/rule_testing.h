@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "rules/diagnosis_input.h"
-#include "rules/engine.h"
-#include "rules/rule.h"
+#include "rules/engine/diagnosis_input.h"
+#include "rules/engine/engine.h"
+#include "rules/engine/rule.h"
 
 namespace gpudoctor::testing {
 

@@ -1,5 +1,5 @@
 // Builders of host, PCI, version and network facts for the tests of the
-// system rules (rules/group_system.cpp): healthy values to start from, which
+// system rules (rules/system/group.cpp): healthy values to start from, which
 // each test changes where it matters.
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "parse/driver_version.h"
-#include "rules/diagnosis_input.h"
+#include "rules/engine/diagnosis_input.h"
 
 namespace gpudoctor::testing {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "rules/finding.h"
+#include "rules/engine/finding.h"
 
 namespace gpudoctor::testing {
 

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "rules/engine.h"
+#include "rules/engine/engine.h"
 #include "support/rule_testing.h"
 #include "support/zh_check.h"
 

@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "rules/registry.h"
+#include "rules/engine/registry.h"
 
 namespace gpudoctor {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "rules/group_gpu_health.h"
+#include "rules/gpu_health/group.h"
 #include "support/rule_testing.h"
 #include "unit/rule_gpu_health_testing.h"
 

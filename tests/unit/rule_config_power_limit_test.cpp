@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/clock_reasons.h"
-#include "rules/group_gpu_health.h"
+#include "rules/gpu_health/group.h"
 #include "support/rule_testing.h"
 #include "unit/rule_gpu_health_testing.h"
 

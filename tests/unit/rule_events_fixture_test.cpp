@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "parse/kernel_events.h"
-#include "rules/group_events.h"
-#include "rules/registry.h"
+#include "rules/kernel_events/group.h"
+#include "rules/engine/registry.h"
 #include "support/fixtures.h"
 #include "unit/rule_events_testing.h"
 

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "rules/group_events.h"
-#include "rules/registry.h"
+#include "rules/kernel_events/group.h"
+#include "rules/engine/registry.h"
 #include "unit/rule_events_testing.h"
 
 namespace gpudoctor::testing {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "collect/fabric_manager.h"
-#include "rules/group_system.h"
+#include "rules/system/group.h"
 #include "support/fake_service_state.h"
 #include "support/rule_testing.h"
 #include "support/system_facts_testing.h"

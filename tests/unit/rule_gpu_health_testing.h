@@ -9,7 +9,7 @@
 #include <string>
 
 #include "parse/nvsmi_text.h"
-#include "rules/diagnosis_input.h"
+#include "rules/engine/diagnosis_input.h"
 #include "support/fixtures.h"
 
 namespace gpudoctor::testing {

@@ -1,7 +1,7 @@
 // nvswitch.sxid, host.oom_kill, pcie.aer and pcie.bandwidth_limited.
 #include <gtest/gtest.h>
 
-#include "rules/group_events.h"
+#include "rules/kernel_events/group.h"
 #include "unit/rule_events_testing.h"
 
 namespace gpudoctor::testing {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "rules/group_events.h"
+#include "rules/kernel_events/group.h"
 #include "unit/rule_events_testing.h"
 
 namespace gpudoctor::testing {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "rules/group_system.h"
+#include "rules/system/group.h"
 #include "support/rule_testing.h"
 #include "support/system_facts_testing.h"
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "rules/group_gpu.h"
+#include "rules/gpu_performance/group.h"
 #include "support/rule_testing.h"
 
 namespace gpudoctor::testing {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/clock_reasons.h"
-#include "rules/group_gpu.h"
+#include "rules/gpu_performance/group.h"
 #include "support/rule_testing.h"
 
 namespace gpudoctor::testing {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/clock_reasons.h"
-#include "rules/group_events.h"
+#include "rules/kernel_events/group.h"
 #include "unit/rule_events_testing.h"
 
 namespace gpudoctor::testing {

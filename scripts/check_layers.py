@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Checks that every #include between gpudoctor's modules points down the
+data flow (cli -> agent -> http -> report -> render -> store/analyze/... ->
+rules -> collect -> parse/nvml -> core), and that inside src/rules/ the
+groups use only the engine, never each other. Prints one line per include
+that points the wrong way and exits 1 if there is any.
+Usage: scripts/check_layers.py [SRC_DIR]   (default: src/ of this checkout)
+"""
+import os
+import re
+import sys
+
+# Module -> layer. A file may include its own module or any module of a
+# lower layer; a module of the same or a higher layer is an error.
+LAYERS = {
+    "core": 0,
+    "parse": 1,
+    "nvml": 1,
+    "status": 1,
+    "knowledge": 2,
+    "collect": 3,
+    "rules": 4,
+    "analyze": 5,
+    "check": 5,
+    "fix": 5,
+    "store": 5,
+    "render": 6,
+    "report": 7,
+    "http": 8,
+    "agent": 9,
+    "cli": 10,
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/([^"]+)"', re.M)
+
+
+def rules_group(path_in_rules):
+    parts = path_in_rules.split("/")
+    return parts[0] if len(parts) > 1 else ""
+
+
+def check(src):
+    problems = []
+    for dirpath, _, files in os.walk(src):
+        for name in sorted(files):
+            if not name.endswith((".h", ".cpp")):
+                continue
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, src)
+            module = rel.split(os.sep)[0]
+            if module not in LAYERS:
+                problems.append(f"{rel}: module '{module}' has no layer in scripts/check_layers.py")
+                continue
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            for m in INCLUDE.finditer(text):
+                target, rest = m.group(1), m.group(2)
+                line = text.count("\n", 0, m.start()) + 1
+                if target not in LAYERS:
+                    continue  # a third-party header such as nlohmann/json.hpp
+                if target == module == "rules":
+                    own = rules_group(os.path.relpath(path, os.path.join(src, "rules")).replace(os.sep, "/"))
+                    other = rules_group(rest)
+                    if other not in ("engine", own):
+                        problems.append(f"{rel}:{line}: rules/{own} includes rules/{rest}: "
+                                        "a rule group uses only rules/engine")
+                    elif own == "engine" and other != "engine":
+                        problems.append(f"{rel}:{line}: rules/engine includes rules/{rest}")
+                    continue
+                if target != module and LAYERS[target] >= LAYERS[module]:
+                    problems.append(f"{rel}:{line}: {module} (layer {LAYERS[module]}) includes "
+                                    f"{target}/{rest} (layer {LAYERS[target]})")
+    return problems
+
+
+def main():
+    src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "src")
+    if not os.path.isdir(src):
+        print(f"check_layers: {src} is not a directory", file=sys.stderr)
+        return 2
+    problems = check(src)
+    for p in problems:
+        print(p)
+    print(f"check_layers: {len(problems)} include(s) against the layering")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

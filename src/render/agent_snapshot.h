@@ -1,0 +1,78 @@
+// What the agent serves over HTTP, as plain data: the counters and latest
+// sample the agent fills after each sample (agent/http_snapshot.h builds and
+// publishes it), read by the Prometheus renderer and the HTTP endpoint.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/gpu_status.h"
+#include "core/kernel_event.h"
+#include "rules/engine/finding.h"
+#include "rules/engine/timeline.h"
+#include "store/store.h"
+
+namespace gpudoctor {
+
+// Upper bounds (seconds) of the NVML sample latency histogram's buckets; the
+// last bucket (+Inf) is implicit.
+inline constexpr std::array<double, 9> kSampleLatencyBuckets = {0.001, 0.0025, 0.005, 0.01, 0.025,
+                                                                0.05,  0.1,    0.5,   1.0};
+
+struct LatencyHistogram {
+  std::array<std::uint64_t, kSampleLatencyBuckets.size()> cumulative{};  // count <= bound
+  std::uint64_t count = 0;
+  double sum_seconds = 0;
+  void Observe(double seconds);
+};
+
+// Identity of a GPU as the labels show it.
+struct MetricGpuLabels {
+  unsigned index = 0;
+  std::string uuid;
+  std::string pci_bus_id;
+  std::string model;
+};
+
+struct GpuCounters {
+  MetricGpuLabels labels;
+  std::map<std::string, double> throttle_seconds_by_reason;  // ClockReasonNames
+  std::map<int, std::uint64_t> xid_events_by_code;
+  Severity verdict = Severity::kOk;  // worst active finding naming this GPU
+  bool seen = false;                 // answered NVML at least once in this run
+};
+
+struct AgentLiveSnapshot {
+  WallTime published_at;
+  WallTime started_at;
+  std::optional<WallTime> last_sample_at;
+  std::chrono::milliseconds interval{1000};
+  SystemStatus status;                      // latest sample
+  std::map<std::string, GpuCounters> gpus;  // by pci bus id, every GPU seen
+  std::map<std::pair<std::string, int>, std::uint64_t> sxid_events;  // (switch bus id, code)
+  std::vector<FindingInterval> active_findings;
+  unsigned gpus_expected = 0;  // from the configuration; 0: not configured
+  unsigned gpus_visible = 0;   // answering NVML in the latest sample
+  unsigned gpus_lost = 0;      // seen earlier in this run, now lost, hung or gone
+  LatencyHistogram sample_latency;
+  std::uint64_t nvml_timeouts = 0;  // GPU samples abandoned as hung
+  std::uint64_t samples_written = 0;
+  std::uint64_t samples_failed = 0;
+  double agent_cpu_seconds = 0;
+  std::int64_t agent_resident_bytes = 0;
+  StoreStats store;
+};
+
+// The latest published snapshot, or null before the first; callable from any
+// thread (the agent's SnapshotBox provides it).
+using SnapshotSource = std::function<std::shared_ptr<const AgentLiveSnapshot>()>;
+
+}  // namespace gpudoctor

@@ -1,0 +1,162 @@
+#include "report/recorded_report.h"
+
+#include <sys/utsname.h>
+
+#include <algorithm>
+
+#include "core/duration.h"
+#include "core/time_format.h"
+#include "core/time_parse.h"
+
+namespace gpudoctor {
+namespace {
+
+Error Invalid(std::string message) { return Error{ErrorCode::kInvalid, std::move(message)}; }
+
+Result<bool> ResolveWindow(const RecordedWindowRequest& o, WallTime now, RecordedReport& r) {
+  const std::string& p = o.option_prefix;
+  if (!o.since.empty() && !o.from.empty()) {
+    return Invalid(p + "since and " + p + "from: give one or the other");
+  }
+  r.from = now - std::chrono::hours(1);
+  r.to = now;
+  if (!o.to.empty()) {
+    auto to = ParseTimePoint(o.to);
+    if (!to) return Invalid(p + "to " + to.error().message);
+    r.to = *to;
+  }
+  if (!o.from.empty()) {
+    auto from = ParseTimePoint(o.from);
+    if (!from) return Invalid(p + "from " + from.error().message);
+    r.from = *from;
+  } else {
+    auto since = ParseDuration(o.since.empty() ? "1h" : o.since);
+    if (!since) return Invalid(p + "since: " + since.error().message);
+    r.from = r.to - *since;
+  }
+  if (r.from >= r.to) {
+    return Invalid("the window is empty: " + p + "from " + FormatRfc3339(r.from) +
+                   " is not before " + p + "to " + FormatRfc3339(r.to));
+  }
+  return true;
+}
+
+// True when `text` (an index, bus id or UUID) names the GPU.
+bool Names(const std::string& text, unsigned index, const std::string& bus_id,
+           const std::string& uuid) {
+  std::string bus = NormalizePciBusId(text);
+  return std::to_string(index) == text || (!bus.empty() && bus == bus_id) ||
+         (!uuid.empty() && uuid == text);
+}
+
+// Keeps the GPUs the request names (index, bus id or UUID), and the damaged
+// parts of those GPUs. A named GPU whose every sample in the window is
+// damaged is that error, not "no such GPU".
+Result<bool> FilterGpus(StoredWindow& w, const RecordedWindowRequest& o, WallTime from,
+                        WallTime to) {
+  if (o.gpus.empty()) return true;
+  std::vector<GpuSeries> kept;
+  std::vector<StoredWindow::DamagedPart> kept_damage;
+  for (const auto& text : o.gpus) {
+    const StoredWindow::DamagedPart* damage = nullptr;
+    for (const auto& d : w.damaged) {
+      if (!Names(text, d.index, d.pci_bus_id, d.uuid)) continue;
+      if (!damage) damage = &d;
+      kept_damage.push_back(d);
+    }
+    auto match = std::find_if(w.gpus.begin(), w.gpus.end(), [&](const GpuSeries& g) {
+      const GpuStatus& s = g.latest();
+      return Names(text, s.index, s.pci_bus_id, s.uuid);
+    });
+    if (match == w.gpus.end() && damage) {
+      return Error{ErrorCode::kCorrupt, damage->message + "; no samples of it could be read between " +
+                                            FormatRfc3339(from) + " and " + FormatRfc3339(to)};
+    }
+    if (match == w.gpus.end()) {
+      return Invalid(o.option_prefix + "gpu " + text + ": no such GPU recorded in this window");
+    }
+    kept.push_back(std::move(*match));
+    w.gpus.erase(match);
+  }
+  w.gpus = std::move(kept);
+  w.damaged = std::move(kept_damage);
+  return true;
+}
+
+}  // namespace
+
+ReportContext RecordedReport::Context(WallTime generated_at, Lang lang) const {
+  ReportContext report;
+  report.input = &input;
+  report.diagnosis = &diagnosis;
+  report.generated_at = generated_at;
+  report.lang = lang;
+  report.command = "report";
+  report.timeline = &stored.timeline;
+  report.summaries = &stored.summaries;
+  for (const auto& part : stored.damaged) {
+    report.files.push_back(ReportInputFile{store_path, "agent-store", false, part.message});
+  }
+  return report;
+}
+
+Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindowRequest& request,
+                                                            WallTime now) {
+  auto r = std::make_unique<RecordedReport>();
+  if (auto w = ResolveWindow(request, now, *r); !w) return w.error();
+  StoreOptions so;
+  so.data_dir = request.data_dir;
+  so.read_only = true;
+  auto store = Store::Open(so);
+  if (!store) {
+    Error e = store.error();
+    if (e.code == ErrorCode::kNotFound) {
+      e.message +=
+          " (nothing recorded: is `gpudoctor agent` running? For a check now: "
+          "gpudoctor diagnose)";
+    }
+    return e;
+  }
+  auto stored = (*store)->ReadWindow(r->from, r->to, {});
+  if (!stored) return stored.error();
+  r->stored = std::move(*stored);
+  r->store_path = request.data_dir + "/gpudoctor.db";
+  if (auto f = FilterGpus(r->stored, request, r->from, r->to); !f) return f.error();
+  const bool nothing =
+      r->stored.gpus.empty() && r->stored.events.empty() && r->stored.timeline.findings.empty();
+  if (nothing && !r->stored.damaged.empty()) {
+    // Everything in the window is damaged: that, not "nothing recorded".
+    std::string more = r->stored.damaged.size() > 1
+                           ? " (and " + std::to_string(r->stored.damaged.size() - 1) + " more)"
+                           : "";
+    return Error{ErrorCode::kCorrupt, r->stored.damaged.front().message + more +
+                                          "; nothing else was recorded between " +
+                                          FormatRfc3339(r->from) + " and " + FormatRfc3339(r->to)};
+  }
+  if (nothing) {
+    return Error{ErrorCode::kNotFound,
+                 "nothing recorded in " + request.data_dir + " between " + FormatRfc3339(r->from) +
+                     " and " + FormatRfc3339(r->to) +
+                     "; is `gpudoctor agent` running? For a check now: gpudoctor diagnose"};
+  }
+  DiagnosisInput& input = r->input;
+  input.config = request.config;
+  input.recorded = true;
+  input.window_from = r->from;
+  input.window_to = r->to;
+  input.gpus = std::move(r->stored.gpus);
+  input.gpu_readings = !input.gpus.empty();
+  input.nvml_loaded = !input.gpus.empty();
+  input.kernel = KernelFacts{};
+  input.kernel->events = std::move(r->stored.events);
+  input.kernel->sources = {SourceStatus{"agent store " + request.data_dir, true, ""}};
+  utsname u{};
+  if (uname(&u) == 0) {
+    input.hostname = u.nodename;
+    input.kernel_release = u.release;
+  }
+  r->diagnosis = Diagnose(input);
+  return r;
+}
+
+}  // namespace gpudoctor

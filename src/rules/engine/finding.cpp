@@ -1,0 +1,39 @@
+#include "rules/engine/finding.h"
+
+#include <cstdlib>
+
+namespace gpudoctor {
+
+const char* SeverityName(Severity severity) {
+  switch (severity) {
+    case Severity::kOk: return "ok";
+    case Severity::kInfo: return "info";
+    case Severity::kWarning: return "warning";
+    case Severity::kCritical: return "critical";
+  }
+  return "ok";
+}
+
+std::optional<Severity> ParseSeverity(std::string_view name) {
+  for (Severity s : {Severity::kOk, Severity::kInfo, Severity::kWarning, Severity::kCritical}) {
+    if (name == SeverityName(s)) return s;
+  }
+  return std::nullopt;
+}
+
+std::optional<Lang> ParseLang(std::string_view name) {
+  if (name.starts_with("zh")) return Lang::kZh;
+  if (name.starts_with("en") || name == "C" || name == "POSIX") return Lang::kEn;
+  return std::nullopt;
+}
+
+Lang LangFromEnvironment() {
+  for (const char* var : {"LC_ALL", "LC_MESSAGES", "LANG"}) {
+    const char* value = std::getenv(var);
+    if (value == nullptr || *value == '\0') continue;
+    return std::string_view(value).starts_with("zh") ? Lang::kZh : Lang::kEn;
+  }
+  return Lang::kEn;
+}
+
+}  // namespace gpudoctor

@@ -1,0 +1,26 @@
+#include "rules/gpu_health/group.h"
+
+#include "rules/engine/registry.h"
+
+namespace gpudoctor {
+
+// Most severe kinds first: a lost GPU, memory errors, the bus and links, then
+// configuration.
+std::vector<const Rule*> GpuHealthRules() {
+  return {
+      &kGpuLostRule,
+      &kGpuImplausibleReadingRule,
+      &kEccUncorrectableRule,
+      &kEccRowRemapRule,
+      &kPcieReplayRule,
+      &kNvlinkErrorsRule,
+      &kConfigPersistenceModeRule,
+      &kConfigPowerLimitRule,
+      &kConfigApplicationClocksRule,
+      &kConfigComputeModeRule,
+      &kConfigPendingModeChangeRule,
+      &kConfigPstateRule,
+  };
+}
+
+}  // namespace gpudoctor

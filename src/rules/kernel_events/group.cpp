@@ -1,0 +1,29 @@
+#include "rules/kernel_events/group.h"
+
+#include "rules/engine/registry.h"
+
+namespace gpudoctor {
+
+// Most consequential first: lost GPUs and their likely cause, then what the
+// driver says must be done, then the remaining Xids, then the other logs.
+std::vector<const Rule*> KernelEventRules() {
+  return {
+      &kXidFallenOffBusRule,
+      &kPowerSupplySuspectedRule,
+      &kXidRecoveryActionRule,
+      &kXidGspRule,
+      &kXidMemoryRule,
+      &kXidNvlinkRule,
+      &kXidApplicationRule,
+      &kXidOtherRule,
+      &kDriverRmInitFailedRule,
+      &kNvswitchSxidRule,
+      &kNcclErrorsRule,
+      &kPcieAerRule,
+      &kPcieBandwidthLimitedRule,
+      &kFabricManagerLogEventsRule,
+      &kHostOomKillRule,
+  };
+}
+
+}  // namespace gpudoctor

@@ -1,0 +1,2 @@
+// Deliberately against the layering: render must not include the agent.
+#include "agent/agent.h"

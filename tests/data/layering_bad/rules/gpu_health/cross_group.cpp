@@ -1,0 +1,2 @@
+// Deliberately against the layering: one rule group using another.
+#include "rules/system/group.h"
