@@ -13,6 +13,7 @@ PACKAGES=(
   libcpp-httplib-dev
   clang libclang-rt-14-dev
   python3 python3-yaml util-linux
+  help2man man-db dpkg-dev systemd
 )
 
 missing=()

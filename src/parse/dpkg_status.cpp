@@ -1,13 +1,8 @@
 #include "parse/dpkg_status.h"
+#include "parse/proc_text.h"
 
 namespace gpudoctor {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
 
 struct Stanza {
   std::string_view package, status, version;

@@ -1,16 +1,10 @@
 #include "parse/driver_version.h"
+#include "parse/proc_text.h"
 
 #include <charconv>
 
 namespace gpudoctor {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
 
 std::string_view LineStartingWith(std::string_view text, std::string_view prefix) {
   std::size_t pos = 0;

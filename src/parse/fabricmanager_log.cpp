@@ -1,15 +1,10 @@
 #include "parse/fabricmanager_log.h"
+#include "parse/proc_text.h"
 
 #include <charconv>
 
 namespace gpudoctor {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
 
 // Reads "[...]" at the start of `s`; advances `s` past it and following spaces.
 std::optional<std::string_view> Bracket(std::string_view& s) {

@@ -1,16 +1,11 @@
 #include "parse/framework_versions.h"
+#include "parse/proc_text.h"
 
 #include <cctype>
 #include <charconv>
 
 namespace gpudoctor {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
 
 bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 

@@ -14,7 +14,6 @@
 namespace gpudoctor {
 namespace {
 
-using nvsmi::Trim;
 using nvsmi_table::Cells;
 using nvsmi_table::Words;
 
@@ -29,7 +28,7 @@ bool Contains(std::string_view s, std::string_view what) {
 
 // A line of only '|', '+', '-', '=' (and spaces) with at least one '-' or '='.
 bool IsRule(std::string_view line) {
-  line = Trim(line);
+  line = nvsmi::Trim(line);
   if (line.empty() || line.find_first_not_of("|+-= ") != std::string_view::npos) return false;
   return line.find_first_of("-=") != std::string_view::npos;
 }
@@ -90,7 +89,7 @@ struct Parser {
     if (block.empty()) return;
     auto gpu = nvsmi_table::GpuFromBlock(block);
     if (!gpu && error.empty()) {
-      error = "GPU row '" + std::string(Trim(block[0]).substr(0, 60)) +
+      error = "GPU row '" + std::string(nvsmi::Trim(block[0]).substr(0, 60)) +
               "' is not a row of the GPU table";
     }
     block.clear();
@@ -133,7 +132,7 @@ struct Parser {
 
   void Line(std::string_view line) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    std::string_view trimmed = Trim(line);
+    std::string_view trimmed = nvsmi::Trim(line);
     // A blank line, or text that is no table line (a date, a prompt), ends a table.
     if (trimmed.empty() || (trimmed.front() != '|' && trimmed.front() != '+')) {
       Flush();
@@ -208,14 +207,14 @@ std::vector<std::string_view> SplitNvidiaSmiTables(std::string_view text) {
   bool header_seen = false;  // a GPU header since the last start
   ForEachLine(text, [&](std::string_view line) {
     std::size_t at = static_cast<std::size_t>(line.data() - text.data());
-    std::string_view trimmed = Trim(line);
+    std::string_view trimmed = nvsmi::Trim(line);
     if (!trimmed.empty() && trimmed.front() == '|' && Contains(trimmed, "NVIDIA-SMI ") &&
         Contains(trimmed, "Version:")) {
       if (header_seen) {
         // Back over the rule above the banner, then over a date line above that.
         std::size_t start = at;
         auto line_at = [&](std::size_t pos) {
-          return Trim(text.substr(pos, text.find('\n', pos) - pos));
+          return nvsmi::Trim(text.substr(pos, text.find('\n', pos) - pos));
         };
         if (prev != std::string_view::npos && IsRule(line_at(prev))) {
           start = prev;
@@ -246,7 +245,7 @@ std::vector<std::string_view> SplitNvidiaSmiTables(std::string_view text) {
 bool LooksLikeNvidiaSmiTable(std::string_view head) {
   bool found = false;
   ForEachLine(head, [&found](std::string_view line) {
-    line = Trim(line);
+    line = nvsmi::Trim(line);
     if (line.empty() || line.front() != '|') return true;
     auto words = Words(line.substr(1));
     found = (words.size() >= 3 && words[0] == "NVIDIA-SMI" && Contains(line, "Version:")) ||

@@ -10,20 +10,20 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 template <typename T, typename F>
-Json OrNull(const std::optional<T>& v, F&& f) {
+Json MapOrNull(const std::optional<T>& v, F&& f) {
   return v ? Json(f(*v)) : Json(nullptr);
 }
 
 Json Str(const std::optional<std::string>& v) {
-  return OrNull(v, [](const std::string& s) { return s; });
+  return MapOrNull(v, [](const std::string& s) { return s; });
 }
 
 Json Driver(const std::optional<DriverVersion>& v) {
-  return OrNull(v, [](const DriverVersion& d) { return d.ToString(); });
+  return MapOrNull(v, [](const DriverVersion& d) { return d.ToString(); });
 }
 
 Json Cuda(const std::optional<CudaVersion>& v) {
-  return OrNull(v, [](const CudaVersion& c) { return c.ToString(); });
+  return MapOrNull(v, [](const CudaVersion& c) { return c.ToString(); });
 }
 
 Json Verdict(const std::optional<CudaSupportVerdict>& v) { return v ? ToJson(*v) : Json(nullptr); }
@@ -46,8 +46,8 @@ Json Service(const ServiceState& s) {
   j["active_state"] = s.active_state;
   j["sub_state"] = s.sub_state;
   j["running"] = s.Running();
-  j["exec_main_status"] = OrNull(s.exec_main_status, [](int v) { return v; });
-  j["main_pid"] = OrNull(s.main_pid, [](std::uint32_t v) { return v; });
+  j["exec_main_status"] = MapOrNull(s.exec_main_status, [](int v) { return v; });
+  j["main_pid"] = MapOrNull(s.main_pid, [](std::uint32_t v) { return v; });
   return j;
 }
 
@@ -58,7 +58,7 @@ Json Framework(const FrameworkInstall& f) {
   j["source"] = f.source;
   j["cuda_build"] = Cuda(f.cuda);
   j["cuda_build_major"] =
-      f.cuda ? Json(f.cuda->major) : OrNull(f.cuda_major, [](int v) { return v; });
+      f.cuda ? Json(f.cuda->major) : MapOrNull(f.cuda_major, [](int v) { return v; });
   j["cuda_build_source"] = f.cuda_source.empty() ? Json(nullptr) : Json(f.cuda_source);
   j["cudnn_build"] = Str(f.cudnn);
   j["cpu_only_build"] = f.cpu_only;
@@ -121,10 +121,10 @@ Json ToJson(const DriverFacts& f) {
   j["gsp_firmware"] = std::move(gsp);
   const auto& p = f.persistenced;
   j["persistence_daemon"] = Json{{"source", p.source},
-                                 {"running", OrNull(p.running, [](bool b) { return b; })},
+                                 {"running", MapOrNull(p.running, [](bool b) { return b; })},
                                  {"active_state", p.active_state},
                                  {"sub_state", p.sub_state},
-                                 {"pid", OrNull(p.pid, [](std::uint32_t v) { return v; })}};
+                                 {"pid", MapOrNull(p.pid, [](std::uint32_t v) { return v; })}};
   j["sources"] = Sources(f.sources);
   return j;
 }
@@ -202,7 +202,7 @@ Json ToJson(const FabricManagerFacts& f) {
   j["version"] = Str(f.version);
   j["version_source"] = f.version_source.empty() ? Json(nullptr) : Json(f.version_source);
   j["driver_version"] = Driver(f.driver);
-  j["version_matches_driver"] = OrNull(f.version_matches_driver, [](bool b) { return b; });
+  j["version_matches_driver"] = MapOrNull(f.version_matches_driver, [](bool b) { return b; });
   j["log_path"] = f.log_path;
   if (f.log) {
     Json errors = Json::array();
@@ -210,7 +210,7 @@ Json ToJson(const FabricManagerFacts& f) {
       errors.push_back(Json{{"line_number", e.line_number},
                             {"time_local", e.entry.time_text},
                             {"level", e.entry.level},
-                            {"tid", OrNull(e.entry.tid, [](std::uint64_t v) { return v; })},
+                            {"tid", MapOrNull(e.entry.tid, [](std::uint64_t v) { return v; })},
                             {"message", e.entry.message}});
     }
     Json log;

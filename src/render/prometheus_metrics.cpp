@@ -9,7 +9,7 @@
 namespace gpudoctor {
 namespace {
 
-using Getter = std::optional<double> (*)(const GpuStatus&);
+using MetricGetter = std::optional<double> (*)(const GpuStatus&);
 
 std::optional<double> D(const std::optional<std::int64_t>& v) {
   return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
@@ -27,7 +27,7 @@ struct GpuMetric {
   const char* name;
   const char* type;
   const char* help;
-  Getter get;
+  MetricGetter get;
 };
 
 const GpuMetric kGpuMetrics[] = {

@@ -173,8 +173,10 @@ std::string TimelineHtml(const Timeline& t, Lang l) {
                                     Pick(l, "From", "开始"), Pick(l, "To", "结束")});
     for (const FindingInterval& f : t.findings) {
       std::string gpus;
-      for (const auto& g : f.gpus)
-        gpus += (gpus.empty() ? "" : " ") + ("<code>" + E(g) + "</code>");
+      for (const auto& g : f.gpus) {
+        if (!gpus.empty()) gpus += ' ';
+        gpus.append("<code>").append(E(g)).append("</code>");
+      }
       out += fmt::format(
           R"(<tr><td>{} <code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>)",
           E(f.title.In(l)), E(f.finding_id), SeverityBadge(f.severity, l), gpus,

@@ -14,7 +14,7 @@
 namespace gpudoctor {
 namespace {
 
-using Getter = std::function<std::optional<double>(const GpuStatus&)>;
+using SeriesGetter = std::function<std::optional<double>(const GpuStatus&)>;
 
 template <typename T>
 std::optional<double> AsDouble(const std::optional<T>& v) {
@@ -34,7 +34,7 @@ std::optional<double> PowerLimit(const GpuStatus& g) {
 }
 
 ChartSeries MakeSeries(const GpuSeries& gpu, const ChartRange& range, const Text& label, Lang l,
-                       const char* css_class, const Getter& get) {
+                       const char* css_class, const SeriesGetter& get) {
   ChartSeries s{label.In(l), css_class, {}};
   for (std::size_t i = 0; i < gpu.readings.size(); ++i) {
     double x = static_cast<double>(i);
@@ -48,7 +48,7 @@ ChartSeries MakeSeries(const GpuSeries& gpu, const ChartRange& range, const Text
 }
 
 // The latest value a getter has over the window.
-std::optional<double> Latest(const GpuSeries& gpu, const Getter& get) {
+std::optional<double> Latest(const GpuSeries& gpu, const SeriesGetter& get) {
   for (auto it = gpu.readings.rbegin(); it != gpu.readings.rend(); ++it) {
     if (auto v = get(*it)) return v;
   }
@@ -169,7 +169,7 @@ std::vector<ChartSpec> Charts(const ReportContext& r, const GpuSeries& gpu,
     s.no_data_text = Pick(l, "no data", "无数据");
     return s;
   };
-  auto series = [&](const Text& label, const char* cls, const Getter& get) {
+  auto series = [&](const Text& label, const char* cls, const SeriesGetter& get) {
     return MakeSeries(gpu, range, label, l, cls, get);
   };
   std::vector<ChartSpec> charts;

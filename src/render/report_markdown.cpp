@@ -9,7 +9,7 @@ namespace gpudoctor {
 namespace {
 
 // Table cells must not break the table.
-std::string Cell(std::string text) {
+std::string MarkdownCell(std::string text) {
   std::string out;
   for (char c : text) {
     if (c == '|') out += "\\|";
@@ -68,7 +68,7 @@ std::string TimelineMarkdown(const ReportContext& r) {
     for (const auto& g : row.gpus) gpus += (gpus.empty() ? "`" : ", `") + g + "`";
     std::string to = !row.is_finding ? "" : row.end ? FormatRfc3339(*row.end) : Pick(l, "still active", "仍在持续");
     std::string what = row.is_finding ? fmt::format("{} `{}`", SeverityLabel(row.severity, l), row.what) : row.what;
-    out += fmt::format("| {} | {} | {} | {} | {} |\n", FormatRfc3339(row.start), to, what, gpus, Cell(row.text));
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", FormatRfc3339(row.start), to, what, gpus, MarkdownCell(row.text));
   }
   out += "\n";
   auto throttle = ThrottleLines(r);
@@ -95,7 +95,7 @@ std::string ReportToMarkdown(const ReportContext& r) {
   }
   for (const auto& f : r.files) {
     out += f.ok ? fmt::format("- {}: `{}` ({})\n", Pick(l, "Input", "输入"), f.path, f.kind)
-                : fmt::format("- {}: {}\n", Pick(l, "Skipped", "已跳过"), Cell(f.error));
+                : fmt::format("- {}: {}\n", Pick(l, "Skipped", "已跳过"), MarkdownCell(f.error));
   }
   out += "\n";
   if (!d.gpus.empty()) {
@@ -104,7 +104,7 @@ std::string ReportToMarkdown(const ReportContext& r) {
     for (const auto& g : d.gpus) {
       std::string ids;
       for (const auto& id : g.finding_ids) ids += (ids.empty() ? "" : ", ") + ("`" + id + "`");
-      out += fmt::format("| {} | `{}` | {} | {} | {} |\n", g.index, g.pci_bus_id, Cell(g.name), SeverityLabel(g.verdict, l), ids);
+      out += fmt::format("| {} | `{}` | {} | {} | {} |\n", g.index, g.pci_bus_id, MarkdownCell(g.name), SeverityLabel(g.verdict, l), ids);
     }
     out += "\n";
   }
@@ -117,7 +117,7 @@ std::string ReportToMarkdown(const ReportContext& r) {
                        Pick(l, "Kind", "类型"), Pick(l, "Message", "消息"));
     for (const auto& e : in.kernel->events) {
       out += fmt::format("| {} | {} | {} | {} | {} |\n", e.time ? FormatRfc3339(*e.time) : "-", KernelEventKindName(e.kind),
-                         e.code ? std::to_string(*e.code) : "", e.pci_bus_id, Cell(e.message));
+                         e.code ? std::to_string(*e.code) : "", e.pci_bus_id, MarkdownCell(e.message));
     }
     out += "\n";
   }

@@ -17,7 +17,7 @@ constexpr std::size_t kLabelWidth = 9;   // "  memory "
 constexpr std::size_t kValueWidth = 25;  // "81559/81559 MiB (100.0%)"
 
 // A value as text plus how it grades against the thresholds.
-struct Cell {
+struct WatchCell {
   std::string text = "n/a";
   Level level = Level::kNone;
 };
@@ -31,16 +31,16 @@ struct Units {
 constexpr Units kLineUnits{"", "C"};
 constexpr Units kScreenUnits{" ", " \u00b0C"};
 
-Cell UtilizationCell(const GpuStatus& gpu, const Thresholds& t) {
-  Cell cell;
+WatchCell UtilizationCell(const GpuStatus& gpu, const Thresholds& t) {
+  WatchCell cell;
   auto value = HistoryValue(gpu, HistoryMetric::kUtilization);
   if (value) cell.text = fmt::format("{}%", *gpu.utilization_gpu_percent);
   cell.level = GradeUtilization(value, t);
   return cell;
 }
 
-Cell MemoryCell(const GpuStatus& gpu, const Thresholds& t, const Units& u) {
-  Cell cell;
+WatchCell MemoryCell(const GpuStatus& gpu, const Thresholds& t, const Units& u) {
+  WatchCell cell;
   if (!gpu.memory_used_bytes) return cell;
   std::int64_t used = *gpu.memory_used_bytes / kMiB;
   auto percent = HistoryValue(gpu, HistoryMetric::kMemoryPercent);
@@ -55,9 +55,9 @@ Cell MemoryCell(const GpuStatus& gpu, const Thresholds& t, const Units& u) {
   return cell;
 }
 
-Cell TemperatureCell(const GpuStatus& gpu, const Thresholds& t,
+WatchCell TemperatureCell(const GpuStatus& gpu, const Thresholds& t,
                      const Units& u) {
-  Cell cell;
+  WatchCell cell;
   auto value = HistoryValue(gpu, HistoryMetric::kTemperature);
   if (!value) return cell;
   cell.text = fmt::format("{}{}", *gpu.temperature_c, u.degrees);
@@ -69,8 +69,8 @@ Cell TemperatureCell(const GpuStatus& gpu, const Thresholds& t,
   return cell;
 }
 
-Cell PowerCell(const GpuStatus& gpu, const Thresholds& t, const Units& u) {
-  Cell cell;
+WatchCell PowerCell(const GpuStatus& gpu, const Thresholds& t, const Units& u) {
+  WatchCell cell;
   if (!gpu.power_draw_w) return cell;
   if (gpu.power_limit_w) {
     cell.text = fmt::format("{:.1f}/{:.1f}{}W", *gpu.power_draw_w,
@@ -91,8 +91,8 @@ std::string PstateText(const GpuStatus& gpu) {
 }
 
 // Active slowdown reasons joined by commas; "none" or "n/a".
-Cell ReasonsCell(const GpuStatus& gpu) {
-  Cell cell;
+WatchCell ReasonsCell(const GpuStatus& gpu) {
+  WatchCell cell;
   if (!gpu.clock_event_reasons_mask) return cell;
   std::string names;
   for (const auto& reason : AllClockReasons()) {
@@ -176,7 +176,7 @@ SparkRange RangeFor(const GpuStatus& gpu, HistoryMetric metric,
 
 std::string MetricLine(const GpuStatus& gpu, const History& history,
                        HistoryMetric metric, const char* label,
-                       const Cell& cell, const WatchViewOptions& o) {
+                       const WatchCell& cell, const WatchViewOptions& o) {
   std::string line = PadRight(std::string("  ") + label, kLabelWidth);
   line += PadRight(Colorize(cell.text, cell.level, o.color), kValueWidth);
   std::size_t used = kLabelWidth + kValueWidth + 1;
@@ -188,7 +188,7 @@ std::string MetricLine(const GpuStatus& gpu, const History& history,
 }
 
 std::string DetailLine(const GpuStatus& gpu, const WatchViewOptions& o) {
-  Cell reasons = ReasonsCell(gpu);
+  WatchCell reasons = ReasonsCell(gpu);
   std::string line = PadRight("  clock", kLabelWidth);
   line += MhzText(gpu.clocks_graphics_mhz, kScreenUnits);
   line += "  " + PstateText(gpu);
