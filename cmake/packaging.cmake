@@ -22,7 +22,7 @@ string(REPLACE "#          systemctl daemon-reload && systemctl enable --now gpu
        "#          systemctl enable --now gpudoctor-agent" unit_text "${unit_text}")
 file(WRITE ${CMAKE_BINARY_DIR}/package/gpudoctor-agent.service "${unit_text}")
 install(FILES ${CMAKE_BINARY_DIR}/package/gpudoctor-agent.service
-        DESTINATION lib/systemd/system COMPONENT package)
+        DESTINATION /lib/systemd/system COMPONENT package)
 
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/config.example.toml DESTINATION /etc/gpudoctor
         RENAME config.toml COMPONENT package)
@@ -40,13 +40,16 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/deploy/slurm DESTINATION ${CMAKE_INSTALL
 find_program(HELP2MAN help2man)
 if(HELP2MAN)
   set(man_page ${CMAKE_BINARY_DIR}/package/gpudoctor.1)
+  set(man_commands ${CMAKE_BINARY_DIR}/package/gpudoctor-commands.h2m)
   add_custom_command(
     OUTPUT ${man_page}.gz
-    COMMAND ${HELP2MAN} --no-info --section 1 --name "why a GPU server stutters or loses GPUs"
+    COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/man_commands.sh $<TARGET_FILE:gpudoctor> ${man_commands}
+    COMMAND ${HELP2MAN} --no-info --no-discard-stderr --section 1
+            --name "why a GPU server stutters or loses GPUs" --include ${man_commands}
             --output ${man_page} $<TARGET_FILE:gpudoctor>
     COMMAND gzip -9nf ${man_page}
-    DEPENDS gpudoctor
-    COMMENT "man page (help2man)")
+    DEPENDS gpudoctor ${PROJECT_SOURCE_DIR}/scripts/man_commands.sh
+    COMMENT "man page (help2man, every subcommand's --help)")
   add_custom_target(gpudoctor_man ALL DEPENDS ${man_page}.gz)
   install(FILES ${man_page}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT package)
 else()

@@ -76,7 +76,7 @@ DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "./
 /usr/bin/gpudoctor --version | grep -qx "gpudoctor $version" || fail "gpudoctor --version is not $version"
 man_path=$(man -w gpudoctor) || fail "man -w gpudoctor finds no page"
 [ "$man_path" = /usr/share/man/man1/gpudoctor.1.gz ] || fail "man -w gpudoctor: $man_path"
-zcat "$man_path" | grep -q 'analyze' || fail "the man page does not describe the commands"
+zcat "$man_path" | grep -q "gpudoctor analyze" || fail "the man page does not describe the commands"
 systemd-analyze verify /lib/systemd/system/gpudoctor-agent.service ||
   fail "systemd-analyze verify rejects the installed unit"
 if systemctl is-enabled gpudoctor-agent.service >/dev/null 2>&1; then
