@@ -63,7 +63,7 @@ class Source {
   gzFile gz_ = nullptr;
 };
 
-bool IsSeparator(std::string_view s) {
+bool IsBugReportRule(std::string_view s) {
   return s.size() >= 20 && s.find_first_not_of('_') == std::string_view::npos;
 }
 
@@ -161,7 +161,7 @@ std::vector<LogLine> BugReportKernelLines(const std::vector<LogLine>& lines) {
   bool in_kernel = false, want_header = false;
   for (const auto& line : lines) {
     std::string_view t = line.text;
-    if (IsSeparator(t)) {
+    if (IsBugReportRule(t)) {
       in_kernel = false;
       want_header = true;
       continue;
