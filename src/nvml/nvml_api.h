@@ -8,6 +8,7 @@
 // into prototypes, so both sides are checked against one list.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 extern "C" {
@@ -98,6 +99,13 @@ enum : int {
 
 // Field ids for nvmlDeviceGetFieldValues.
 enum : unsigned {
+  // Violation counters in ns (nvml.h 13.x: the replacements of
+  // nvmlDeviceGetViolationStatus). 74 is NVML_FI_DEV_PERF_POLICY_POWER, alias
+  // NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP, in every header we know;
+  // 269 (SW thermal slowdown, the header's translation of
+  // NVML_PERF_POLICY_THERMAL) is new in the 12.9 header (R575).
+  NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP = 74,
+  NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN = 269,
   NVML_FI_DEV_MEMORY_TEMP = 82,
   NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT = 193,
   NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT = 194,
@@ -152,12 +160,43 @@ typedef struct {
   unsigned int memory;
 } nvmlUtilization_t;
 
+// Running-process records. Each call writes its own layout; what a driver
+// really writes is decided per call (nvml/process_records.h), never assumed:
+//   nvmlDeviceGetComputeRunningProcesses (v1)  nvmlProcessInfo_v1_t, 16 bytes
+//   ..._v2                                     nvmlProcessInfo_t, 24 bytes
+//   ..._v3                                     24 bytes, except on 535.43.02,
+//       535.54.03 and 535.86.05, whose nvml.h added usedGpuCcProtectedMemory
+//       at offset 24 (32 bytes; nvmlProcessInfoCc_t below)
+typedef struct {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+} nvmlProcessInfo_v1_t;
+
 typedef struct {
   unsigned int pid;
   unsigned long long usedGpuMemory;
   unsigned int gpuInstanceId;
   unsigned int computeInstanceId;
 } nvmlProcessInfo_t;
+
+// Our name for the 32-byte _v3 record of those three drivers.
+typedef struct {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+  unsigned long long usedGpuCcProtectedMemory;
+} nvmlProcessInfoCc_t;
+
+// nvmlDeviceGetTemperatureV (12.8 header, R570): sensorType in, temperature out.
+typedef struct {
+  unsigned int version;
+  nvmlTemperatureSensors_t sensorType;
+  int temperature;
+} nvmlTemperature_v1_t;
+
+constexpr unsigned int nvmlTemperature_v1 =
+    static_cast<unsigned int>(sizeof(nvmlTemperature_v1_t)) | (1u << 24);
 
 typedef struct {
   unsigned long long referenceTime;
@@ -194,7 +233,13 @@ typedef struct {
 
 static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t layout");
 static_assert(sizeof(nvmlMemory_v2_t) == 40, "nvmlMemory_v2_t layout");
+static_assert(sizeof(nvmlProcessInfo_v1_t) == 16, "nvmlProcessInfo_v1_t layout");
 static_assert(sizeof(nvmlProcessInfo_t) == 24, "nvmlProcessInfo_t layout");
+static_assert(sizeof(nvmlProcessInfoCc_t) == 32, "nvmlProcessInfoCc_t layout");
+static_assert(offsetof(nvmlProcessInfoCc_t, usedGpuCcProtectedMemory) == 24,
+              "nvmlProcessInfoCc_t layout");
+static_assert(sizeof(nvmlTemperature_v1_t) == 12 && nvmlTemperature_v1 == 0x0100000Cu,
+              "nvmlTemperature_v1_t layout");
 static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t layout");
 static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t layout");
 
@@ -227,6 +272,7 @@ static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t layout");
   X(nvmlDeviceGetUtilizationRates, (nvmlDevice_t device, nvmlUtilization_t* utilization)) \
   X(nvmlDeviceGetMemoryInfo_v2, (nvmlDevice_t device, nvmlMemory_v2_t* memory)) \
   X(nvmlDeviceGetMemoryInfo, (nvmlDevice_t device, nvmlMemory_t* memory))      \
+  X(nvmlDeviceGetTemperatureV, (nvmlDevice_t device, nvmlTemperature_v1_t* temperature)) \
   X(nvmlDeviceGetTemperature, (nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int* temp)) \
   X(nvmlDeviceGetTemperatureThreshold, (nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int* temp)) \
   X(nvmlDeviceGetFieldValues, (nvmlDevice_t device, int valuesCount, nvmlFieldValue_t* values)) \
@@ -265,6 +311,7 @@ static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t layout");
   X(nvmlDeviceGetNvLinkErrorCounter, (nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long* counterValue)) \
   X(nvmlDeviceGetComputeRunningProcesses_v3, (nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_t* infos)) \
   X(nvmlDeviceGetComputeRunningProcesses_v2, (nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_t* infos)) \
+  X(nvmlDeviceGetComputeRunningProcesses, (nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_v1_t* infos)) \
   X(nvmlEventSetCreate, (nvmlEventSet_t* set))                                 \
   X(nvmlDeviceGetSupportedEventTypes, (nvmlDevice_t device, unsigned long long* eventTypes)) \
   X(nvmlDeviceRegisterEvents, (nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)) \

@@ -68,12 +68,12 @@ const ClockFields* ClockFieldsFor(int type) {
 }
 
 // Serves one of the four clock getters.
-nvmlReturn_t GetClock(nvmlDevice_t device, int type, unsigned* mhz,
+nvmlReturn_t GetClock(const char* function, nvmlDevice_t device, int type, unsigned* mhz,
                       IntField ClockFields::*member,
                       const char* ClockFields::*name) {
   const ClockFields* fields = ClockFieldsFor(type);
   const char* field_name = fields ? fields->*name : "";
-  return WithGpu(device, {field_name}, [&](const GpuCall& c) -> nvmlReturn_t {
+  return WithGpu(function, device, {field_name}, [&](const GpuCall& c) -> nvmlReturn_t {
     if (fields == nullptr) {
       return type == 3 ? NVML_ERROR_NOT_SUPPORTED  // video clock
                        : NVML_ERROR_INVALID_ARGUMENT;
@@ -82,8 +82,9 @@ nvmlReturn_t GetClock(nvmlDevice_t device, int type, unsigned* mhz,
   });
 }
 
-nvmlReturn_t GetReasons(nvmlDevice_t device, unsigned long long* reasons) {
-  return WithGpu(device, {"clock_event_reasons"},
+nvmlReturn_t GetReasons(const char* function, nvmlDevice_t device,
+                        unsigned long long* reasons) {
+  return WithGpu(function, device, {"clock_event_reasons"},
                  [&](const GpuCall& c) -> nvmlReturn_t {
                    if (reasons == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
                    if (!c.now.clock_event_reasons_mask)
@@ -99,35 +100,35 @@ extern "C" {
 
 nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type,
                                     unsigned int* clock) {
-  return GetClock(device, type, clock, &ClockFields::current,
+  return GetClock(__func__, device, type, clock, &ClockFields::current,
                   &ClockFields::current_name);
 }
 
 nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device,
                                        nvmlClockType_t type,
                                        unsigned int* clock) {
-  return GetClock(device, type, clock, &ClockFields::max,
+  return GetClock(__func__, device, type, clock, &ClockFields::max,
                   &ClockFields::max_name);
 }
 
 nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device,
                                             nvmlClockType_t clockType,
                                             unsigned int* clockMHz) {
-  return GetClock(device, clockType, clockMHz, &ClockFields::applications,
+  return GetClock(__func__, device, clockType, clockMHz, &ClockFields::applications,
                   &ClockFields::applications_name);
 }
 
 nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device,
                                                    nvmlClockType_t clockType,
                                                    unsigned int* clockMHz) {
-  return GetClock(device, clockType, clockMHz,
+  return GetClock(__func__, device, clockType, clockMHz,
                   &ClockFields::default_applications,
                   &ClockFields::default_applications_name);
 }
 
 nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device,
                                            nvmlPstates_t* pState) {
-  return WithGpu(device, {"pstate"}, [&](const GpuCall& c) -> nvmlReturn_t {
+  return WithGpu(__func__, device, {"pstate"}, [&](const GpuCall& c) -> nvmlReturn_t {
     if (pState == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
     if (!c.now.pstate) return NVML_ERROR_NOT_SUPPORTED;
     *pState = static_cast<int>(*c.now.pstate);
@@ -137,12 +138,12 @@ nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device,
 
 nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(
     nvmlDevice_t device, unsigned long long* reasons) {
-  return GetReasons(device, reasons);
+  return GetReasons(__func__, device, reasons);
 }
 
 nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(
     nvmlDevice_t device, unsigned long long* reasons) {
-  return GetReasons(device, reasons);
+  return GetReasons(__func__, device, reasons);
 }
 
 nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device,
@@ -151,7 +152,7 @@ nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device,
   const char* name = perfPolicyType == NVML_PERF_POLICY_POWER
                          ? "violation_power_ns"
                          : "violation_thermal_ns";
-  return WithGpu(device, {name}, [&](const GpuCall& c) -> nvmlReturn_t {
+  return WithGpu(__func__, device, {name}, [&](const GpuCall& c) -> nvmlReturn_t {
     if (violTime == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
     std::optional<std::int64_t> ns;
     if (perfPolicyType == NVML_PERF_POLICY_POWER) {
@@ -171,14 +172,14 @@ nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device,
 
 nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device,
                                           nvmlEnableState_t* mode) {
-  return WithGpu(device, {"persistence_mode"}, [&](const GpuCall& c) {
+  return WithGpu(__func__, device, {"persistence_mode"}, [&](const GpuCall& c) {
     return PutEnabled(c.now.persistence_mode, mode);
   });
 }
 
 nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device,
                                       nvmlComputeMode_t* mode) {
-  return WithGpu(device, {"compute_mode"},
+  return WithGpu(__func__, device, {"compute_mode"},
                  [&](const GpuCall& c) -> nvmlReturn_t {
                    if (mode == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
                    const std::optional<std::string>& name = c.now.compute_mode;
@@ -201,7 +202,7 @@ nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device,
                                   unsigned int* currentMode,
                                   unsigned int* pendingMode) {
   return WithGpu(
-      device, {"mig_mode_enabled", "mig_mode_pending"},
+      __func__, device, {"mig_mode_enabled", "mig_mode_pending"},
       [&](const GpuCall& c) -> nvmlReturn_t {
         if (currentMode == nullptr || pendingMode == nullptr) {
           return NVML_ERROR_INVALID_ARGUMENT;
@@ -217,7 +218,7 @@ nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device,
 nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device,
                                   nvmlEnableState_t* current,
                                   nvmlEnableState_t* pending) {
-  return WithGpu(device, {"ecc_mode_enabled", "ecc_mode_pending"},
+  return WithGpu(__func__, device, {"ecc_mode_enabled", "ecc_mode_pending"},
                  [&](const GpuCall& c) -> nvmlReturn_t {
                    if (current == nullptr || pending == nullptr) {
                      return NVML_ERROR_INVALID_ARGUMENT;

@@ -43,6 +43,24 @@ const char* ThresholdName(int type) {
   }
 }
 
+// Writes `value` as nvmlValueType_t `type`.
+void PutFieldValue(std::int64_t value, int type, nvmlFieldValue_t& v) {
+  v.valueType = type;
+  switch (type) {
+    case NVML_VALUE_TYPE_DOUBLE: v.value.dVal = static_cast<double>(value); break;
+    case NVML_VALUE_TYPE_UNSIGNED_INT: v.value.uiVal = static_cast<unsigned>(value); break;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG: v.value.ulVal = static_cast<unsigned long>(value); break;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+      v.value.ullVal = static_cast<unsigned long long>(value);
+      break;
+    case NVML_VALUE_TYPE_SIGNED_LONG_LONG: v.value.sllVal = value; break;
+    case NVML_VALUE_TYPE_UNSIGNED_SHORT:
+      v.value.usVal = static_cast<unsigned short>(value);
+      break;
+    default: v.value.siVal = static_cast<int>(value); break;
+  }
+}
+
 void FillFieldValue(const GpuCall& c, nvmlFieldValue_t& v) {
   using namespace std::chrono;
   v.timestamp =
@@ -51,9 +69,20 @@ void FillFieldValue(const GpuCall& c, nvmlFieldValue_t& v) {
   v.latencyUsec = 0;
   const std::optional<std::int64_t>* field = nullptr;
   const char* name = "";
+  int value_type = NVML_VALUE_TYPE_SIGNED_INT;
   if (v.fieldId == NVML_FI_DEV_MEMORY_TEMP) {
     field = &c.now.memory_temperature_c;
     name = "memory_temperature_c";
+    value_type = NVML_VALUE_TYPE_UNSIGNED_INT;
+  } else if (v.fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP) {
+    field = &c.now.violation_power_ns;
+    name = "violation_power_ns";
+    value_type = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+  } else if (v.fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN &&
+             fake::TheState().scenario.thermal_violation_field) {
+    field = &c.now.violation_thermal_ns;
+    name = "violation_thermal_ns";
+    value_type = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
   } else if (v.fieldId >= NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT &&
              v.fieldId <= NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT) {
     int type =
@@ -67,13 +96,7 @@ void FillFieldValue(const GpuCall& c, nvmlFieldValue_t& v) {
   }
   v.nvmlReturn = fake::ErrorFaultFor(*c.gpu, name, c.t);
   if (v.nvmlReturn != NVML_SUCCESS) return;
-  if (v.fieldId == NVML_FI_DEV_MEMORY_TEMP) {
-    v.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
-    v.value.uiVal = static_cast<unsigned>(**field);
-  } else {
-    v.valueType = NVML_VALUE_TYPE_SIGNED_INT;
-    v.value.siVal = static_cast<int>(**field);
-  }
+  PutFieldValue(**field, c.gpu->field_value_type >= 0 ? c.gpu->field_value_type : value_type, v);
 }
 
 unsigned FanCount(const GpuStatus& g) {
@@ -105,7 +128,7 @@ extern "C" {
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device,
                                            nvmlUtilization_t* utilization) {
   return WithGpu(
-      device, {"utilization_gpu_percent", "utilization_memory_percent"},
+      __func__, device, {"utilization_gpu_percent", "utilization_memory_percent"},
       [&](const GpuCall& c) -> nvmlReturn_t {
         if (utilization == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
         const GpuStatus& g = c.now;
@@ -122,7 +145,7 @@ nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device,
 nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device,
                                         nvmlMemory_v2_t* memory) {
   return WithGpu(
-      device,
+      __func__, device,
       {"memory_total_bytes", "memory_used_bytes", "memory_free_bytes",
        "memory_reserved_bytes"},
       [&](const GpuCall& c) -> nvmlReturn_t {
@@ -145,7 +168,7 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device,
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device,
                                      nvmlMemory_t* memory) {
   return WithGpu(
-      device, {"memory_total_bytes", "memory_used_bytes", "memory_free_bytes"},
+      __func__, device, {"memory_total_bytes", "memory_used_bytes", "memory_free_bytes"},
       [&](const GpuCall& c) -> nvmlReturn_t {
         if (memory == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
         const GpuStatus& g = c.now;
@@ -163,7 +186,7 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device,
 nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device,
                                       nvmlTemperatureSensors_t sensorType,
                                       unsigned int* temp) {
-  return WithGpu(device, {"temperature_c"},
+  return WithGpu(__func__, device, {"temperature_c"},
                  [&](const GpuCall& c) -> nvmlReturn_t {
                    if (sensorType != NVML_TEMPERATURE_GPU)
                      return NVML_ERROR_INVALID_ARGUMENT;
@@ -171,10 +194,27 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device,
                  });
 }
 
+nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device,
+                                       nvmlTemperature_v1_t* temperature) {
+  return WithGpu(__func__, device, {"temperature_c"},
+                 [&](const GpuCall& c) -> nvmlReturn_t {
+                   if (temperature == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+                   if (temperature->version != nvmlTemperature_v1) {
+                     return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+                   }
+                   if (temperature->sensorType != NVML_TEMPERATURE_GPU) {
+                     return NVML_ERROR_INVALID_ARGUMENT;
+                   }
+                   if (!c.now.temperature_c) return NVML_ERROR_NOT_SUPPORTED;
+                   temperature->temperature = static_cast<int>(*c.now.temperature_c);
+                   return NVML_SUCCESS;
+                 });
+}
+
 nvmlReturn_t nvmlDeviceGetTemperatureThreshold(
     nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType,
     unsigned int* temp) {
-  return WithGpu(device, {ThresholdName(thresholdType)},
+  return WithGpu(__func__, device, {ThresholdName(thresholdType)},
                  [&](const GpuCall& c) -> nvmlReturn_t {
                    const auto* field = ThresholdField(c.now, thresholdType);
                    if (field == nullptr) {
@@ -188,7 +228,7 @@ nvmlReturn_t nvmlDeviceGetTemperatureThreshold(
 
 nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount,
                                       nvmlFieldValue_t* values) {
-  return WithGpu(device, {}, [&](const GpuCall& c) -> nvmlReturn_t {
+  return WithGpu(__func__, device, {}, [&](const GpuCall& c) -> nvmlReturn_t {
     if (valuesCount < 0 || (valuesCount > 0 && values == nullptr)) {
       return NVML_ERROR_INVALID_ARGUMENT;
     }
@@ -199,7 +239,7 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount,
 
 nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int* numFans) {
   return WithGpu(
-      device, {"fan_speeds_percent"}, [&](const GpuCall& c) -> nvmlReturn_t {
+      __func__, device, {"fan_speeds_percent"}, [&](const GpuCall& c) -> nvmlReturn_t {
         unsigned count = FanCount(c.now);
         return PutUint(
             count == 0 ? std::nullopt : std::optional<std::int64_t>(count),
@@ -209,7 +249,7 @@ nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int* numFans) {
 
 nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan,
                                       unsigned int* speed) {
-  return WithGpu(device, {"fan_speeds_percent"},
+  return WithGpu(__func__, device, {"fan_speeds_percent"},
                  [&](const GpuCall& c) -> nvmlReturn_t {
                    const GpuStatus& g = c.now;
                    unsigned count = FanCount(g);
@@ -224,7 +264,7 @@ nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan,
 }
 
 nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int* speed) {
-  return WithGpu(device, {"fan_speed_percent"},
+  return WithGpu(__func__, device, {"fan_speed_percent"},
                  [&](const GpuCall& c) -> nvmlReturn_t {
                    const GpuStatus& g = c.now;
                    if (!g.fan_speed_percent && !g.fan_speeds_percent.empty()) {
@@ -235,7 +275,7 @@ nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int* speed) {
 }
 
 nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* power) {
-  return WithGpu(device, {"power_draw_w"},
+  return WithGpu(__func__, device, {"power_draw_w"},
                  [&](const GpuCall& c) -> nvmlReturn_t {
                    return PutScaled(c.now.power_draw_w, 1000, power);
                  });
@@ -243,7 +283,7 @@ nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* power) {
 
 nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device,
                                                unsigned int* limit) {
-  return WithGpu(device, {"power_limit_w"},
+  return WithGpu(__func__, device, {"power_limit_w"},
                  [&](const GpuCall& c) -> nvmlReturn_t {
                    return PutScaled(c.now.power_limit_w, 1000, limit);
                  });
@@ -251,7 +291,7 @@ nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device,
 
 nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(
     nvmlDevice_t device, unsigned int* minLimit, unsigned int* maxLimit) {
-  return WithGpu(device, {"power_min_limit_w", "power_max_limit_w"},
+  return WithGpu(__func__, device, {"power_min_limit_w", "power_max_limit_w"},
                  [&](const GpuCall& c) -> nvmlReturn_t {
                    if (minLimit == nullptr || maxLimit == nullptr) {
                      return NVML_ERROR_INVALID_ARGUMENT;
@@ -267,14 +307,14 @@ nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(
 nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(
     nvmlDevice_t device, unsigned int* defaultLimit) {
   return WithGpu(
-      device, {"power_default_limit_w"}, [&](const GpuCall& c) -> nvmlReturn_t {
+      __func__, device, {"power_default_limit_w"}, [&](const GpuCall& c) -> nvmlReturn_t {
         return PutScaled(c.now.power_default_limit_w, 1000, defaultLimit);
       });
 }
 
 nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device,
                                              unsigned int* limit) {
-  return WithGpu(device, {"power_enforced_limit_w"},
+  return WithGpu(__func__, device, {"power_enforced_limit_w"},
                  [&](const GpuCall& c) -> nvmlReturn_t {
                    return PutScaled(c.now.power_enforced_limit_w, 1000, limit);
                  });
@@ -282,7 +322,7 @@ nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device,
 
 nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device,
                                                  unsigned long long* energy) {
-  return WithGpu(device, {"energy_total_j"},
+  return WithGpu(__func__, device, {"energy_total_j"},
                  [&](const GpuCall& c) -> nvmlReturn_t {
                    if (energy == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
                    if (!c.now.energy_total_j) return NVML_ERROR_NOT_SUPPORTED;

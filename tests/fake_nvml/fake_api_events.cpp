@@ -11,6 +11,9 @@
 
 struct nvmlEventSet_st {
   std::map<unsigned, unsigned long long> registered;  // GPU index -> types
+  // A registration failed with something other than NOT_SUPPORTED: nvml.h
+  // says the set is then undefined; this one answers NVML_ERROR_UNKNOWN.
+  bool undefined = false;
 };
 
 namespace {
@@ -59,6 +62,9 @@ extern "C" {
 nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t* set) {
   std::lock_guard<std::mutex> lock(TheState().mu);
   if (TheState().refcount == 0) return NVML_ERROR_UNINITIALIZED;
+  if (nvmlReturn_t rc = fake::FunctionAnswerLocked(__func__); rc != NVML_SUCCESS) {
+    return rc;
+  }
   if (set == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
   *set = new nvmlEventSet_st();
   Sets().insert(*set);
@@ -68,6 +74,9 @@ nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t* set) {
 nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) {
   std::lock_guard<std::mutex> lock(TheState().mu);
   if (TheState().refcount == 0) return NVML_ERROR_UNINITIALIZED;
+  if (nvmlReturn_t rc = fake::FunctionAnswerLocked(__func__); rc != NVML_SUCCESS) {
+    return rc;
+  }
   if (Sets().erase(set) == 0) return NVML_ERROR_INVALID_ARGUMENT;
   delete set;
   return NVML_SUCCESS;
@@ -75,7 +84,7 @@ nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) {
 
 nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device,
                                               unsigned long long* eventTypes) {
-  return fake::WithGpu(device, {}, [&](const fake::GpuCall&) -> nvmlReturn_t {
+  return fake::WithGpu(__func__, device, {}, [&](const fake::GpuCall&) -> nvmlReturn_t {
     if (eventTypes == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
     *eventTypes = nvmlEventTypeXidCriticalError;
     return NVML_SUCCESS;
@@ -85,15 +94,24 @@ nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device,
 nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device,
                                       unsigned long long eventTypes,
                                       nvmlEventSet_t set) {
-  return fake::WithGpu(device, {}, [&](const fake::GpuCall& c) -> nvmlReturn_t {
-    if (Sets().count(set) == 0) return NVML_ERROR_INVALID_ARGUMENT;
-    // As NVML: any unsupported type and nothing is registered.
-    if ((eventTypes & ~nvmlEventTypeXidCriticalError) != 0) {
-      return NVML_ERROR_NOT_SUPPORTED;
-    }
-    set->registered[c.index] |= eventTypes;
-    return NVML_SUCCESS;
-  });
+  nvmlReturn_t rc = fake::WithGpu(
+      __func__, device, {"register_events"},
+      [&](const fake::GpuCall& c) -> nvmlReturn_t {
+        if (Sets().count(set) == 0) return NVML_ERROR_INVALID_ARGUMENT;
+        if (set->undefined) return NVML_ERROR_UNKNOWN;
+        // As NVML: any unsupported type and nothing is registered.
+        if ((eventTypes & ~nvmlEventTypeXidCriticalError) != 0) {
+          return NVML_ERROR_NOT_SUPPORTED;
+        }
+        set->registered[c.index] |= eventTypes;
+        return NVML_SUCCESS;
+      });
+  if (rc != NVML_SUCCESS && rc != NVML_ERROR_NOT_SUPPORTED &&
+      rc != NVML_ERROR_UNINITIALIZED) {
+    std::lock_guard<std::mutex> lock(TheState().mu);
+    if (Sets().count(set) != 0) set->undefined = true;
+  }
+  return rc;
 }
 
 nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t* data,
@@ -109,9 +127,13 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t* data,
     {
       std::lock_guard<std::mutex> lock(TheState().mu);
       if (TheState().refcount == 0) return NVML_ERROR_UNINITIALIZED;
+      if (nvmlReturn_t rc = fake::FunctionAnswerLocked(__func__); rc != NVML_SUCCESS) {
+        return rc;
+      }
       if (Sets().count(set) == 0 || data == nullptr) {
         return NVML_ERROR_INVALID_ARGUMENT;
       }
+      if (set->undefined) return NVML_ERROR_UNKNOWN;
       double next_at_s = std::numeric_limits<double>::infinity();
       if (TakeXid(set, data, &next_at_s)) return NVML_SUCCESS;
       const double until_next_s = next_at_s - fake::ElapsedLocked(TheState());

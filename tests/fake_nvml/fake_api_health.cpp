@@ -1,5 +1,6 @@
 // ECC, retired pages, remapped rows, PCIe, NVLink and processes.
 #include <algorithm>
+#include <cstring>
 
 #include "fake_state.h"
 
@@ -27,10 +28,13 @@ const gpudoctor::NvLinkStatus* FindLink(const GpuStatus& g, unsigned link) {
   return nullptr;
 }
 
-// NVML's count-then-fill protocol for process lists.
-nvmlReturn_t GetProcesses(nvmlDevice_t device, unsigned* infoCount,
-                          nvmlProcessInfo_t* infos) {
-  return WithGpu(device, {"processes"}, [&](const GpuCall& c) -> nvmlReturn_t {
+// NVML's count-then-fill protocol for process lists, writing `record_bytes`
+// per record (16 for v1, 24 for _v2, the profile's layout for _v3) as a
+// driver does: it trusts *infoCount and writes through `infos` as bytes.
+nvmlReturn_t GetProcesses(const char* function, nvmlDevice_t device,
+                          unsigned* infoCount, void* infos,
+                          std::size_t record_bytes) {
+  return WithGpu(function, device, {"processes"}, [&](const GpuCall& c) -> nvmlReturn_t {
     if (infoCount == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
     if (!c.now.processes) return NVML_ERROR_NOT_SUPPORTED;
     const auto& list = *c.now.processes;
@@ -40,15 +44,19 @@ nvmlReturn_t GetProcesses(nvmlDevice_t device, unsigned* infoCount,
       return NVML_ERROR_INSUFFICIENT_SIZE;
     }
     if (needed > 0 && infos == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+    auto* out = static_cast<unsigned char*>(infos);
     for (unsigned i = 0; i < needed; ++i) {
-      infos[i].pid = list[i].pid;
+      nvmlProcessInfoCc_t record{};
+      record.pid = list[i].pid;
       // NVML_VALUE_NOT_AVAILABLE when the usage is unknown (as under WDDM).
-      infos[i].usedGpuMemory =
+      record.usedGpuMemory =
           list[i].used_memory_bytes
               ? static_cast<unsigned long long>(*list[i].used_memory_bytes)
               : ~0ULL;
-      infos[i].gpuInstanceId = 0xFFFFFFFFu;
-      infos[i].computeInstanceId = 0xFFFFFFFFu;
+      record.gpuInstanceId = 0xFFFFFFFFu;
+      record.computeInstanceId = 0xFFFFFFFFu;
+      record.usedGpuCcProtectedMemory = 0;
+      std::memcpy(out + i * record_bytes, &record, record_bytes);
     }
     *infoCount = needed;
     return NVML_SUCCESS;
@@ -64,7 +72,7 @@ nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device,
                                          nvmlEccCounterType_t counterType,
                                          unsigned long long* eccCounts) {
   return WithGpu(
-      device, {EccFieldName(errorType, counterType)},
+      __func__, device, {EccFieldName(errorType, counterType)},
       [&](const GpuCall& c) -> nvmlReturn_t {
         const GpuStatus& g = c.now;
         bool corrected = errorType == NVML_MEMORY_ERROR_TYPE_CORRECTED;
@@ -91,12 +99,16 @@ nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device,
                                        unsigned long long* addresses) {
   bool sbe = cause == NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS;
   return WithGpu(
-      device, {sbe ? "retired_pages_sbe" : "retired_pages_dbe"},
+      __func__, device, {sbe ? "retired_pages_sbe" : "retired_pages_dbe"},
       [&](const GpuCall& c) -> nvmlReturn_t {
         if (!sbe && cause != NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR) {
           return NVML_ERROR_INVALID_ARGUMENT;
         }
-        if (pageCount == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+        // nvml.h: INVALID_ARGUMENT when pageCount or addresses is NULL, so
+        // a NULL "count query" is refused as well.
+        if (pageCount == nullptr || addresses == nullptr) {
+          return NVML_ERROR_INVALID_ARGUMENT;
+        }
         const auto& count =
             sbe ? c.now.retired_pages_sbe : c.now.retired_pages_dbe;
         if (!count) return NVML_ERROR_NOT_SUPPORTED;
@@ -105,8 +117,6 @@ nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device,
           *pageCount = needed;
           return NVML_ERROR_INSUFFICIENT_SIZE;
         }
-        if (needed > 0 && addresses == nullptr)
-          return NVML_ERROR_INVALID_ARGUMENT;
         for (unsigned i = 0; i < needed; ++i) {
           // Synthetic page addresses, distinct per cause.
           addresses[i] =
@@ -119,7 +129,7 @@ nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device,
 
 nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(
     nvmlDevice_t device, nvmlEnableState_t* isPending) {
-  return WithGpu(device, {"retired_pages_pending"}, [&](const GpuCall& c) {
+  return WithGpu(__func__, device, {"retired_pages_pending"}, [&](const GpuCall& c) {
     return PutEnabled(c.now.retired_pages_pending, isPending);
   });
 }
@@ -130,7 +140,7 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device,
                                        unsigned int* isPending,
                                        unsigned int* failureOccurred) {
   return WithGpu(
-      device,
+      __func__, device,
       {"remapped_rows_corrected", "remapped_rows_uncorrected",
        "remapped_rows_pending", "remapped_rows_failure"},
       [&](const GpuCall& c) -> nvmlReturn_t {
@@ -152,28 +162,28 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device,
 
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device,
                                                  unsigned int* currLinkGen) {
-  return WithGpu(device, {"pcie_link_gen_current"}, [&](const GpuCall& c) {
+  return WithGpu(__func__, device, {"pcie_link_gen_current"}, [&](const GpuCall& c) {
     return PutUint(c.now.pcie_link_gen_current, currLinkGen);
   });
 }
 
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device,
                                             unsigned int* currLinkWidth) {
-  return WithGpu(device, {"pcie_link_width_current"}, [&](const GpuCall& c) {
+  return WithGpu(__func__, device, {"pcie_link_width_current"}, [&](const GpuCall& c) {
     return PutUint(c.now.pcie_link_width_current, currLinkWidth);
   });
 }
 
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device,
                                                 unsigned int* maxLinkGen) {
-  return WithGpu(device, {"pcie_link_gen_max"}, [&](const GpuCall& c) {
+  return WithGpu(__func__, device, {"pcie_link_gen_max"}, [&](const GpuCall& c) {
     return PutUint(c.now.pcie_link_gen_max, maxLinkGen);
   });
 }
 
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device,
                                            unsigned int* maxLinkWidth) {
-  return WithGpu(device, {"pcie_link_width_max"}, [&](const GpuCall& c) {
+  return WithGpu(__func__, device, {"pcie_link_width_max"}, [&](const GpuCall& c) {
     return PutUint(c.now.pcie_link_width_max, maxLinkWidth);
   });
 }
@@ -183,7 +193,7 @@ nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device,
                                          unsigned int* value) {
   bool tx = counter == NVML_PCIE_UTIL_TX_BYTES;
   return WithGpu(
-      device, {tx ? "pcie_tx_bytes_per_s" : "pcie_rx_bytes_per_s"},
+      __func__, device, {tx ? "pcie_tx_bytes_per_s" : "pcie_rx_bytes_per_s"},
       [&](const GpuCall& c) -> nvmlReturn_t {
         if (!tx && counter != NVML_PCIE_UTIL_RX_BYTES) {
           return NVML_ERROR_INVALID_ARGUMENT;
@@ -197,14 +207,14 @@ nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device,
 
 nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device,
                                             unsigned int* value) {
-  return WithGpu(device, {"pcie_replay_count"}, [&](const GpuCall& c) {
+  return WithGpu(__func__, device, {"pcie_replay_count"}, [&](const GpuCall& c) {
     return PutUint(c.now.pcie_replay_count, value);
   });
 }
 
 nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link,
                                       nvmlEnableState_t* isActive) {
-  return WithGpu(device, {"nvlinks"}, [&](const GpuCall& c) -> nvmlReturn_t {
+  return WithGpu(__func__, device, {"nvlinks"}, [&](const GpuCall& c) -> nvmlReturn_t {
     if (c.now.nvlinks.empty()) return NVML_ERROR_NOT_SUPPORTED;
     const auto* l = FindLink(c.now, link);
     if (l == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
@@ -216,7 +226,7 @@ nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device,
                                              unsigned int link,
                                              nvmlNvLinkErrorCounter_t counter,
                                              unsigned long long* counterValue) {
-  return WithGpu(device, {"nvlinks"}, [&](const GpuCall& c) -> nvmlReturn_t {
+  return WithGpu(__func__, device, {"nvlinks"}, [&](const GpuCall& c) -> nvmlReturn_t {
     if (c.now.nvlinks.empty()) return NVML_ERROR_NOT_SUPPORTED;
     const auto* l = FindLink(c.now, link);
     if (l == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
@@ -238,13 +248,24 @@ nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device,
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device,
                                                      unsigned int* infoCount,
                                                      nvmlProcessInfo_t* infos) {
-  return GetProcesses(device, infoCount, infos);
+  std::size_t record_bytes = sizeof(nvmlProcessInfo_t);
+  {
+    std::lock_guard<std::mutex> lock(fake::TheState().mu);
+    record_bytes = fake::TheState().scenario.process_record_bytes_v3;
+  }
+  return GetProcesses(__func__, device, infoCount, infos, record_bytes);
 }
 
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device,
                                                      unsigned int* infoCount,
                                                      nvmlProcessInfo_t* infos) {
-  return GetProcesses(device, infoCount, infos);
+  return GetProcesses(__func__, device, infoCount, infos, sizeof(nvmlProcessInfo_t));
+}
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device,
+                                                  unsigned int* infoCount,
+                                                  nvmlProcessInfo_v1_t* infos) {
+  return GetProcesses(__func__, device, infoCount, infos, sizeof(nvmlProcessInfo_v1_t));
 }
 
 }  // extern "C"

@@ -31,7 +31,7 @@ void LogCall(const char* function, nvmlDevice_t device, const std::string& args,
 template <typename Body>
 nvmlReturn_t Setter(const char* function, const char* field,
                     nvmlDevice_t device, const std::string& args, Body&& body) {
-  nvmlReturn_t rc = fake::WithGpu(device, {field}, [&](const GpuCall& c) {
+  nvmlReturn_t rc = fake::WithGpu(function, device, {field}, [&](const GpuCall& c) {
     nvmlReturn_t changed = body(c);
     c.gpu->applied.reset();  // the next call sees the new base state
     return changed;

@@ -56,38 +56,50 @@ nvmlReturn_t Init() {
   return NVML_SUCCESS;
 }
 
-// Runs body(scenario) when initialised.
+// Runs body(scenario) when initialised and `function` is served.
 template <typename Body>
-nvmlReturn_t WithSystem(Body&& body) {
+nvmlReturn_t WithSystem(std::string_view function, Body&& body) {
   std::lock_guard<std::mutex> lock(TheState().mu);
   if (TheState().refcount == 0) return NVML_ERROR_UNINITIALIZED;
+  if (nvmlReturn_t rc = FunctionAnswerLocked(function); rc != NVML_SUCCESS) {
+    return rc;
+  }
   return body(TheState().scenario);
 }
 
-nvmlReturn_t GetCount(unsigned* count) {
-  return WithSystem([&](const Scenario& s) -> nvmlReturn_t {
+nvmlReturn_t GetCount(const char* function, unsigned* count) {
+  return WithSystem(function, [&](const Scenario& s) -> nvmlReturn_t {
     if (count == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
     *count = static_cast<unsigned>(s.gpus.size());
     return NVML_SUCCESS;
   });
 }
 
-nvmlReturn_t GetHandle(unsigned index, nvmlDevice_t* device) {
+nvmlReturn_t GetHandle(const char* function, unsigned index,
+                       nvmlDevice_t* device) {
   std::unique_lock<std::mutex> lock(TheState().mu);
+  if (TheState().refcount == 0) return NVML_ERROR_UNINITIALIZED;
+  if (nvmlReturn_t rc = FunctionAnswerLocked(function); rc != NVML_SUCCESS) {
+    return rc;
+  }
   FakeGpu* gpu = nullptr;
   const gpudoctor::GpuStatus* now = nullptr;
   double t = 0;
-  nvmlReturn_t rc = EnterGpu(index, lock, {}, &gpu, &now, &t);
+  nvmlReturn_t rc = EnterGpu(function, index, lock, {}, &gpu, &now, &t);
   if (rc != NVML_SUCCESS) return rc;
   if (device == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
   *device = HandleOf(index);
   return NVML_SUCCESS;
 }
 
-nvmlReturn_t CudaVersion(int* version) {
-  return WithSystem([&](const Scenario& s) -> nvmlReturn_t {
+// `asks_libcuda`: _v2, which calls cuDriverGetVersion and so answers
+// LIBRARY_NOT_FOUND without libcuda ("libcuda": false); version 1 answers
+// the version this driver supports all the same.
+nvmlReturn_t CudaVersion(const char* function, bool asks_libcuda, int* version) {
+  return WithSystem(function, [&](const Scenario& s) -> nvmlReturn_t {
     if (version == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
     if (!s.cuda_driver_version) return NVML_ERROR_LIBRARY_NOT_FOUND;
+    if (asks_libcuda && !s.libcuda) return NVML_ERROR_LIBRARY_NOT_FOUND;
     *version = *s.cuda_driver_version;
     return NVML_SUCCESS;
   });
@@ -116,28 +128,28 @@ const char* nvmlErrorString(nvmlReturn_t result) {
 }
 
 nvmlReturn_t nvmlSystemGetDriverVersion(char* version, unsigned int length) {
-  return fake::WithSystem([&](const fake::Scenario& s) -> nvmlReturn_t {
+  return fake::WithSystem(__func__, [&](const fake::Scenario& s) -> nvmlReturn_t {
     return CopyString(s.driver_version, version, length);
   });
 }
 
 nvmlReturn_t nvmlSystemGetNVMLVersion(char* version, unsigned int length) {
-  return fake::WithSystem([&](const fake::Scenario& s) -> nvmlReturn_t {
+  return fake::WithSystem(__func__, [&](const fake::Scenario& s) -> nvmlReturn_t {
     return CopyString(s.nvml_version, version, length);
   });
 }
 
 nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* cudaDriverVersion) {
-  return fake::CudaVersion(cudaDriverVersion);
+  return fake::CudaVersion(__func__, true, cudaDriverVersion);
 }
 
 nvmlReturn_t nvmlSystemGetCudaDriverVersion(int* cudaDriverVersion) {
-  return fake::CudaVersion(cudaDriverVersion);
+  return fake::CudaVersion(__func__, false, cudaDriverVersion);
 }
 
 nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char* name,
                                       unsigned int length) {
-  return fake::WithSystem([&](const fake::Scenario& s) -> nvmlReturn_t {
+  return fake::WithSystem(__func__, [&](const fake::Scenario& s) -> nvmlReturn_t {
     for (const fake::FakeGpu& gpu : s.gpus) {
       if (!gpu.status.processes) continue;
       for (const auto& p : *gpu.status.processes) {
@@ -149,47 +161,47 @@ nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char* name,
 }
 
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* deviceCount) {
-  return fake::GetCount(deviceCount);
+  return fake::GetCount(__func__, deviceCount);
 }
 
 nvmlReturn_t nvmlDeviceGetCount(unsigned int* deviceCount) {
-  return fake::GetCount(deviceCount);
+  return fake::GetCount(__func__, deviceCount);
 }
 
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index,
                                            nvmlDevice_t* device) {
-  return fake::GetHandle(index, device);
+  return fake::GetHandle(__func__, index, device);
 }
 
 nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index,
                                         nvmlDevice_t* device) {
-  return fake::GetHandle(index, device);
+  return fake::GetHandle(__func__, index, device);
 }
 
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name,
                                unsigned int length) {
-  return WithGpu(device, {"name"}, [&](const GpuCall& c) -> nvmlReturn_t {
+  return WithGpu(__func__, device, {"name"}, [&](const GpuCall& c) -> nvmlReturn_t {
     return CopyString(c.now.name, name, length);
   });
 }
 
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid,
                                unsigned int length) {
-  return WithGpu(device, {"uuid"}, [&](const GpuCall& c) -> nvmlReturn_t {
+  return WithGpu(__func__, device, {"uuid"}, [&](const GpuCall& c) -> nvmlReturn_t {
     return CopyString(c.now.uuid, uuid, length);
   });
 }
 
 nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char* serial,
                                  unsigned int length) {
-  return WithGpu(device, {"serial"}, [&](const GpuCall& c) -> nvmlReturn_t {
+  return WithGpu(__func__, device, {"serial"}, [&](const GpuCall& c) -> nvmlReturn_t {
     return CopyString(c.now.serial.value_or(""), serial, length);
   });
 }
 
 nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char* partNumber,
                                           unsigned int length) {
-  return WithGpu(device, {"board_part_number"},
+  return WithGpu(__func__, device, {"board_part_number"},
                  [&](const GpuCall& c) -> nvmlReturn_t {
                    return CopyString(c.now.board_part_number.value_or(""),
                                      partNumber, length);
@@ -199,7 +211,7 @@ nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char* partNumber,
 nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char* version,
                                        unsigned int length) {
   return WithGpu(
-      device, {"vbios_version"}, [&](const GpuCall& c) -> nvmlReturn_t {
+      __func__, device, {"vbios_version"}, [&](const GpuCall& c) -> nvmlReturn_t {
         return CopyString(c.now.vbios_version.value_or(""), version, length);
       });
 }
@@ -207,7 +219,7 @@ nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char* version,
 nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device,
                                               char* version,
                                               unsigned int length) {
-  return WithGpu(device, {"inforom_image_version"},
+  return WithGpu(__func__, device, {"inforom_image_version"},
                  [&](const GpuCall& c) -> nvmlReturn_t {
                    return CopyString(c.now.inforom_image_version.value_or(""),
                                      version, length);
@@ -216,7 +228,7 @@ nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device,
 
 nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int* isEnabled,
                                           unsigned int* defaultMode) {
-  return WithGpu(device, {"gsp_firmware_enabled"}, [&](const GpuCall& c) -> nvmlReturn_t {
+  return WithGpu(__func__, device, {"gsp_firmware_enabled"}, [&](const GpuCall& c) -> nvmlReturn_t {
     if (isEnabled == nullptr || defaultMode == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
     if (!c.now.gsp_firmware_enabled) return NVML_ERROR_NOT_SUPPORTED;
     *isEnabled = *c.now.gsp_firmware_enabled ? 1 : 0;
@@ -226,7 +238,7 @@ nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int* isE
 }
 
 nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char* version) {
-  return WithGpu(device, {"gsp_firmware_version"}, [&](const GpuCall& c) -> nvmlReturn_t {
+  return WithGpu(__func__, device, {"gsp_firmware_version"}, [&](const GpuCall& c) -> nvmlReturn_t {
     // NVML documents a buffer of at least NVML_GSP_FIRMWARE_VERSION_BUF_SIZE.
     return CopyString(c.now.gsp_firmware_version.value_or(""), version,
                       kNvmlGspFirmwareVersionBufferSize);
@@ -234,7 +246,7 @@ nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char* version)
 }
 
 nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t* pci) {
-  return WithGpu(device, {"pci_bus_id"}, [&](const GpuCall& c) -> nvmlReturn_t {
+  return WithGpu(__func__, device, {"pci_bus_id"}, [&](const GpuCall& c) -> nvmlReturn_t {
     if (pci == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
     unsigned domain = 0, bus = 0, dev = 0, function = 0;
     if (std::sscanf(c.now.pci_bus_id.c_str(), "%x:%x:%x.%x", &domain, &bus,

@@ -68,7 +68,7 @@ constexpr std::array<CodeName, 32> kCodes = {{
 }};
 
 // Names an error fault may target besides the scalar fields.
-constexpr std::array<std::string_view, 12> kOtherFaultFields = {
+constexpr std::array<std::string_view, 13> kOtherFaultFields = {
     "name",
     "uuid",
     "pci_bus_id",
@@ -77,6 +77,7 @@ constexpr std::array<std::string_view, 12> kOtherFaultFields = {
     "fan_speeds_percent",
     "processes",
     "nvlinks",
+    "register_events",
     "set_persistence_mode",
     "set_power_limit",
     "set_applications_clocks",

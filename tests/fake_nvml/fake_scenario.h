@@ -40,6 +40,9 @@ struct Fault {
   std::string field;                  // kError: the field or setter it breaks
   nvmlReturn_t error = NVML_SUCCESS;  // kError
   bool delivered = false;             // kXid: handed out by nvmlEventSetWait_v2
+  // kLost: the handle and nvmlDeviceGetPciInfo_v3 still answer, as for a GPU
+  // the driver attached before it fell off the bus.
+  bool keeps_pci_info = false;
 };
 
 struct FakeGpu {
@@ -47,6 +50,8 @@ struct FakeGpu {
   unsigned pci_device_id = 0x20B010DE;
   std::map<std::string, Timeline> metrics;
   std::vector<Fault> faults;
+  // nvmlValueType_t of every field value served (-1: each field's usual one).
+  int field_value_type = -1;
   // `status` with the metrics applied at scenario time applied_t (see
   // EnterGpu); reset when a setter changes `status`.
   std::optional<gpudoctor::GpuStatus> applied;
@@ -61,7 +66,33 @@ struct Scenario {
   nvmlReturn_t init_error = NVML_SUCCESS;
   int init_delay_ms = 0;
   std::vector<FakeGpu> gpus;
+  // Driver generation (fake_profiles.cpp): "" for none, which serves every
+  // function as the newest driver does.
+  std::string driver_profile;
+  // NVML function name -> what it answers instead of serving (the profile's
+  // FUNCTION_NOT_FOUND for what its generation lacks, then "function_errors").
+  std::map<std::string, nvmlReturn_t, std::less<>> function_errors;
+  // Bytes per record that nvmlDeviceGetComputeRunningProcesses_v3 writes.
+  std::size_t process_record_bytes_v3 = sizeof(nvmlProcessInfo_t);
+  // Field 269 (SW thermal slowdown counter) exists (R575+).
+  bool thermal_violation_field = true;
+  // libcuda is installed: nvmlSystemGetCudaDriverVersion_v2 can answer.
+  bool libcuda = true;
 };
+
+// Applies the driver profile `version` ("535.54.03"; any driver from 450 to
+// 699): driver, NVML and CUDA versions, the functions its generation lacks,
+// the _v3 process record layout and field 269. Returns "" or why `version` is
+// no profile.
+std::string ApplyDriverProfile(const std::string& version, Scenario& s);
+// The symbols a profile can lack, and the branch that first exports each.
+struct ProfileSymbol {
+  const char* name;
+  int first_branch;
+};
+const std::vector<ProfileSymbol>& ProfileSymbols();
+// True for a name in NVML_FUNCTIONS.
+bool IsNvmlFunctionName(std::string_view name);
 
 constexpr unsigned kMaxGpus = 64;
 

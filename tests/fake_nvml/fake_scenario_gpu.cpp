@@ -117,6 +117,25 @@ std::vector<gpudoctor::NvLinkStatus> ParseNvLinks(const json& value,
   return out;
 }
 
+// nvmlValueType_t by the names README.md gives.
+int ParseFieldValueType(const json& value, const std::string& where) {
+  static const std::pair<const char*, int> kTypes[] = {
+      {"double", NVML_VALUE_TYPE_DOUBLE},
+      {"unsigned_int", NVML_VALUE_TYPE_UNSIGNED_INT},
+      {"unsigned_long", NVML_VALUE_TYPE_UNSIGNED_LONG},
+      {"unsigned_long_long", NVML_VALUE_TYPE_UNSIGNED_LONG_LONG},
+      {"signed_long_long", NVML_VALUE_TYPE_SIGNED_LONG_LONG},
+      {"signed_int", NVML_VALUE_TYPE_SIGNED_INT},
+      {"unsigned_short", NVML_VALUE_TYPE_UNSIGNED_SHORT}};
+  if (value.is_string()) {
+    for (const auto& [name, type] : kTypes) {
+      if (value.get<std::string>() == name) return type;
+    }
+  }
+  Fail(where, "must be one of double, unsigned_int, unsigned_long, unsigned_long_long, "
+              "signed_long_long, signed_int, unsigned_short");
+}
+
 }  // namespace
 
 FakeGpu DefaultGpu(unsigned index) {
@@ -175,6 +194,8 @@ void ApplyGpuJson(const json& entry, const std::string& where, FakeGpu& gpu) {
     } else if (key == "nvlinks") {
       g.nvlinks = value.is_null() ? std::vector<gpudoctor::NvLinkStatus>{}
                                   : ParseNvLinks(value, at);
+    } else if (key == "field_value_type") {
+      gpu.field_value_type = ParseFieldValueType(value, at);
     } else if (key == "metrics") {
       ApplyMetricsJson(value, at, gpu);
     } else if (key == "faults") {

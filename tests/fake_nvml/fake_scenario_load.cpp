@@ -106,6 +106,21 @@ void ApplyTopLevel(const json& doc, Scenario& s) {
     if (!code) throw ScenarioError{"unknown init_error '" + name + "'"};
     s.init_error = *code;
   }
+  if (doc.contains("libcuda")) {
+    if (!doc.at("libcuda").is_boolean()) Fail("libcuda", "must be true or false");
+    s.libcuda = doc.at("libcuda").get<bool>();
+  }
+  if (doc.contains("function_errors")) {
+    const json& errors = doc.at("function_errors");
+    if (!errors.is_object()) Fail("function_errors", "must be an object");
+    for (const auto& [function, value] : errors.items()) {
+      std::string where = "function_errors." + function;
+      if (!IsNvmlFunctionName(function)) Fail(where, "no such NVML function");
+      auto code = value.is_string() ? ReturnCodeByName(value.get<std::string>()) : std::nullopt;
+      if (!code || *code == NVML_SUCCESS) Fail(where, "must name an NVML error code");
+      s.function_errors[function] = *code;
+    }
+  }
   if (doc.contains("init_delay_ms")) {
     // An hour at most: longer is a mistake, and the sleep must stay bounded.
     s.init_delay_ms = static_cast<int>(Integer(doc.at("init_delay_ms"), "init_delay_ms", 0, 3600000));
@@ -115,8 +130,9 @@ void ApplyTopLevel(const json& doc, Scenario& s) {
 Scenario FromJsonText(const std::string& path, const std::string& text) {
   json doc = json::parse(text);
   CheckKeys(doc, "",
-            {"description", "driver_version", "cuda_driver_version",
-             "nvml_version", "init_error", "init_delay_ms", "gpus"});
+            {"description", "driver_profile", "driver_version", "cuda_driver_version",
+             "nvml_version", "init_error", "init_delay_ms", "libcuda",
+             "function_errors", "gpus"});
   Scenario s;
   bool took_versions = false;
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
@@ -126,7 +142,14 @@ Scenario FromJsonText(const std::string& path, const std::string& text) {
   for (unsigned i = 0; i < gpus.size(); ++i) {
     s.gpus.push_back(GpuFromEntry(gpus[i], i, dir, s, &took_versions));
   }
-  // Explicit top-level versions win over those taken from an XML.
+  // A profile's versions win over those taken from an XML, and explicit
+  // top-level keys over both.
+  if (doc.contains("driver_profile")) {
+    const json& profile = doc.at("driver_profile");
+    std::string why = profile.is_string() ? ApplyDriverProfile(profile.get<std::string>(), s)
+                                          : "must be a driver version string";
+    if (!why.empty()) Fail("driver_profile", why);
+  }
   ApplyTopLevel(doc, s);
   return s;
 }

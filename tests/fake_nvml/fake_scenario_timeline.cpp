@@ -60,7 +60,8 @@ FaultKind ParseKind(const json& kind, const std::string& where) {
 
 Fault ParseFault(const json& spec, const std::string& where) {
   CheckKeys(spec, where,
-            {"kind", "at_s", "code", "delay_ms", "field", "error"});
+            {"kind", "at_s", "code", "delay_ms", "field", "error",
+             "keeps_pci_info"});
   if (!spec.contains("kind")) Fail(where, "needs a kind");
   Fault f;
   f.kind = ParseKind(spec["kind"], where + ".kind");
@@ -76,6 +77,11 @@ Fault ParseFault(const json& spec, const std::string& where) {
   require("delay_ms", FaultKind::kSlow);
   require("field", FaultKind::kError);
   require("error", FaultKind::kError);
+  if (spec.contains("keeps_pci_info")) {
+    if (f.kind != FaultKind::kLost) Fail(where, "keeps_pci_info does not belong here");
+    if (!spec["keeps_pci_info"].is_boolean()) Fail(where, "keeps_pci_info must be true or false");
+    f.keeps_pci_info = spec["keeps_pci_info"].get<bool>();
+  }
   if (f.kind == FaultKind::kXid) {
     f.xid =
         static_cast<unsigned long long>(Number(spec["code"], where + ".code"));

@@ -69,7 +69,15 @@ nvmlReturn_t ErrorFaultFor(const FakeGpu& gpu, std::string_view field,
   return NVML_SUCCESS;
 }
 
-nvmlReturn_t EnterGpu(unsigned index, std::unique_lock<std::mutex>& lock,
+nvmlReturn_t FunctionAnswerLocked(std::string_view function) {
+  const auto& errors = TheState().scenario.function_errors;
+  if (errors.empty()) return NVML_SUCCESS;
+  auto it = errors.find(function);
+  return it == errors.end() ? NVML_SUCCESS : it->second;
+}
+
+nvmlReturn_t EnterGpu(std::string_view function, unsigned index,
+                      std::unique_lock<std::mutex>& lock,
                       std::initializer_list<std::string_view> fields,
                       FakeGpu** gpu_out, const gpudoctor::GpuStatus** now,
                       double* t_out) {
@@ -97,9 +105,14 @@ nvmlReturn_t EnterGpu(unsigned index, std::unique_lock<std::mutex>& lock,
       BlockForever();
     }
   }
+  const bool handle_or_pci = function == "nvmlDeviceGetHandleByIndex_v2" ||
+                             function == "nvmlDeviceGetHandleByIndex" ||
+                             function == "nvmlDeviceGetPciInfo_v3";
   for (const Fault& f : gpu.faults) {
-    if (f.kind == FaultKind::kLost && t >= f.at_s)
+    if (f.kind == FaultKind::kLost && t >= f.at_s &&
+        !(f.keeps_pci_info && handle_or_pci)) {
       return NVML_ERROR_GPU_IS_LOST;
+    }
   }
   for (std::string_view field : fields) {
     if (nvmlReturn_t rc = ErrorFaultFor(gpu, field, t); rc != NVML_SUCCESS) {

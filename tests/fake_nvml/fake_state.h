@@ -62,28 +62,42 @@ int IndexOf(nvmlDevice_t device);
 // With the lock held: checks init and the index, applies faults (slow, hang,
 // lost and error faults naming one of `fields`). On NVML_SUCCESS the lock is
 // still held and *gpu, *now and *t are set; *now stays valid while it is.
-nvmlReturn_t EnterGpu(unsigned index, std::unique_lock<std::mutex>& lock,
+// `function` is the NVML symbol being served (for "lost" faults that keep
+// the handle and PCI info).
+nvmlReturn_t EnterGpu(std::string_view function, unsigned index,
+                      std::unique_lock<std::mutex>& lock,
                       std::initializer_list<std::string_view> fields,
                       FakeGpu** gpu, const gpudoctor::GpuStatus** now,
                       double* t);
+
+// With the lock held and the library initialised: what the scenario's
+// driver answers for `function` before anything else (the driver profile's
+// FUNCTION_NOT_FOUND for a function its generation lacks, or a
+// "function_errors" entry), or NVML_SUCCESS to serve it.
+nvmlReturn_t FunctionAnswerLocked(std::string_view function);
 
 // The first active error fault of the GPU for `field`, or NVML_SUCCESS.
 nvmlReturn_t ErrorFaultFor(const FakeGpu& gpu, std::string_view field,
                            double t);
 
+// Serves the device call `function` (pass __func__): the function's answer
+// (FunctionAnswerLocked), the handle, the GPU's faults, then body(GpuCall).
 template <typename Body>
-nvmlReturn_t WithGpu(nvmlDevice_t device,
+nvmlReturn_t WithGpu(std::string_view function, nvmlDevice_t device,
                      std::initializer_list<std::string_view> fields,
                      Body&& body) {
   std::unique_lock<std::mutex> lock(TheState().mu);
   if (TheState().refcount == 0) return NVML_ERROR_UNINITIALIZED;
+  if (nvmlReturn_t rc = FunctionAnswerLocked(function); rc != NVML_SUCCESS) {
+    return rc;
+  }
   int index = IndexOf(device);
   if (index < 0) return NVML_ERROR_INVALID_ARGUMENT;
   FakeGpu* gpu = nullptr;
   const gpudoctor::GpuStatus* now = nullptr;
   double t = 0;
-  nvmlReturn_t rc =
-      EnterGpu(static_cast<unsigned>(index), lock, fields, &gpu, &now, &t);
+  nvmlReturn_t rc = EnterGpu(function, static_cast<unsigned>(index), lock,
+                             fields, &gpu, &now, &t);
   if (rc != NVML_SUCCESS) return rc;
   return body(GpuCall{static_cast<unsigned>(index), gpu, *now, t});
 }

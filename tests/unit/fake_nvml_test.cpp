@@ -281,13 +281,19 @@ TEST_F(FakeNvmlTest, ProcessesEccRetiredPagesRemappedRowsNvLinks) {
                                          NVML_AGGREGATE_ECC, &ecc),
       NVML_SUCCESS);
   EXPECT_EQ(ecc, 1u);
+  // nvml.h: a NULL address buffer is INVALID_ARGUMENT, even as a count query.
   unsigned pages = 0;
-  ASSERT_EQ(nvml().nvmlDeviceGetRetiredPages(
+  EXPECT_EQ(nvml().nvmlDeviceGetRetiredPages(
                 d, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS,
                 &pages, nullptr),
+            NVML_ERROR_INVALID_ARGUMENT);
+  unsigned long long addresses[2] = {};
+  pages = 1;
+  ASSERT_EQ(nvml().nvmlDeviceGetRetiredPages(
+                d, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS,
+                &pages, addresses),
             NVML_ERROR_INSUFFICIENT_SIZE);
   EXPECT_EQ(pages, 2u);
-  unsigned long long addresses[2] = {};
   ASSERT_EQ(nvml().nvmlDeviceGetRetiredPages(
                 d, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS,
                 &pages, addresses),

@@ -1,0 +1,187 @@
+// The fake NVML's driver profiles: which functions each generation lacks
+// (from the first nvml.h copy that declares them), the _v3 process layout of
+// 535.43.02/535.54.03/535.86.05, versions, and the r450 library that does not
+// export what R450 lacks.
+#include <dlfcn.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "unit/fake_nvml_client.h"
+
+namespace fake_test {
+namespace {
+
+// The truth table this test holds the fake to (shared/facts/nvml-facts.md 1.1).
+struct FirstBranch {
+  const char* symbol;
+  int branch;
+};
+constexpr FirstBranch kFirstBranches[] = {
+    {"nvmlDeviceGetComputeRunningProcesses_v2", 455},
+    {"nvmlDeviceGetComputeRunningProcesses_v3", 510},
+    {"nvmlDeviceGetMemoryInfo_v2", 510},
+    {"nvmlDeviceGetGspFirmwareMode", 515},
+    {"nvmlDeviceGetGspFirmwareVersion", 515},
+    {"nvmlDeviceGetCurrentClocksEventReasons", 535},
+    {"nvmlDeviceGetTemperatureV", 570},
+};
+
+// Calls `symbol` on `d` with null out-parameters: FUNCTION_NOT_FOUND when the
+// profile lacks it, else the fake's answer to the null pointer.
+nvmlReturn_t CallWithNulls(const NvmlApi& api, const std::string& symbol, nvmlDevice_t d) {
+  if (symbol == "nvmlDeviceGetComputeRunningProcesses_v2")
+    return api.nvmlDeviceGetComputeRunningProcesses_v2(d, nullptr, nullptr);
+  if (symbol == "nvmlDeviceGetComputeRunningProcesses_v3")
+    return api.nvmlDeviceGetComputeRunningProcesses_v3(d, nullptr, nullptr);
+  if (symbol == "nvmlDeviceGetMemoryInfo_v2") return api.nvmlDeviceGetMemoryInfo_v2(d, nullptr);
+  if (symbol == "nvmlDeviceGetGspFirmwareMode")
+    return api.nvmlDeviceGetGspFirmwareMode(d, nullptr, nullptr);
+  if (symbol == "nvmlDeviceGetGspFirmwareVersion")
+    return api.nvmlDeviceGetGspFirmwareVersion(d, nullptr);
+  if (symbol == "nvmlDeviceGetCurrentClocksEventReasons")
+    return api.nvmlDeviceGetCurrentClocksEventReasons(d, nullptr);
+  if (symbol == "nvmlDeviceGetTemperatureV") return api.nvmlDeviceGetTemperatureV(d, nullptr);
+  ADD_FAILURE() << "no call for " << symbol;
+  return NVML_SUCCESS;
+}
+
+class FakeNvmlProfileTest : public FakeNvmlTest {
+ protected:
+  nvmlReturn_t InitProfile(const std::string& profile, const std::string& extra = "") {
+    return Init(WriteFile("profile.json", R"({"driver_profile": ")" + profile + "\", " + extra +
+                                              R"("gpus": [{"processes": [
+      {"pid": 11, "used_memory_bytes": 100}, {"pid": 22, "used_memory_bytes": 200}]}]})"));
+  }
+
+  std::string SystemText(nvmlReturn_t (*f)(char*, unsigned)) {
+    char text[96] = {};
+    EXPECT_EQ(f(text, sizeof text), NVML_SUCCESS);
+    return text;
+  }
+};
+
+TEST_F(FakeNvmlProfileTest, EachGenerationLacksWhatLaterHeadersAdded) {
+  for (int branch : {450, 455, 470, 510, 515, 525, 535, 550, 570, 580, 590, 610}) {
+    SCOPED_TRACE(branch);
+    ASSERT_EQ(InitProfile(std::to_string(branch) + ".10.01"), NVML_SUCCESS);
+    nvmlDevice_t d = Handle(0);
+    for (const auto& [symbol, first] : kFirstBranches) {
+      const nvmlReturn_t rc = CallWithNulls(nvml(), symbol, d);
+      if (branch < first) {
+        EXPECT_EQ(rc, NVML_ERROR_FUNCTION_NOT_FOUND) << symbol;
+      } else {
+        EXPECT_NE(rc, NVML_ERROR_FUNCTION_NOT_FOUND) << symbol;
+      }
+    }
+    TearDown();
+  }
+}
+
+TEST_F(FakeNvmlProfileTest, VersionsFollowTheProfileAndExplicitKeysWin) {
+  ASSERT_EQ(InitProfile("535.54.03"), NVML_SUCCESS);
+  EXPECT_EQ(SystemText(nvml().nvmlSystemGetDriverVersion), "535.54.03");
+  EXPECT_EQ(SystemText(nvml().nvmlSystemGetNVMLVersion), "12.535.54.03");
+  int cuda = 0;
+  ASSERT_EQ(nvml().nvmlSystemGetCudaDriverVersion_v2(&cuda), NVML_SUCCESS);
+  EXPECT_EQ(cuda, 12020);
+  TearDown();
+  ASSERT_EQ(InitProfile("580.95.05", R"("cuda_driver_version": 13010, "libcuda": false, )"),
+            NVML_SUCCESS);
+  EXPECT_EQ(SystemText(nvml().nvmlSystemGetNVMLVersion), "13.580.95.05");
+  EXPECT_EQ(nvml().nvmlSystemGetCudaDriverVersion_v2(&cuda), NVML_ERROR_LIBRARY_NOT_FOUND);
+  ASSERT_EQ(nvml().nvmlSystemGetCudaDriverVersion(&cuda), NVML_SUCCESS);
+  EXPECT_EQ(cuda, 13010);
+}
+
+TEST_F(FakeNvmlProfileTest, V3WritesThirtyTwoByteRecordsOnlyOnThreeDrivers) {
+  for (const char* driver : {"535.43.02", "535.54.03", "535.86.05", "535.104.05", "550.54.15"}) {
+    SCOPED_TRACE(driver);
+    ASSERT_EQ(InitProfile(driver), NVML_SUCCESS);
+    const bool cc = std::strncmp(driver, "535.104", 7) != 0 && std::strncmp(driver, "550", 3) != 0;
+    unsigned char buffer[4 * 32];
+    std::memset(buffer, 0xA5, sizeof buffer);
+    unsigned count = 4;
+    ASSERT_EQ(nvml().nvmlDeviceGetComputeRunningProcesses_v3(
+                  Handle(0), &count, reinterpret_cast<nvmlProcessInfo_t*>(buffer)),
+              NVML_SUCCESS);
+    ASSERT_EQ(count, 2u);
+    const std::size_t stride = cc ? 32 : 24;
+    unsigned pid = 0;
+    std::memcpy(&pid, buffer + stride, sizeof pid);
+    EXPECT_EQ(pid, 22u);
+    EXPECT_EQ(buffer[2 * stride], 0xA5) << "wrote past its records";
+    if (cc) {
+      unsigned long long protected_bytes = 1;
+      std::memcpy(&protected_bytes, buffer + 24, sizeof protected_bytes);
+      EXPECT_EQ(protected_bytes, 0u) << "usedGpuCcProtectedMemory at offset 24";
+    }
+    // _v2 is 24 bytes on every driver.
+    std::memset(buffer, 0xA5, sizeof buffer);
+    count = 4;
+    ASSERT_EQ(nvml().nvmlDeviceGetComputeRunningProcesses_v2(
+                  Handle(0), &count, reinterpret_cast<nvmlProcessInfo_t*>(buffer)),
+              NVML_SUCCESS);
+    std::memcpy(&pid, buffer + 24, sizeof pid);
+    EXPECT_EQ(pid, 22u);
+    EXPECT_EQ(buffer[48], 0xA5);
+    TearDown();
+  }
+}
+
+TEST_F(FakeNvmlProfileTest, BadProfilesAndKeysAreRefused) {
+  for (const char* bad : {"abc", "449.80.02", "700.1.1", "535", "535.54.03x", "535.54."}) {
+    SCOPED_TRACE(bad);
+    EXPECT_EQ(InitProfile(bad), NVML_ERROR_UNKNOWN);
+  }
+  EXPECT_EQ(Init(WriteFile("fe.json", R"({"function_errors": {"nvmlNoSuchCall": "NVML_ERROR_DEPRECATED"}})")),
+            NVML_ERROR_UNKNOWN);
+  EXPECT_EQ(Init(WriteFile("fe2.json", R"({"function_errors": {"nvmlDeviceGetTemperature": "NVML_SUCCESS"}})")),
+            NVML_ERROR_UNKNOWN);
+  EXPECT_EQ(Init(WriteFile("vt.json", R"({"gpus": [{"field_value_type": "float"}]})")),
+            NVML_ERROR_UNKNOWN);
+  EXPECT_EQ(Init(WriteFile("kp.json", R"({"gpus": [{"faults": [{"kind": "hang", "keeps_pci_info": true}]}]})")),
+            NVML_ERROR_UNKNOWN);
+}
+
+TEST_F(FakeNvmlProfileTest, LostFaultCanKeepTheHandleAndPciInfo) {
+  ASSERT_EQ(Init(WriteFile("lost.json", R"({"gpus": [{"pci_bus_id": "0000:3b:00.0",
+      "temperature_c": 50, "faults": [{"kind": "lost", "keeps_pci_info": true}]}]})")),
+            NVML_SUCCESS);
+  nvmlDevice_t d = Handle(0);
+  nvmlPciInfo_t pci{};
+  ASSERT_EQ(nvml().nvmlDeviceGetPciInfo_v3(d, &pci), NVML_SUCCESS);
+  EXPECT_STREQ(pci.busId, "00000000:3B:00.0");
+  unsigned temp = 0;
+  EXPECT_EQ(nvml().nvmlDeviceGetTemperature(d, NVML_TEMPERATURE_GPU, &temp),
+            NVML_ERROR_GPU_IS_LOST);
+}
+
+TEST(FakeNvmlR450Library, ExportsNothingR450Lacks) {
+  void* r450 = dlopen(FAKE_NVML_R450_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(r450, nullptr) << dlerror();
+  void* full = dlopen(FAKE_NVML_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(full, nullptr) << dlerror();
+  for (const auto& [symbol, first] : kFirstBranches) {
+    EXPECT_EQ(dlsym(r450, symbol), nullptr) << symbol << " (first in R" << first << ")";
+    EXPECT_NE(dlsym(full, symbol), nullptr) << symbol;
+  }
+  for (const char* always : {"nvmlInit_v2", "nvmlDeviceGetComputeRunningProcesses",
+                             "nvmlDeviceGetMemoryInfo", "nvmlDeviceGetTemperature",
+                             "nvmlDeviceGetCurrentClocksThrottleReasons", "nvmlErrorString"}) {
+    EXPECT_NE(dlsym(r450, always), nullptr) << always;
+  }
+  // The version script hides exactly the table above.
+  std::ifstream map(FAKE_NVML_R450_MAP);
+  std::stringstream text;
+  text << map.rdbuf();
+  std::size_t hidden = 0;
+  for (std::string line; std::getline(text, line);) {
+    if (line.rfind("    nvml", 0) == 0) ++hidden;
+  }
+  EXPECT_EQ(hidden, std::size(kFirstBranches));
+}
+
+}  // namespace
+}  // namespace fake_test
