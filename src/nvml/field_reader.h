@@ -31,12 +31,24 @@ class Reader {
     return Check(rc, call, field);
   }
 
+  // Calls f(args...) named `call` and returns its answer without judging it;
+  // NVML_ERROR_FUNCTION_NOT_FOUND when this driver does not export f, and
+  // kStoppedAnswer once the GPU was found lost or hung (Check ignores it).
+  template <typename F, typename... Args>
+  nvmlReturn_t Call(const char* call, F f, Args... args) {
+    if (stopped()) return kStoppedAnswer;
+    if (f == nullptr) return NVML_ERROR_FUNCTION_NOT_FOUND;
+    return tracker_.Call(call, [&] { return f(args...); }, NVML_ERROR_TIMEOUT);
+  }
+  static constexpr nvmlReturn_t kStoppedAnswer = NVML_ERROR_UNINITIALIZED;
+
   CallTracker& tracker() { return tracker_; }
 
   bool Check(nvmlReturn_t rc, const char* call, const char* field) {
     if (rc == NVML_SUCCESS) return true;
+    if (stopped()) return false;  // lost or hung: said once, in the state
     if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND ||
-        rc == NVML_ERROR_NOT_FOUND ||
+        rc == NVML_ERROR_DEPRECATED || rc == NVML_ERROR_NOT_FOUND ||
         rc == NVML_ERROR_INVALID_ARGUMENT) {
       return false;  // not supported here: a null value, not an error
     }
@@ -55,6 +67,14 @@ class Reader {
   CallTracker& tracker_;
   GpuStatus& out_;
 };
+
+// True when the newer of two calls gave an answer that means "ask the older
+// one": this driver lacks the function (missing symbol or FUNCTION_NOT_FOUND),
+// does not support it on this GPU, or has deprecated it.
+inline bool AnswersWithOlderCall(nvmlReturn_t rc) {
+  return rc == NVML_ERROR_FUNCTION_NOT_FOUND || rc == NVML_ERROR_NOT_SUPPORTED ||
+         rc == NVML_ERROR_DEPRECATED;
+}
 
 inline std::optional<std::string> Text(Reader& r, const char* call, const char* field,
                                 nvmlReturn_t (*f)(nvmlDevice_t, char*, unsigned),
@@ -79,8 +99,6 @@ inline std::optional<double> Watts(std::optional<std::int64_t> milliwatts) {
   if (!milliwatts) return std::nullopt;
   return static_cast<double>(*milliwatts) / 1000.0;
 }
-
-inline CallTracker& CallTrackerOf(Reader& r) { return r.tracker(); }
 
 void ReadClocksAndPerformance(Reader& r, nvmlDevice_t dev, GpuStatus& g);
 void ReadModesAndMemoryErrors(Reader& r, nvmlDevice_t dev, GpuStatus& g);

@@ -7,20 +7,26 @@
 #include <string>
 
 #include "nvml/field_reader.h"
+#include "nvml/field_value.h"
 
 namespace gpudoctor::nvml_detail {
 namespace {
 
+std::string BusIdOf(nvmlPciInfo_t& pci) {
+  pci.busId[sizeof pci.busId - 1] = '\0';
+  return NormalizePciBusId(pci.busId);
+}
+
 void ReadIdentity(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
   const auto& f = r.fn();
+  // The bus id first: a GPU lost on its next call is still named by it.
+  nvmlPciInfo_t pci{};
+  if (r.Get("nvmlDeviceGetPciInfo_v3", "pci_bus_id", f.nvmlDeviceGetPciInfo_v3, dev, &pci)) {
+    g.pci_bus_id = BusIdOf(pci);
+  }
   g.name = Text(r, "nvmlDeviceGetName", "name", f.nvmlDeviceGetName, dev).value_or("");
   g.uuid = Text(r, "nvmlDeviceGetUUID", "uuid", f.nvmlDeviceGetUUID, dev).value_or("");
   g.serial = Text(r, "nvmlDeviceGetSerial", "serial", f.nvmlDeviceGetSerial, dev);
-  nvmlPciInfo_t pci{};
-  if (r.Get("nvmlDeviceGetPciInfo_v3", "pci_bus_id", f.nvmlDeviceGetPciInfo_v3, dev, &pci)) {
-    pci.busId[sizeof pci.busId - 1] = '\0';
-    g.pci_bus_id = NormalizePciBusId(pci.busId);
-  }
   g.board_part_number = Text(r, "nvmlDeviceGetBoardPartNumber", "board_part_number",
                              f.nvmlDeviceGetBoardPartNumber, dev);
   g.vbios_version = Text(r, "nvmlDeviceGetVbiosVersion", "vbios_version",
@@ -93,13 +99,15 @@ void ReadMemory(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
     g.memory_total_bytes = static_cast<std::int64_t>(mem2.total);
     g.memory_free_bytes = static_cast<std::int64_t>(mem2.free);
     g.memory_reserved_bytes = static_cast<std::int64_t>(mem2.reserved);
-    // "In use" as total - free (reserved counted separately): facts 1.4.
-    std::uint64_t unused = mem2.free + mem2.reserved;
-    g.memory_used_bytes =
-        static_cast<std::int64_t>(mem2.total >= unused ? mem2.total - unused : mem2.used);
+    // NVML's own `used`, as nvidia-smi shows it (reserved is its own line).
+    // Not total - free - reserved: the driver rounds each value, and the
+    // difference of rounded values is not what it reports as used.
+    g.memory_used_bytes = static_cast<std::int64_t>(mem2.used);
     DropImplausibleMemory("nvmlDeviceGetMemoryInfo_v2", mem2.used, mem2.free, mem2.total, g);
     return;
   }
+  // Older drivers lack _v2 (R510+) or refuse its version: v1, whose `used`
+  // is what nvidia-smi showed on those drivers (it includes the reserved).
   g.field_errors.erase("memory_total_bytes");
   nvmlMemory_t mem{};
   if (r.Get("nvmlDeviceGetMemoryInfo", "memory_total_bytes", f.nvmlDeviceGetMemoryInfo,
@@ -121,13 +129,31 @@ std::optional<std::int64_t> Threshold(Reader& r, nvmlDevice_t dev, int type,
   return static_cast<std::int64_t>(v);
 }
 
-void ReadThermal(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
+// nvmlDeviceGetTemperatureV (R570+), else the call nvml.h 13.x deprecates.
+void ReadGpuTemperature(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
   const auto& f = r.fn();
+  nvmlTemperature_v1_t t{};
+  t.version = nvmlTemperature_v1;
+  t.sensorType = NVML_TEMPERATURE_GPU;
+  const nvmlReturn_t rc = r.Call("nvmlDeviceGetTemperatureV", f.nvmlDeviceGetTemperatureV, dev, &t);
+  if (rc == NVML_SUCCESS) {
+    g.temperature_c = t.temperature;
+    return;
+  }
+  if (!AnswersWithOlderCall(rc) && rc != NVML_ERROR_ARGUMENT_VERSION_MISMATCH) {
+    r.Check(rc, "nvmlDeviceGetTemperatureV", "temperature_c");
+    return;
+  }
   unsigned temp = 0;
   if (r.Get("nvmlDeviceGetTemperature", "temperature_c", f.nvmlDeviceGetTemperature, dev,
             NVML_TEMPERATURE_GPU, &temp)) {
     g.temperature_c = temp;
   }
+}
+
+void ReadThermal(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
+  const auto& f = r.fn();
+  ReadGpuTemperature(r, dev, g);
   g.temperature_shutdown_c = Threshold(r, dev, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN,
                                        "temperature_shutdown_c");
   g.temperature_slowdown_c = Threshold(r, dev, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN,
@@ -151,18 +177,8 @@ void ReadThermal(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
       &g.memory_temperature_c, &g.temperature_shutdown_c, &g.temperature_slowdown_c,
       &g.temperature_memory_max_c, &g.temperature_max_operating_c};
   for (int i = 0; i < 5; ++i) {
-    if (values[i].nvmlReturn != NVML_SUCCESS || slots[i]->has_value()) continue;
-    const auto& v = values[i];
-    switch (v.valueType) {
-      case NVML_VALUE_TYPE_UNSIGNED_INT: *slots[i] = v.value.uiVal; break;
-      case NVML_VALUE_TYPE_SIGNED_INT: *slots[i] = v.value.siVal; break;
-      case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
-        *slots[i] = static_cast<std::int64_t>(v.value.ullVal); break;
-      case NVML_VALUE_TYPE_SIGNED_LONG_LONG: *slots[i] = v.value.sllVal; break;
-      case NVML_VALUE_TYPE_DOUBLE:
-        *slots[i] = static_cast<std::int64_t>(v.value.dVal); break;
-      default: break;
-    }
+    if (slots[i]->has_value()) continue;
+    *slots[i] = FieldValueAsInt(values[i]);
   }
   // The driver can report a sentinel for "no memory sensor".
   if (g.memory_temperature_c && (*g.memory_temperature_c <= 0 || *g.memory_temperature_c > 200)) {
@@ -235,6 +251,18 @@ void ReadGpu(const NvmlFunctions& fn, unsigned index, const GpuReadOptions& opti
   using namespace nvml_detail;
   Reader r(fn, tracker, out);
   ReadIdentity(r, dev, out);
+  if (out.state == GpuState::kLost && out.pci_bus_id.empty()) {
+    // Lost before it gave its bus id: the driver often still answers the PCI
+    // query of a GPU that fell off the bus (nvidia-smi -q heads such a GPU's
+    // "GPU is lost" values with its bus id), so ask once more.
+    nvmlPciInfo_t pci{};
+    if (fn.nvmlDeviceGetPciInfo_v3 != nullptr &&
+        tracker.Call("nvmlDeviceGetPciInfo_v3",
+                     [&] { return fn.nvmlDeviceGetPciInfo_v3(dev, &pci); },
+                     NVML_ERROR_TIMEOUT) == NVML_SUCCESS) {
+      out.pci_bus_id = BusIdOf(pci);
+    }
+  }
   ReadMemory(r, dev, out);
   ReadThermal(r, dev, out);
   ReadFans(r, dev, out);

@@ -1,7 +1,10 @@
 // Clocks, performance state, modes, memory errors, PCIe, NVLink and processes.
+#include <algorithm>
 #include <vector>
 
 #include "nvml/field_reader.h"
+#include "nvml/field_value.h"
+#include "nvml/process_records.h"
 
 namespace gpudoctor::nvml_detail {
 namespace {
@@ -31,22 +34,22 @@ std::optional<std::int64_t> Ecc(Reader& r, nvmlDevice_t dev, int type, int count
   return static_cast<std::int64_t>(count);
 }
 
+// nvml.h: a NULL address buffer is INVALID_ARGUMENT (which reads as "not
+// supported"), so the first call already gets a real buffer; a driver that
+// needs more answers INSUFFICIENT_SIZE with the count, and the buffer grows.
 std::optional<std::int64_t> RetiredPages(Reader& r, nvmlDevice_t dev, int cause,
                                          const char* field) {
-  unsigned count = 0;
   const auto f = r.fn().nvmlDeviceGetRetiredPages;
   if (f == nullptr || r.stopped()) return std::nullopt;
-  // A count query: NVML answers INSUFFICIENT_SIZE with the count filled in.
+  std::vector<unsigned long long> addresses(64);
   nvmlReturn_t rc = NVML_ERROR_TIMEOUT;
-  std::vector<unsigned long long> addresses;
   for (int attempt = 0; attempt < 3; ++attempt) {
-    addresses.assign(count, 0);
-    unsigned asked = count;
-    rc = CallTrackerOf(r).Call("nvmlDeviceGetRetiredPages",
-                               [&] { return f(dev, cause, &count, addresses.data()); },
-                               NVML_ERROR_TIMEOUT);
-    if (rc == NVML_SUCCESS) return static_cast<std::int64_t>(count);
-    if (rc != NVML_ERROR_INSUFFICIENT_SIZE || count <= asked || count > 1u << 20) break;
+    const auto room = static_cast<unsigned>(addresses.size());
+    unsigned count = room;
+    rc = r.Call("nvmlDeviceGetRetiredPages", f, dev, cause, &count, addresses.data());
+    if (rc == NVML_SUCCESS) return static_cast<std::int64_t>(std::min(count, room));
+    if (rc != NVML_ERROR_INSUFFICIENT_SIZE || count <= room || count > 1u << 20) break;
+    addresses.assign(count + 16, 0);  // headroom: pages may retire meanwhile
   }
   r.Check(rc, "nvmlDeviceGetRetiredPages", field);
   return std::nullopt;
@@ -59,6 +62,37 @@ const char* ComputeModeName(int mode) {
     case NVML_COMPUTEMODE_PROHIBITED: return "Prohibited";
     case NVML_COMPUTEMODE_EXCLUSIVE_PROCESS: return "Exclusive_Process";
     default: return "Unknown";
+  }
+}
+
+// The violation counters: field values (nvml.h 13.x deprecates
+// nvmlDeviceGetViolationStatus for removal in CUDA 14), and for a counter the
+// driver does not answer as a field, the old call.
+void ReadViolations(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
+  const auto& f = r.fn();
+  nvmlFieldValue_t values[2] = {};
+  values[0].fieldId = NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP;
+  values[1].fieldId = NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN;
+  const nvmlReturn_t rc = r.Call("nvmlDeviceGetFieldValues", f.nvmlDeviceGetFieldValues, dev,
+                                 2, values);
+  if (rc == NVML_ERROR_GPU_IS_LOST) {
+    r.Check(rc, "nvmlDeviceGetFieldValues", "violation_power_ns");
+    return;
+  }
+  if (rc != NVML_SUCCESS) {
+    for (auto& v : values) v.nvmlReturn = rc;
+  }
+  const std::pair<int, std::optional<std::int64_t>*> wanted[2] = {
+      {NVML_PERF_POLICY_POWER, &g.violation_power_ns},
+      {NVML_PERF_POLICY_THERMAL, &g.violation_thermal_ns}};
+  const char* names[2] = {"violation_power_ns", "violation_thermal_ns"};
+  for (int i = 0; i < 2; ++i) {
+    if ((*wanted[i].second = FieldValueAsInt(values[i]))) continue;
+    nvmlViolationTime_t v{};
+    if (r.Get("nvmlDeviceGetViolationStatus", names[i], f.nvmlDeviceGetViolationStatus, dev,
+              wanted[i].first, &v)) {
+      *wanted[i].second = static_cast<std::int64_t>(v.violationTime);
+    }
   }
 }
 
@@ -86,20 +120,19 @@ void ReadClocksAndPerformance(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
             &pstate) && pstate >= 0 && pstate <= 15) {
     g.pstate = pstate;
   }
+  // ...EventReasons (R535+), else the older name of the same bits.
   unsigned long long reasons = 0;
-  if (r.Get("nvmlDeviceGetCurrentClocksEventReasons", "clock_event_reasons",
-            f.nvmlDeviceGetCurrentClocksEventReasons, dev, &reasons)) {
+  nvmlReturn_t rc = r.Call("nvmlDeviceGetCurrentClocksEventReasons",
+                           f.nvmlDeviceGetCurrentClocksEventReasons, dev, &reasons);
+  if (AnswersWithOlderCall(rc)) {
+    if (r.Get("nvmlDeviceGetCurrentClocksThrottleReasons", "clock_event_reasons",
+              f.nvmlDeviceGetCurrentClocksThrottleReasons, dev, &reasons)) {
+      g.clock_event_reasons_mask = reasons;
+    }
+  } else if (r.Check(rc, "nvmlDeviceGetCurrentClocksEventReasons", "clock_event_reasons")) {
     g.clock_event_reasons_mask = reasons;
   }
-  nvmlViolationTime_t v{};
-  if (r.Get("nvmlDeviceGetViolationStatus", "violation_power_ns",
-            f.nvmlDeviceGetViolationStatus, dev, NVML_PERF_POLICY_POWER, &v)) {
-    g.violation_power_ns = static_cast<std::int64_t>(v.violationTime);
-  }
-  if (r.Get("nvmlDeviceGetViolationStatus", "violation_thermal_ns",
-            f.nvmlDeviceGetViolationStatus, dev, NVML_PERF_POLICY_THERMAL, &v)) {
-    g.violation_thermal_ns = static_cast<std::int64_t>(v.violationTime);
-  }
+  ReadViolations(r, dev, g);
 }
 
 void ReadModesAndMemoryErrors(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
@@ -188,29 +221,57 @@ void ReadNvLinks(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
   }
 }
 
+namespace {
+
+// One process call as a ProcessQuery; `Info` is the record type its
+// prototype names (the records written may be longer: process_records.h).
+template <typename Info>
+ProcessQuery ProcessCall(Reader& r, const char* call,
+                         nvmlReturn_t (*f)(nvmlDevice_t, unsigned*, Info*), nvmlDevice_t dev) {
+  return [&r, call, f, dev](unsigned* count, unsigned char* buffer, std::size_t) {
+    return r.Call(call, f, dev, count, reinterpret_cast<Info*>(buffer));
+  };
+}
+
+}  // namespace
+
+// _v3 (R510+; its layout probed), else _v2 (R455+, 24 bytes), else v1 (16):
+// each newer one skipped when missing or answering FUNCTION_NOT_FOUND,
+// NOT_SUPPORTED or DEPRECATED.
 void ReadProcesses(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
-  const auto f = r.fn().nvmlDeviceGetComputeRunningProcesses_v3;
-  if (f == nullptr || r.stopped()) return;
-  std::vector<nvmlProcessInfo_t> infos(8);
-  nvmlReturn_t rc = NVML_ERROR_TIMEOUT;
-  unsigned count = 0;
-  for (int attempt = 0; attempt < 4; ++attempt) {
-    count = static_cast<unsigned>(infos.size());
-    rc = CallTrackerOf(r).Call("nvmlDeviceGetComputeRunningProcesses_v3",
-                               [&] { return f(dev, &count, infos.data()); }, NVML_ERROR_TIMEOUT);
-    if (rc != NVML_ERROR_INSUFFICIENT_SIZE || count > 65536) break;
-    infos.resize(count + 8);  // headroom: processes may start meanwhile
+  const auto& f = r.fn();
+  if (r.stopped()) return;
+  struct Api {
+    const char* call;
+    ProcessQuery query;
+    std::size_t record_bytes;  // 0: probe
+  };
+  const Api apis[] = {
+      {"nvmlDeviceGetComputeRunningProcesses_v3",
+       ProcessCall(r, "nvmlDeviceGetComputeRunningProcesses_v3",
+                   f.nvmlDeviceGetComputeRunningProcesses_v3, dev), 0},
+      {"nvmlDeviceGetComputeRunningProcesses_v2",
+       ProcessCall(r, "nvmlDeviceGetComputeRunningProcesses_v2",
+                   f.nvmlDeviceGetComputeRunningProcesses_v2, dev), kProcessRecordBytes},
+      {"nvmlDeviceGetComputeRunningProcesses",
+       ProcessCall(r, "nvmlDeviceGetComputeRunningProcesses",
+                   f.nvmlDeviceGetComputeRunningProcesses, dev), kProcessRecordV1Bytes},
+  };
+  ProcessList list;
+  const char* used = apis[0].call;
+  for (const Api& api : apis) {
+    used = api.call;
+    list = QueryProcessRecords(api.query, api.record_bytes);
+    if (!AnswersWithOlderCall(list.rc)) break;
   }
-  if (!r.Check(rc, "nvmlDeviceGetComputeRunningProcesses_v3", "processes")) return;
+  if (!r.Check(list.rc, used, "processes")) return;
   std::vector<GpuProcess> processes;
-  for (unsigned i = 0; i < count && i < infos.size(); ++i) {
+  for (const ProcessRecord& record : list.records) {
     GpuProcess p;
-    p.pid = infos[i].pid;
-    if (infos[i].usedGpuMemory != ~0ULL) {
-      p.used_memory_bytes = static_cast<std::int64_t>(infos[i].usedGpuMemory);
-    }
+    p.pid = record.pid;
+    p.used_memory_bytes = record.used_memory_bytes;
     char name[256] = {};
-    if (r.Get("nvmlSystemGetProcessName", "processes", r.fn().nvmlSystemGetProcessName,
+    if (r.Get("nvmlSystemGetProcessName", "processes", f.nvmlSystemGetProcessName,
               p.pid, name, static_cast<unsigned>(sizeof name))) {
       name[sizeof name - 1] = '\0';
       p.name = name;

@@ -40,16 +40,15 @@ Result<std::shared_ptr<const NvmlLibrary>> LoadNvmlLibrary(const std::string& pa
   lib->fn.nvmlErrorString =
       reinterpret_cast<nvmlErrorString_fn>(dlsym(handle, "nvmlErrorString"));
 
-  // Versioned symbols first, older exports as fallbacks (facts 1.1).
+  // Versioned symbols first, older exports as fallbacks (facts 1.1). Only the
+  // calls every driver since R450 answers are folded here; pairs whose newer
+  // call may also answer FUNCTION_NOT_FOUND, NOT_SUPPORTED or DEPRECATED
+  // (processes, CUDA version, temperature, clock reasons, memory) keep both
+  // pointers, and the readers fall back per call.
   auto& f = lib->fn;
   PreferNewer(f.nvmlInit_v2, f.nvmlInit);
   PreferNewer(f.nvmlDeviceGetCount_v2, f.nvmlDeviceGetCount);
   PreferNewer(f.nvmlDeviceGetHandleByIndex_v2, f.nvmlDeviceGetHandleByIndex);
-  PreferNewer(f.nvmlSystemGetCudaDriverVersion_v2, f.nvmlSystemGetCudaDriverVersion);
-  PreferNewer(f.nvmlDeviceGetCurrentClocksEventReasons,
-              f.nvmlDeviceGetCurrentClocksThrottleReasons);
-  PreferNewer(f.nvmlDeviceGetComputeRunningProcesses_v3,
-              f.nvmlDeviceGetComputeRunningProcesses_v2);
 
   const char* missing = nullptr;
   if (f.nvmlInit_v2 == nullptr) missing = "nvmlInit_v2/nvmlInit";

@@ -1,6 +1,7 @@
 // Loads libnvidia-ml with dlopen and resolves our declared symbols with dlsym.
 // Optional symbols that this driver does not export stay null; callers treat
-// a null function as "not supported by this driver". The library is never
+// a null function like one answering NVML_ERROR_FUNCTION_NOT_FOUND: they fall
+// back to the older call where there is one (nvml/field_reader.h). The library is never
 // dlclose()d: a hung call may still be running inside it.
 #pragma once
 

@@ -37,6 +37,30 @@ std::optional<std::string> SystemText(const NvmlFunctions& fn, CallTracker& trac
   return std::string(buf);
 }
 
+// _v2 asks libcuda (cuDriverGetVersion) and answers LIBRARY_NOT_FOUND where
+// there is none, as in many containers; version 1 still answers there (with
+// the version this driver supports), as it does where _v2 is missing or
+// answers FUNCTION_NOT_FOUND, NOT_SUPPORTED or DEPRECATED.
+std::optional<std::int64_t> SessionCudaDriverVersion(const NvmlFunctions& fn, CallTracker& tracker) {
+  int cuda = 0;
+  nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
+  if (fn.nvmlSystemGetCudaDriverVersion_v2 != nullptr) {
+    rc = tracker.Call("nvmlSystemGetCudaDriverVersion_v2",
+                      [&] { return fn.nvmlSystemGetCudaDriverVersion_v2(&cuda); },
+                      NVML_ERROR_TIMEOUT);
+  }
+  const bool try_v1 = rc == NVML_ERROR_LIBRARY_NOT_FOUND || rc == NVML_ERROR_FUNCTION_NOT_FOUND ||
+                      rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_DEPRECATED;
+  if (try_v1 && fn.nvmlSystemGetCudaDriverVersion != nullptr) {
+    cuda = 0;
+    rc = tracker.Call("nvmlSystemGetCudaDriverVersion",
+                      [&] { return fn.nvmlSystemGetCudaDriverVersion(&cuda); },
+                      NVML_ERROR_TIMEOUT);
+  }
+  if (rc != NVML_SUCCESS || cuda <= 0) return std::nullopt;
+  return cuda;
+}
+
 void OpenDriver(const std::string& path, CallTracker& tracker, OpenResult& out) {
   auto loaded = LoadNvmlLibrary(path);
   if (!loaded) {
@@ -61,13 +85,7 @@ void OpenDriver(const std::string& path, CallTracker& tracker, OpenResult& out) 
                                   fn.nvmlSystemGetDriverVersion);
   out.nvml_version = SystemText(fn, tracker, "nvmlSystemGetNVMLVersion",
                                 fn.nvmlSystemGetNVMLVersion);
-  int cuda = 0;
-  if (fn.nvmlSystemGetCudaDriverVersion_v2 != nullptr &&
-      tracker.Call("nvmlSystemGetCudaDriverVersion_v2",
-                   [&] { return fn.nvmlSystemGetCudaDriverVersion_v2(&cuda); },
-                   NVML_ERROR_TIMEOUT) == NVML_SUCCESS && cuda > 0) {
-    out.cuda_driver_version = cuda;
-  }
+  out.cuda_driver_version = SessionCudaDriverVersion(fn, tracker);
   unsigned count = 0;
   rc = tracker.Call("nvmlDeviceGetCount_v2", [&] { return fn.nvmlDeviceGetCount_v2(&count); },
                     NVML_ERROR_TIMEOUT);

@@ -93,24 +93,7 @@ class Watcher final : public NvmlXidWatcher {
     std::map<nvmlDevice_t, std::string> bus_of;
     if ((rc = fn.nvmlDeviceGetCount_v2(&count)) != NVML_SUCCESS) {
       why = NvmlError(rc, "nvmlDeviceGetCount_v2").message;
-    } else if ((rc = fn.nvmlEventSetCreate(&set)) != NVML_SUCCESS) {
-      why = NvmlError(rc, "nvmlEventSetCreate").message;
-    } else {
-      for (unsigned i = 0; i < count; ++i) {
-        nvmlDevice_t dev = nullptr;
-        if (fn.nvmlDeviceGetHandleByIndex_v2(i, &dev) != NVML_SUCCESS) continue;
-        nvmlPciInfo_t pci{};
-        std::string bus;
-        if (fn.nvmlDeviceGetPciInfo_v3 != nullptr &&
-            fn.nvmlDeviceGetPciInfo_v3(dev, &pci) == NVML_SUCCESS) {
-          pci.busId[sizeof pci.busId - 1] = '\0';
-          bus = NormalizePciBusId(pci.busId);
-        }
-        if (fn.nvmlDeviceRegisterEvents(dev, nvmlEventTypeXidCriticalError, set) ==
-            NVML_SUCCESS) {
-          bus_of[dev] = bus;
-        }
-      }
+    } else if (why = RegisterXidEvents(fn, XidDevices(fn, count), set, bus_of); why.empty()) {
       if (bus_of.empty()) {
         why = "no GPU accepted Xid event registration";
       } else {
@@ -136,6 +119,64 @@ class Watcher final : public NvmlXidWatcher {
     if (set != nullptr && fn.nvmlEventSetFree != nullptr) fn.nvmlEventSetFree(set);
     fn.nvmlShutdown();
     return why;
+  }
+
+  struct XidDevice {
+    nvmlDevice_t device;
+    std::string bus;  // empty when the PCI query failed
+  };
+
+  static std::vector<XidDevice> XidDevices(const NvmlFunctions& fn, unsigned count) {
+    std::vector<XidDevice> out;
+    for (unsigned i = 0; i < count; ++i) {
+      nvmlDevice_t dev = nullptr;
+      if (fn.nvmlDeviceGetHandleByIndex_v2(i, &dev) != NVML_SUCCESS) continue;
+      nvmlPciInfo_t pci{};
+      std::string bus;
+      if (fn.nvmlDeviceGetPciInfo_v3 != nullptr &&
+          fn.nvmlDeviceGetPciInfo_v3(dev, &pci) == NVML_SUCCESS) {
+        pci.busId[sizeof pci.busId - 1] = '\0';
+        bus = NormalizePciBusId(pci.busId);
+      }
+      out.push_back({dev, bus});
+    }
+    return out;
+  }
+
+  // Registers every device for Xid events on a new *set; bus_of gets the
+  // devices that accepted. NOT_SUPPORTED leaves the set usable (nvml.h), so
+  // that device is only skipped; any other failure leaves it undefined, so it
+  // is freed and a new set is started without that device. Returns why no set
+  // could be had (then *set is null), else "".
+  static std::string RegisterXidEvents(const NvmlFunctions& fn,
+                                       const std::vector<XidDevice>& devices,
+                                       nvmlEventSet_t& set,
+                                       std::map<nvmlDevice_t, std::string>& bus_of) {
+    std::vector<bool> refused(devices.size(), false);
+    // Each round either finishes or refuses one more device.
+    for (std::size_t round = 0; round <= devices.size(); ++round) {
+      bus_of.clear();
+      if (nvmlReturn_t rc = fn.nvmlEventSetCreate(&set); rc != NVML_SUCCESS) {
+        set = nullptr;
+        return NvmlError(rc, "nvmlEventSetCreate").message;
+      }
+      bool undefined = false;
+      for (std::size_t i = 0; i < devices.size() && !undefined; ++i) {
+        if (refused[i]) continue;
+        nvmlReturn_t rc =
+            fn.nvmlDeviceRegisterEvents(devices[i].device, nvmlEventTypeXidCriticalError, set);
+        if (rc == NVML_SUCCESS) {
+          bus_of[devices[i].device] = devices[i].bus;
+        } else if (rc != NVML_ERROR_NOT_SUPPORTED) {
+          refused[i] = true;
+          undefined = true;
+        }
+      }
+      if (!undefined) return "";
+      if (fn.nvmlEventSetFree != nullptr) fn.nvmlEventSetFree(set);
+      set = nullptr;
+    }
+    return "no GPU accepted Xid event registration";
   }
 
   static void Run(Shared& s) {
