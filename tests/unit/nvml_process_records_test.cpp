@@ -82,7 +82,9 @@ TEST_P(ProcessRecordsByLayout, V3ProbesTheLayoutAndReadsEveryPid) {
   StubDriver driver{record_bytes, StubProcesses(n)};
   ProcessList list = Query(driver, /*probe*/ 0);
   ExpectRecords(list, driver.processes);
-  if (n > 0) EXPECT_EQ(list.record_bytes, record_bytes);
+  if (n > 0) {
+    EXPECT_EQ(list.record_bytes, record_bytes);
+  }
   EXPECT_EQ(driver.short_buffers, 0) << "a driver could write past the buffer";
 }
 
