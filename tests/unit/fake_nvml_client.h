@@ -78,10 +78,14 @@ class FakeNvmlTest : public ::testing::Test {
     return rc;
   }
 
-  // Writes `text` to a fresh file in the test's temporary folder.
+  // Writes `text` to a fresh file in the test's temporary folder, one
+  // folder per test: ctest runs tests in parallel processes, which must not
+  // overwrite each other's scenarios.
   std::string WriteFile(const std::string& name, const std::string& text) {
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
     std::filesystem::path dir =
-        std::filesystem::path(::testing::TempDir()) / "fake_nvml_test";
+        std::filesystem::path(::testing::TempDir()) / "fake_nvml_test" /
+        (std::string(test->test_suite_name()) + "." + test->name());
     std::filesystem::create_directories(dir);
     std::filesystem::path path = dir / name;
     std::ofstream(path) << text;
