@@ -2,16 +2,10 @@
 
 #include "rules/kernel_events/group.h"
 #include "support/rule_testing.h"
+#include "unit/rule_events_testing.h"
 
 namespace gpudoctor::testing {
 namespace {
-
-DiagnosisInput WithEvents(std::vector<KernelEvent> events) {
-  DiagnosisInput input;
-  input.kernel = KernelFacts{};
-  input.kernel->events = std::move(events);
-  return input;
-}
 
 KernelEvent Fm(const std::string& message, std::optional<int> code = std::nullopt) {
   return MakeEvent(KernelEventKind::kFabricManagerError, code, "", message);
