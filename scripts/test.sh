@@ -35,9 +35,23 @@ jobs=$(nproc)
 # per core keep the machine busy (no test asserts a time).
 test_jobs=$((jobs * 2))
 
-phase "build (Release -O3)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUDOCTOR_WERROR=ON >/dev/null
+# Debian's hardening flags, as a package build passes them (fortify, stack
+# protector, format security, relro), less dpkg-buildflags' -g -O2 and path
+# map: the build type's -O3 governs, and the binary the tests run and the
+# package holds is built the way Debian builds packages.
+hardening=()
+for flag in $(dpkg-buildflags --get CPPFLAGS) $(dpkg-buildflags --get CXXFLAGS); do
+  case "$flag" in -g | -O2 | -ffile-prefix-map=*) ;; *) hardening+=("$flag") ;; esac
+done
+linker_flags=$(dpkg-buildflags --get LDFLAGS)
+echo "hardening: ${hardening[*]} $linker_flags"
+
+phase "build (Release -O3, dpkg-buildflags hardening)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUDOCTOR_WERROR=ON \
+  -DCMAKE_CXX_FLAGS="${hardening[*]}" -DCMAKE_EXE_LINKER_FLAGS="$linker_flags" \
+  -DCMAKE_SHARED_LINKER_FLAGS="$linker_flags" >/dev/null
 cmake --build build -j "$jobs"
+bash scripts/check_hardening.sh build/gpudoctor
 
 phase "tests (Release)"
 ctest --test-dir build --output-on-failure -j "$test_jobs" --timeout 300
