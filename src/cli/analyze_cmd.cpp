@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/report_options.h"
 #include "rules/engine/engine.h"
+#include "rules/engine/finding_fold.h"
 
 namespace gpudoctor {
 namespace {
@@ -44,6 +45,7 @@ int RunAnalyze(const AnalyzeOptions& opts, const GlobalOptions& global) {
     return kExitCannotRun;
   }
   Diagnosis diagnosis = Diagnose(analyzed.input);
+  FoldAcrossGpus(diagnosis, analyzed.input);
   report.input = &analyzed.input;
   report.diagnosis = &diagnosis;
   report.generated_at = std::chrono::system_clock::now();

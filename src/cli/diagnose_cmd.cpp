@@ -11,6 +11,7 @@
 #include "cli/nvml_options.h"
 #include "cli/report_options.h"
 #include "core/terminal.h"
+#include "rules/engine/finding_fold.h"
 
 namespace gpudoctor {
 namespace {
@@ -36,6 +37,7 @@ int RunDiagnose(const DiagnoseOptions& opts, const GlobalOptions& global) {
     ExitAfterSession(*session, kExitCannotRun);
   }
 
+  FoldAcrossGpus(live.diagnosis, live.input);
   ReportContext report;
   report.input = &live.input;
   report.diagnosis = &live.diagnosis;

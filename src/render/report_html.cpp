@@ -88,6 +88,15 @@ std::string SourceText(const SourceRef& s) {
   return s.line > 0 ? fmt::format("{}:{}", s.file, s.line) : s.file;
 }
 
+std::string HtmlEvidenceItem(const EvidenceItem& e, Lang l) {
+  std::string out = "<li>";
+  if (e.time) out += fmt::format("<time>{}</time> ", E(FormatRfc3339(*e.time)));
+  out += E(e.text.In(l));
+  if (e.source && !e.source->file.empty())
+    out += fmt::format(R"( <span class="src">({})</span>)", E(SourceText(*e.source)));
+  return out + "</li>";
+}
+
 std::string FindingHtml(const Finding& f, Lang l) {
   std::string out = fmt::format(
       R"(<article class="finding sev-{}" data-finding="{}"><h3>{} {}</h3><p class="src"><code>{}</code>)",
@@ -101,16 +110,19 @@ std::string FindingHtml(const Finding& f, Lang l) {
     for (int x : f.xids) out += fmt::format(" {}", x);
   }
   out += fmt::format("</p><p>{}</p>", E(f.explanation.In(l)));
-  if (!f.evidence.empty()) {
-    out += fmt::format(R"(<h4>{}</h4><ul class="evidence">)", Pick(l, "Evidence", "证据"));
-    for (const auto& e : f.evidence) {
-      out += "<li>";
-      if (e.time) out += fmt::format("<time>{}</time> ", E(FormatRfc3339(*e.time)));
-      out += E(e.text.In(l));
-      if (e.source && !e.source->file.empty())
-        out += fmt::format(R"( <span class="src">({})</span>)", E(SourceText(*e.source)));
-      out += "</li>";
+  if (!f.per_gpu.empty()) {
+    // Folded across GPUs: one closed <details> per GPU with its evidence.
+    out += fmt::format(R"(<h4>{}</h4><div class="per-gpu">)", Pick(l, "Evidence, per GPU", "各 GPU 的证据"));
+    for (const GpuShare& share : f.per_gpu) {
+      out += fmt::format(R"(<details data-gpu="{}"><summary>{}: {}</summary><ul class="evidence">)",
+                         E(share.gpu), E(share.label), E(share.title.In(l)));
+      for (const auto& e : share.evidence) out += HtmlEvidenceItem(e, l);
+      out += "</ul></details>";
     }
+    out += "</div>";
+  } else if (!f.evidence.empty()) {
+    out += fmt::format(R"(<h4>{}</h4><ul class="evidence">)", Pick(l, "Evidence", "证据"));
+    for (const auto& e : f.evidence) out += HtmlEvidenceItem(e, l);
     out += "</ul>";
   }
   if (!f.actions.empty()) {

@@ -103,7 +103,11 @@ Marks MarksFor(const ReportContext& r, const GpuSeries& gpu, const ChartRange& r
   }
   for (const Finding& f : r.diagnosis->findings) {
     if (!Names(f.gpus, gpu.pci_bus_id)) continue;
-    for (const EvidenceItem& e : f.evidence) {
+    const std::vector<EvidenceItem>* evidence = &f.evidence;
+    for (const GpuShare& share : f.per_gpu) {  // folded across GPUs: this GPU's own
+      if (share.gpu == gpu.pci_bus_id) evidence = &share.evidence;
+    }
+    for (const EvidenceItem& e : *evidence) {
       if (!e.time) continue;
       m.markers.push_back(
           ChartMarker{UnixSeconds(*e.time), fmt::format("{}: {}", f.id, e.text.In(l)), "finding"});

@@ -87,6 +87,20 @@ J GpusJson(const ReportContext& r) {
   return out;
 }
 
+J EvidenceJson(const std::vector<EvidenceItem>& items, Lang lang) {
+  J evidence = J::array();
+  for (const EvidenceItem& e : items) {
+    J item;
+    item["text"] = e.text.In(lang);
+    item["value"] = e.value ? Number(*e.value) : J(nullptr);
+    item["unit"] = e.unit.empty() ? J(nullptr) : J(e.unit);
+    item["source"] = SourceJson(e.source);
+    item["time"] = TimeOrNull(e.time);
+    evidence.push_back(std::move(item));
+  }
+  return evidence;
+}
+
 }  // namespace
 
 J FindingToJson(const Finding& f, Lang lang) {
@@ -97,23 +111,23 @@ J FindingToJson(const Finding& f, Lang lang) {
   j["gpus"] = f.gpus;
   j["title"] = f.title.In(lang);
   j["explanation"] = f.explanation.In(lang);
-  J evidence = J::array();
-  for (const EvidenceItem& e : f.evidence) {
-    J item;
-    item["text"] = e.text.In(lang);
-    item["value"] = e.value ? Number(*e.value) : J(nullptr);
-    item["unit"] = e.unit.empty() ? J(nullptr) : J(e.unit);
-    item["source"] = SourceJson(e.source);
-    item["time"] = TimeOrNull(e.time);
-    evidence.push_back(std::move(item));
-  }
-  j["evidence"] = std::move(evidence);
+  j["evidence"] = EvidenceJson(f.evidence, lang);
   J actions = J::array();
   for (const Action& a : f.actions) {
     actions.push_back(J{{"text", a.text.In(lang)}, {"command", a.command.empty() ? J(nullptr) : J(a.command)}});
   }
   j["actions"] = std::move(actions);
   j["xids"] = f.xids;
+  // Folded across GPUs: what the rule said of each GPU alone (empty when the
+  // finding is about one GPU or the host).
+  J per_gpu = J::array();
+  for (const GpuShare& share : f.per_gpu) {
+    per_gpu.push_back(J{{"gpu", share.gpu},
+                        {"label", share.label},
+                        {"title", share.title.In(lang)},
+                        {"evidence", EvidenceJson(share.evidence, lang)}});
+  }
+  j["per_gpu"] = std::move(per_gpu);
   return j;
 }
 

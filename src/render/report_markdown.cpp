@@ -19,6 +19,16 @@ std::string MarkdownCell(std::string text) {
   return out;
 }
 
+// One piece of evidence with the log line it came from.
+std::string MarkdownEvidence(const EvidenceItem& e, Lang l) {
+  std::string out = e.text.In(l);
+  if (e.source && !e.source->file.empty()) {
+    out += e.source->line > 0 ? fmt::format(" (`{}:{}`)", e.source->file, e.source->line)
+                              : fmt::format(" (`{}`)", e.source->file);
+  }
+  return out;
+}
+
 std::string FindingMarkdown(const Finding& f, Lang l) {
   std::string out = fmt::format("### {} — {}\n\n", SeverityLabel(f.severity, l), f.title.In(l));
   out += fmt::format("`{}`", f.id);
@@ -31,23 +41,31 @@ std::string FindingMarkdown(const Finding& f, Lang l) {
     for (int x : f.xids) out += fmt::format(" {}", x);
   }
   out += "\n\n" + f.explanation.In(l) + "\n\n";
-  if (!f.evidence.empty()) {
-    out += fmt::format("**{}**\n\n", Pick(l, "Evidence", "证据"));
-    for (const auto& e : f.evidence) {
-      out += "- " + e.text.In(l);
-      if (e.source && !e.source->file.empty()) {
-        out += e.source->line > 0 ? fmt::format(" (`{}:{}`)", e.source->file, e.source->line)
-                                  : fmt::format(" (`{}`)", e.source->file);
-      }
+  if (!f.per_gpu.empty()) {
+    // Folded across GPUs: each GPU with its own evidence under it.
+    out += fmt::format("**{}**\n\n", Pick(l, "Evidence, per GPU", "各 GPU 的证据"));
+    for (const GpuShare& share : f.per_gpu) {
+      out += "- **" + share.label + "**";
+      if (share.evidence.empty()) out += ": " + share.title.In(l);
       out += "\n";
+      for (const auto& e : share.evidence) out += "  - " + MarkdownEvidence(e, l) + "\n";
     }
+    out += "\n";
+  } else if (!f.evidence.empty()) {
+    out += fmt::format("**{}**\n\n", Pick(l, "Evidence", "证据"));
+    for (const auto& e : f.evidence) out += "- " + MarkdownEvidence(e, l) + "\n";
     out += "\n";
   }
   if (!f.actions.empty()) {
     out += fmt::format("**{}**\n\n", Pick(l, "What to do", "处理建议"));
     for (std::size_t i = 0; i < f.actions.size(); ++i) {
       out += fmt::format("{}. {}\n", i + 1, f.actions[i].text.In(l));
-      if (!f.actions[i].command.empty()) out += fmt::format("   ```\n   {}\n   ```\n", f.actions[i].command);
+      if (f.actions[i].command.empty()) continue;
+      std::string block = f.actions[i].command;  // one command a line when folded across GPUs
+      for (std::size_t at = block.find('\n'); at != std::string::npos; at = block.find('\n', at + 4)) {
+        block.replace(at, 1, "\n   ");
+      }
+      out += fmt::format("   ```\n   {}\n   ```\n", block);
     }
     out += "\n";
   }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
 
 #include "core/gpu_status.h"
 #include "core/thresholds.h"
@@ -59,27 +60,43 @@ std::string GpuLines(const ReportContext& r, bool color) {
   return out;
 }
 
+// One piece of evidence on one line: when, what, where from.
+std::string FindingEvidenceLine(const EvidenceItem& e, Lang l) {
+  std::string where;
+  if (e.source && !e.source->file.empty()) {
+    where = e.source->line > 0 ? fmt::format("  ({}:{})", e.source->file, e.source->line)
+                               : fmt::format("  ({})", e.source->file);
+  }
+  std::string when = e.time ? FormatRfc3339(*e.time) + "  " : "";
+  return when + e.text.In(l) + where;
+}
+
 std::string FindingText(const Finding& f, Lang l, bool color) {
   std::string out = fmt::format("{} {}  {}\n", Colorize("[" + SeverityLabel(f.severity, l) + "]", LevelOf(f.severity), color),
                                 Bold(f.title.In(l), color), f.id);
   out += "  " + f.explanation.In(l) + "\n";
-  if (!f.evidence.empty()) {
-    out += fmt::format("  {}:\n", Pick(l, "Evidence", "证据"));
-    for (const auto& e : f.evidence) {
-      std::string where;
-      if (e.source && !e.source->file.empty()) {
-        where = e.source->line > 0 ? fmt::format("  ({}:{})", e.source->file, e.source->line)
-                                   : fmt::format("  ({})", e.source->file);
-      }
-      std::string when = e.time ? FormatRfc3339(*e.time) + "  " : "";
-      out += fmt::format("    - {}{}{}\n", when, e.text.In(l), where);
+  if (!f.per_gpu.empty()) {
+    // Folded across GPUs: one line per GPU, its evidence side by side.
+    out += fmt::format("  {}:\n", Pick(l, "Evidence, per GPU", "各 GPU 的证据"));
+    for (const GpuShare& share : f.per_gpu) {
+      std::string items;
+      for (const auto& e : share.evidence) items += (items.empty() ? "" : "; ") + FindingEvidenceLine(e, l);
+      out += fmt::format("    - {}: {}\n", share.label, items.empty() ? share.title.In(l) : items);
     }
+  } else if (!f.evidence.empty()) {
+    out += fmt::format("  {}:\n", Pick(l, "Evidence", "证据"));
+    for (const auto& e : f.evidence) out += fmt::format("    - {}\n", FindingEvidenceLine(e, l));
   }
   if (!f.actions.empty()) {
     out += fmt::format("  {}:\n", Pick(l, "What to do", "处理建议"));
     for (std::size_t i = 0; i < f.actions.size(); ++i) {
       out += fmt::format("    {}. {}\n", i + 1, f.actions[i].text.In(l));
-      if (!f.actions[i].command.empty()) out += fmt::format("       $ {}\n", f.actions[i].command);
+      std::string_view commands = f.actions[i].command;
+      while (!commands.empty()) {  // one per line when folded across GPUs
+        std::size_t end = commands.find('\n');
+        out += fmt::format("       $ {}\n", commands.substr(0, end));
+        commands = end == std::string_view::npos ? std::string_view() : commands.substr(end + 1);
+      }
     }
   }
   return out;

@@ -7,6 +7,7 @@
 #include "core/duration.h"
 #include "core/time_format.h"
 #include "core/time_parse.h"
+#include "rules/engine/finding_fold.h"
 
 namespace gpudoctor {
 namespace {
@@ -156,6 +157,7 @@ Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindow
     input.kernel_release = u.release;
   }
   r->diagnosis = Diagnose(input);
+  FoldAcrossGpus(r->diagnosis, input);
   return r;
 }
 

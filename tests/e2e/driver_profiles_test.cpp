@@ -172,11 +172,16 @@ TEST_P(DriverProfiles, DiagnoseNamesTheTopProcessesOfEachGpu) {
   std::map<std::string, double> counts;
   for (const auto& f : doc["findings"]) {
     if (f["id"] != "utilization.low") continue;
-    for (const auto& e : f["evidence"]) {
-      const std::string text = e["text"];
-      if (text.rfind("processes on the GPU: ", 0) != 0) continue;
-      evidence[f["gpus"][0]] = text;
-      counts[f["gpus"][0]] = e["value"].get<double>();
+    // One finding per GPU, or one folded across GPUs with each GPU's share.
+    json shares = f["per_gpu"].empty() ? json::array({{{"gpu", f["gpus"][0]}, {"evidence", f["evidence"]}}})
+                                       : f["per_gpu"];
+    for (const auto& share : shares) {
+      for (const auto& e : share["evidence"]) {
+        const std::string text = e["text"];
+        if (text.rfind("processes on the GPU: ", 0) != 0) continue;
+        evidence[share["gpu"]] = text;
+        counts[share["gpu"]] = e["value"].get<double>();
+      }
     }
   }
   EXPECT_EQ(evidence["0000:18:00.0"],

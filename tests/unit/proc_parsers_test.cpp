@@ -82,7 +82,7 @@ TEST(ProcStat, LoadAvg) {
 }
 
 TEST(ProcStat, CpuList) {
-  struct Case {
+  struct CpuListCase {
     const char* text;
     std::vector<unsigned> ids;
   } cases[] = {
@@ -98,7 +98,7 @@ TEST(ProcStat, CpuList) {
 
 TEST(ProcStat, PidStatWithAwkwardComm) {
   const std::string tail = " S 1 1 1 0 -1 4194560 100 0 0 0 250 75 0 0 20 0 1 0 123456 1000 10";
-  struct Case {
+  struct PidStatCase {
     std::string line;
     std::string comm;
   } cases[] = {{"42 (python3)" + tail, "python3"},

@@ -50,6 +50,15 @@ struct Action {
   std::string command;  // the command to type, when there is one; never run by diagnose
 };
 
+// One GPU's share of a finding that several GPUs have in common (see
+// FoldAcrossGpus): what the rule said of that GPU alone.
+struct GpuShare {
+  std::string gpu;    // pci bus id
+  std::string label;  // how the rule named it: "GPU 3 (0000:3b:00.0)"
+  Text title;         // the rule's title for this GPU alone
+  std::vector<EvidenceItem> evidence;
+};
+
 struct Finding {
   std::string id;        // the rule's id, e.g. "thermal.slowdown"
   std::string category;  // the rule's category, e.g. "thermal"
@@ -60,6 +69,10 @@ struct Finding {
   std::vector<EvidenceItem> evidence;
   std::vector<Action> actions;
   std::vector<int> xids;  // Xid codes involved, ascending, unique
+  // Set when the same cause on several GPUs was folded into this one
+  // finding: one share per GPU, in the order of `gpus`; `evidence` then
+  // holds all of theirs, in the same order.
+  std::vector<GpuShare> per_gpu;
 };
 
 struct NotChecked {
