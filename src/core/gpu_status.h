@@ -118,6 +118,24 @@ struct GpuStatus {
   std::optional<std::int64_t> pcie_rx_bytes_per_s;
   std::optional<std::int64_t> pcie_replay_count;
 
+  // GPM (Hopper and later, driver R520 on): what the SMs did between this
+  // reading's GPM sample and the previous one, as DCGM's profiling fields
+  // show it. gpm_supported: nvmlGpmQueryDeviceSupport's answer (null when
+  // the driver has no GPM); every metric is null where GPM is unsupported.
+  std::optional<bool> gpm_supported;
+  std::optional<double> gpm_sm_activity_percent;     // share of SMs busy
+  std::optional<double> gpm_sm_occupancy_percent;    // warps resident / maximum
+  std::optional<double> gpm_tensor_activity_percent; // any tensor pipe
+  std::optional<double> gpm_fp64_activity_percent;   // non-tensor FP64 pipe
+  std::optional<double> gpm_fp32_activity_percent;
+  std::optional<double> gpm_fp16_activity_percent;
+  std::optional<double> gpm_integer_activity_percent;
+  std::optional<double> gpm_dram_bandwidth_percent;  // DRAM bandwidth used / peak
+  std::optional<std::int64_t> gpm_pcie_tx_bytes_per_s;
+  std::optional<std::int64_t> gpm_pcie_rx_bytes_per_s;
+  std::optional<std::int64_t> gpm_nvlink_tx_bytes_per_s;  // all links
+  std::optional<std::int64_t> gpm_nvlink_rx_bytes_per_s;
+
   std::vector<NvLinkStatus> nvlinks;  // links that exist on this GPU
   std::optional<std::vector<GpuProcess>> processes;
 

@@ -1,4 +1,5 @@
-// The per-GPU section of the HTML report: five charts and a min/avg/max table.
+// The per-GPU section of the HTML report: five charts (six with GPM) and a
+// min/avg/max table.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -129,6 +130,11 @@ const Field kTableFields[] = {
     {"power_draw_w", {"Power draw", "功耗"}, "W", 1},
     {"clocks_sm_mhz", {"SM clock", "SM 时钟"}, "MHz", 1},
     {"clocks_memory_mhz", {"Memory clock", "显存时钟"}, "MHz", 1},
+    {"gpm_sm_activity_percent", {"SM activity (GPM)", "SM 活跃度 (GPM)"}, "%", 1},
+    {"gpm_sm_occupancy_percent", {"SM occupancy (GPM)", "SM 占用率 (GPM)"}, "%", 1},
+    {"gpm_tensor_activity_percent", {"Tensor pipes (GPM)", "Tensor 管线 (GPM)"}, "%", 1},
+    {"gpm_fp32_activity_percent", {"FP32 pipe (GPM)", "FP32 管线 (GPM)"}, "%", 1},
+    {"gpm_dram_bandwidth_percent", {"DRAM bandwidth (GPM)", "显存带宽 (GPM)"}, "%", 1},
 };
 
 std::string MetricsTable(const GpuSeries& gpu, Lang l) {
@@ -184,6 +190,23 @@ std::vector<ChartSpec> Charts(const ReportContext& r, const GpuSeries& gpu,
     return AsDouble(g.utilization_memory_percent);
   }));
   charts.push_back(std::move(util));
+
+  // GPM's view of the same time: what share of the SMs, and of which pipes,
+  // were busy (Hopper and later; no chart for a GPU that never had GPM).
+  if (Latest(gpu, [](const GpuStatus& g) { return g.gpm_sm_activity_percent; })) {
+    ChartSpec sm = spec("sm_activity", {"SM activity (GPM)", "SM 活跃度 (GPM)"}, "%");
+    sm.y_min = 0;
+    sm.y_max = 100;
+    sm.series.push_back(series({"SM active", "SM 活跃"}, "s0",
+                               [](const GpuStatus& g) { return g.gpm_sm_activity_percent; }));
+    sm.series.push_back(series({"tensor pipes", "Tensor 管线"}, "s1",
+                               [](const GpuStatus& g) { return g.gpm_tensor_activity_percent; }));
+    sm.series.push_back(series({"FP32 pipe", "FP32 管线"}, "s2",
+                               [](const GpuStatus& g) { return g.gpm_fp32_activity_percent; }));
+    sm.series.push_back(series({"DRAM bandwidth", "显存带宽"}, "s3",
+                               [](const GpuStatus& g) { return g.gpm_dram_bandwidth_percent; }));
+    charts.push_back(std::move(sm));
+  }
 
   ChartSpec mem = spec("memory", {"Memory used", "显存占用"}, "%");
   mem.y_min = 0;

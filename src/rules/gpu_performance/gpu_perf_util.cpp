@@ -123,11 +123,23 @@ std::optional<double> PcieLinkBytesPerS(const GpuStatus& gpu) {
   return *lane * 1e9 * static_cast<double>(*gpu.pcie_link_width_current);
 }
 
+bool PcieTrafficFromGpm(const GpuStatus& gpu) {
+  return gpu.gpm_pcie_tx_bytes_per_s.has_value() && gpu.gpm_pcie_rx_bytes_per_s.has_value();
+}
+
+std::optional<double> PcieTrafficBytesPerS(const GpuStatus& gpu) {
+  if (PcieTrafficFromGpm(gpu)) {
+    return static_cast<double>(*gpu.gpm_pcie_tx_bytes_per_s + *gpu.gpm_pcie_rx_bytes_per_s);
+  }
+  if (!gpu.pcie_tx_bytes_per_s || !gpu.pcie_rx_bytes_per_s) return std::nullopt;
+  return static_cast<double>(*gpu.pcie_tx_bytes_per_s + *gpu.pcie_rx_bytes_per_s);
+}
+
 std::optional<double> PcieTrafficRatio(const GpuStatus& gpu) {
   auto link = PcieLinkBytesPerS(gpu);
-  if (!link || !gpu.pcie_tx_bytes_per_s || !gpu.pcie_rx_bytes_per_s) return std::nullopt;
-  double traffic = static_cast<double>(*gpu.pcie_tx_bytes_per_s + *gpu.pcie_rx_bytes_per_s);
-  return traffic / *link;
+  auto traffic = PcieTrafficBytesPerS(gpu);
+  if (!link || !traffic) return std::nullopt;
+  return *traffic / *link;
 }
 
 bool PcieTransferBound(const GpuSeries& gpu, const Config& config) {
