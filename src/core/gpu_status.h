@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpudoctor {
@@ -18,9 +19,26 @@ enum class GpuState { kOk, kLost, kHung, kError };
 const char* GpuStateName(GpuState state);
 
 struct GpuProcess {
+  GpuProcess() = default;
+  // What NVML's process list gives; the rest stays unknown.
+  GpuProcess(std::uint32_t pid_in, std::string name_in,
+             std::optional<std::int64_t> used_memory_bytes_in)
+      : pid(pid_in), name(std::move(name_in)), used_memory_bytes(used_memory_bytes_in) {}
+
   std::uint32_t pid = 0;
   std::string name;
   std::optional<std::int64_t> used_memory_bytes;
+  // Its share of the driver's last sample period, in percent, of the SMs
+  // (time any of its kernels ran) and of the memory interface
+  // (nvmlDeviceGetProcessesUtilizationInfo, else ...GetProcessUtilization);
+  // null when the driver gives none (MIG, older GPUs).
+  std::optional<std::int64_t> sm_util_percent;
+  std::optional<std::int64_t> memory_util_percent;
+  // Who runs it, from /proc where the pid is visible (collect/process_owners.h);
+  // empty when unknown.
+  std::string user;
+  std::string container_id;  // docker / containerd / cri-o id, 12 hex digits
+  std::string pod_uid;       // Kubernetes pod uid
 };
 
 struct NvLinkStatus {

@@ -176,7 +176,7 @@ const GpuMetric kGpuMetrics[] = {
      }},
 };
 
-std::string Number(double v) {
+std::string ExpositionNumber(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
   return fmt::format("{}", v);
@@ -215,7 +215,7 @@ class Exposition {
   }
   void Sample(const std::string& labels, double value, std::string_view suffix = "") {
     fmt::format_to(std::back_inserter(out_), "{}{}{}{}{} {}\n", name_, suffix,
-                   labels.empty() ? "" : "{", labels, labels.empty() ? "" : "}", Number(value));
+                   labels.empty() ? "" : "{", labels, labels.empty() ? "" : "}", ExpositionNumber(value));
   }
   std::string Finish() {
     if (format_ == ExpositionFormat::kOpenMetrics) out_ += "# EOF\n";
@@ -343,7 +343,7 @@ void WriteAgentMetrics(const AgentLiveSnapshot& s, Exposition& e) {
   e.Family("gpudoctor_nvml_sample_duration_seconds", "histogram",
            "Time one sample of every GPU through NVML took");
   for (std::size_t i = 0; i < kSampleLatencyBuckets.size(); ++i) {
-    e.Sample(Label("le", Number(kSampleLatencyBuckets[i])),
+    e.Sample(Label("le", ExpositionNumber(kSampleLatencyBuckets[i])),
              static_cast<double>(s.sample_latency.cumulative[i]), "_bucket");
   }
   e.Sample(Label("le", "+Inf"), static_cast<double>(s.sample_latency.count), "_bucket");

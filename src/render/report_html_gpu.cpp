@@ -156,6 +156,40 @@ std::string MetricsTable(const GpuSeries& gpu, Lang l) {
          rows + "</tbody></table>";
 }
 
+// Who ran on the GPU over the window and what each took.
+std::string ProcessesTable(const GpuSeries& gpu, Lang l) {
+  auto processes = SummarizeProcesses(gpu);
+  if (processes.empty()) return "";
+  std::string rows;
+  auto percent = [](const std::optional<MetricSummary>& s) {
+    return s ? fmt::format("{:.0f} / {:.0f}", s->avg, s->max) : std::string("–");
+  };
+  for (const ProcessSummary& p : processes) {
+    std::string owner = p.user;
+    if (!p.pod_uid.empty()) {
+      owner += (owner.empty() ? "" : ", ") + std::string("pod ") + p.pod_uid;
+    } else if (!p.container_id.empty()) {
+      owner += (owner.empty() ? "" : ", ") + std::string("container ") + p.container_id;
+    }
+    rows += fmt::format(
+        R"(<tr><td class="num">{}</td><td><code>{}</code></td><td>{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>)",
+        p.pid, HtmlEscape(p.name.empty() ? "?" : p.name), HtmlEscape(owner.empty() ? "–" : owner),
+        percent(p.sm_util_percent), percent(p.memory_util_percent),
+        p.used_memory_max_bytes
+            ? fmt::format("{:.1f}", *p.used_memory_max_bytes / (1024.0 * 1024 * 1024))
+            : std::string("–"),
+        p.readings);
+  }
+  return fmt::format("<h3>{}</h3>", Pick(l, "Processes", "进程")) +
+         TableStart("processes",
+                    {Pick(l, "PID", "PID"), Pick(l, "Name", "名称"), Pick(l, "Owner", "归属"),
+                     Pick(l, "SM % avg / max", "SM % 平均 / 最大"),
+                     Pick(l, "Memory % avg / max", "显存 % 平均 / 最大"),
+                     Pick(l, "GPU memory max (GiB)", "显存最大占用 (GiB)"),
+                     Pick(l, "readings", "读数")}) +
+         rows + "</tbody></table>";
+}
+
 std::string ThresholdLabel(const char* en, const char* zh, double value, const char* unit, Lang l) {
   return fmt::format("{} {:.0f} {}", Pick(l, en, zh), value, unit);
 }
@@ -328,6 +362,7 @@ std::string GpuSectionHtml(const ReportContext& r, const GpuSeries& gpu, const G
   }
   out += fmt::format("<h3>{}</h3>", Pick(l, "Over the window", "窗口内统计"));
   out += MetricsTable(gpu, l);
+  out += ProcessesTable(gpu, l);
   return out + "</section>";
 }
 

@@ -79,18 +79,40 @@ std::string Row(const GpuStatus& g, const TableOptions& o) {
       persist);
 }
 
+std::string PercentCell(const std::optional<std::int64_t>& v) {
+  return v ? fmt::format("{}%", *v) : std::string(kNa);
+}
+
+// "alice", "alice  docker 3f2a9c1b7d4e", "alice  pod 1b2c...": who runs it.
+std::string OwnerCell(const GpuProcess& p) {
+  std::string out = p.user;
+  if (!p.pod_uid.empty()) {
+    out += (out.empty() ? "" : "  ") + std::string("pod ") + p.pod_uid;
+  } else if (!p.container_id.empty()) {
+    out += (out.empty() ? "" : "  ") + std::string("container ") + p.container_id;
+  }
+  return out;
+}
+
 std::string Processes(const SystemStatus& s) {
   std::string out;
   for (const auto& g : s.gpus) {
     if (!g.processes) continue;
     for (const auto& p : *g.processes) {
-      out += fmt::format("{:>3}  {:>8}  {}  {}\n", g.index, p.pid,
-                         Pad(p.name.empty() ? "?" : p.name, 40),
-                         p.used_memory_bytes ? fmt::format("{} MiB", *p.used_memory_bytes >> 20)
-                                             : std::string(kNa));
+      std::string line = fmt::format(
+          "{:>3}  {:>8}  {}  {:>10}  {:>4}  {:>4}  {}", g.index, p.pid,
+          Pad(p.name.empty() ? "?" : p.name, 40),
+          p.used_memory_bytes ? fmt::format("{} MiB", *p.used_memory_bytes >> 20)
+                              : std::string(kNa),
+          PercentCell(p.sm_util_percent), PercentCell(p.memory_util_percent), OwnerCell(p));
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line + "\n";
     }
   }
-  return out.empty() ? out : "\nProcesses:\nGPU       PID  Name                                      GPU memory\n" + out;
+  return out.empty() ? out
+                     : "\nProcesses:\nGPU       PID  Name                                      "
+                       "GPU memory    SM   Mem  Owner\n" +
+                           out;
 }
 
 std::string Percent(const std::optional<double>& v) {

@@ -74,11 +74,24 @@ std::vector<GpuProcess> TopProcesses(const GpuStatus& gpu, std::size_t count) {
   return top;
 }
 
+std::string OwnerText(const GpuProcess& process) {
+  std::string out;
+  if (!process.user.empty()) out += fmt::format(", `{}`", process.user);
+  if (!process.pod_uid.empty()) {
+    out += fmt::format(", pod `{}`", process.pod_uid);
+  } else if (!process.container_id.empty()) {
+    out += fmt::format(", container `{}`", process.container_id);
+  }
+  return out;
+}
+
 std::string ProcessText(const GpuProcess& process) {
   std::string name = process.name.empty() ? std::string("?") : process.name;
-  if (!process.used_memory_bytes) return fmt::format("`{}` (pid {})", name, process.pid);
-  return fmt::format("`{}` (pid {}, {})", name, process.pid,
-                     GiBText(static_cast<double>(*process.used_memory_bytes)));
+  if (!process.used_memory_bytes) {
+    return fmt::format("`{}` (pid {}{})", name, process.pid, OwnerText(process));
+  }
+  return fmt::format("`{}` (pid {}, {}{})", name, process.pid,
+                     GiBText(static_cast<double>(*process.used_memory_bytes)), OwnerText(process));
 }
 
 std::string ProcessListText(const std::vector<GpuProcess>& processes) {

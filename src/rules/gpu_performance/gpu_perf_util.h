@@ -63,8 +63,15 @@ std::string GiBText(double bytes);
 
 // The reading's compute processes, most memory first, at most `count`.
 std::vector<GpuProcess> TopProcesses(const GpuStatus& gpu, std::size_t count);
-// "`python3` (pid 4242, 40 GiB)": the same in both languages.
+// "`python3` (pid 4242, 40 GiB)", with ", `alice`, pod `<uid>`" (or
+// container) where the owner is known: the same in both languages.
 std::string ProcessText(const GpuProcess& process);
+// ", `alice`, pod `<uid>`" or "" (the owner part of ProcessText).
+std::string OwnerText(const GpuProcess& process);
+
+// Two or more compute processes each taking at least this share of the SMs
+// (per-process utilisation) compete for the GPU.
+inline constexpr double kCompetingMinSmPercent = 10;
 // ProcessText of each, joined with ", ".
 std::string ProcessListText(const std::vector<GpuProcess>& processes);
 

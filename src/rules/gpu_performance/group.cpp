@@ -13,7 +13,7 @@ std::vector<const Rule*> GpuPerformanceRules() {
       &kPowerBrakeRule,      &kPowerCapRule,          &kPowerFluctuationRule,
       &kHwSlowdownRule,      &kLowUtilizationRule,    &kSaturatedUtilizationRule,
       &kMemoryPressureRule,  &kPcieTransferBoundRule, &kSmIdleRule,
-      &kTensorIdleRule,      &kMemoryBandwidthBoundRule,
+      &kTensorIdleRule,      &kMemoryBandwidthBoundRule, &kProcessesCompetingRule,
   };
 }
 

@@ -20,5 +20,6 @@ extern const Rule kPcieTransferBoundRule;     // pcie_transfer_bound.cpp
 extern const Rule kSmIdleRule;                // utilization_sm_idle.cpp
 extern const Rule kTensorIdleRule;            // precision_tensor_idle.cpp
 extern const Rule kMemoryBandwidthBoundRule;  // memory_bandwidth_bound.cpp
+extern const Rule kProcessesCompetingRule;    // processes_competing.cpp
 
 }  // namespace gpudoctor
