@@ -14,6 +14,7 @@
 #include "agent/http_snapshot.h"
 #include "agent/sliding_window.h"
 #include "collect/collect_context.h"
+#include "collect/process_owners.h"
 #include "rules/engine/engine.h"
 
 namespace gpudoctor {
@@ -101,6 +102,7 @@ class Agent {
   milliseconds reopen_backoff_{1000};
   Clock::time_point reopen_at_ = Clock::now();
   int all_failed_samples_ = 0;
+  ProcessOwnerCache owners_;  // user, container, pod per GPU process
   Trouble nvml_trouble_{"NVML"};
   Trouble store_trouble_{"store"};
   Trouble state_trouble_{"state file"};
@@ -118,6 +120,7 @@ void Agent::Sample(WallTime now) {
   SystemStatus status = session_->Sample();
   metrics_.OnSample(status, now,
                     std::chrono::duration<double>(Clock::now() - sample_start).count());
+  owners_.Annotate(o_.evidence.ctx, status);
   state_.nvml_loaded = status.nvml_loaded;
   state_.nvml_error = status.nvml_error;
   bool every_gpu_failed = status.nvml_loaded && !status.gpus.empty();

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "analyze/input_file.h"
+#include "collect/process_owners.h"
 #include "core/duration.h"
 #include "core/terminal.h"
 #include "parse/ping_target.h"
@@ -120,6 +121,9 @@ LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& pl
   const auto wall_start = std::chrono::system_clock::now();
   const auto start = std::chrono::steady_clock::now();
   SystemStatus first = session.Sample();
+  // Who runs each process, looked up once per pid (collect/process_owners.h).
+  ProcessOwnerCache owners;
+  owners.Annotate(plan.evidence.ctx, first);
   AddReading(input, first, std::chrono::system_clock::now());
 
   EvidenceOptions ev_opts = plan.evidence;
@@ -134,7 +138,9 @@ LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& pl
     auto next = start + plan.interval;
     while (next <= start + plan.duration) {
       std::this_thread::sleep_until(next);
-      AddReading(input, session.Sample(), std::chrono::system_clock::now());
+      SystemStatus reading = session.Sample();
+      owners.Annotate(plan.evidence.ctx, reading);
+      AddReading(input, reading, std::chrono::system_clock::now());
       bar.Show(std::chrono::duration_cast<std::chrono::milliseconds>(next - start), plan.duration,
                plan.lang);
       next += plan.interval;

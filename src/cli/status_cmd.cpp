@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/nvml_options.h"
+#include "collect/process_owners.h"
 #include "render/ansi.h"
 #include "render/status_json.h"
 #include "render/status_table.h"
@@ -16,6 +17,7 @@ namespace {
 struct StatusOptions {
   bool json = false;
   std::vector<std::string> gpus;
+  std::string root = "/";
 };
 
 int RunStatus(const StatusOptions& opts, const GlobalOptions& global) {
@@ -35,6 +37,10 @@ int RunStatus(const StatusOptions& opts, const GlobalOptions& global) {
     std::cerr << "gpudoctor: " << filtered.error().message << "\n";
     ExitAfterSession(*session, kExitCannotRun);
   }
+  // Who runs each process (user, container, pod), as `facts` finds it.
+  CollectContext ctx;
+  ctx.root = opts.root;
+  ApplyProcessOwners(DescribeProcesses(ctx, ProcessPids(status)), status);
   if (opts.json) {
     std::cout << StatusToJson(status).dump(2) << "\n";
   } else {
@@ -59,6 +65,8 @@ void RegisterStatus(CLI::App& app, const GlobalOptions& global, int* exit_code) 
   cmd->add_flag("--json", opts->json, "Print the gpudoctor.status/v1 JSON document");
   cmd->add_option("--gpu", opts->gpus, "Only these GPUs (index, UUID or PCI bus id)")
       ->take_all();
+  cmd->add_option("--root", opts->root,
+                  "Read /proc and /etc/passwd (the processes' owners) below this directory");
   cmd->callback([opts, &global, exit_code] { *exit_code = RunStatus(*opts, global); });
 }
 

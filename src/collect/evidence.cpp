@@ -2,6 +2,7 @@
 
 #include <future>
 
+#include "collect/process_owners.h"
 #include "collect/service_state.h"
 #include "parse/version_numbers.h"
 
@@ -62,6 +63,7 @@ Evidence CollectEvidence(const SystemStatus& nvml_reading, const EvidenceOptions
     for (const auto& proc : *g.processes) pids.push_back(proc.pid);
   }
   ev.gpu_processes = DescribeProcesses(ctx, pids);
+  ApplyProcessOwners(ev.gpu_processes, ev.nvml);
   ev.host = CollectHost(ctx, options.sample_window, Summarize(ev.nvml));
   std::unique_ptr<ServiceStateReader> services;
   if (ctx.root == "/") services = MakeSystemdServiceStateReader();

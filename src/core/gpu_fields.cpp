@@ -71,6 +71,19 @@ const std::vector<GpuField>& ScalarGpuFields() {
       {"pcie_tx_bytes_per_s", &G::pcie_tx_bytes_per_s},
       {"pcie_rx_bytes_per_s", &G::pcie_rx_bytes_per_s},
       {"pcie_replay_count", &G::pcie_replay_count},
+      {"gpm_supported", &G::gpm_supported},
+      {"gpm_sm_activity_percent", &G::gpm_sm_activity_percent},
+      {"gpm_sm_occupancy_percent", &G::gpm_sm_occupancy_percent},
+      {"gpm_tensor_activity_percent", &G::gpm_tensor_activity_percent},
+      {"gpm_fp64_activity_percent", &G::gpm_fp64_activity_percent},
+      {"gpm_fp32_activity_percent", &G::gpm_fp32_activity_percent},
+      {"gpm_fp16_activity_percent", &G::gpm_fp16_activity_percent},
+      {"gpm_integer_activity_percent", &G::gpm_integer_activity_percent},
+      {"gpm_dram_bandwidth_percent", &G::gpm_dram_bandwidth_percent},
+      {"gpm_pcie_tx_bytes_per_s", &G::gpm_pcie_tx_bytes_per_s},
+      {"gpm_pcie_rx_bytes_per_s", &G::gpm_pcie_rx_bytes_per_s},
+      {"gpm_nvlink_tx_bytes_per_s", &G::gpm_nvlink_tx_bytes_per_s},
+      {"gpm_nvlink_rx_bytes_per_s", &G::gpm_nvlink_rx_bytes_per_s},
   };
   return kFields;
 }

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpudoctor {
@@ -18,9 +19,26 @@ enum class GpuState { kOk, kLost, kHung, kError };
 const char* GpuStateName(GpuState state);
 
 struct GpuProcess {
+  GpuProcess() = default;
+  // What NVML's process list gives; the rest stays unknown.
+  GpuProcess(std::uint32_t pid_in, std::string name_in,
+             std::optional<std::int64_t> used_memory_bytes_in)
+      : pid(pid_in), name(std::move(name_in)), used_memory_bytes(used_memory_bytes_in) {}
+
   std::uint32_t pid = 0;
   std::string name;
   std::optional<std::int64_t> used_memory_bytes;
+  // Its share of the driver's last sample period, in percent, of the SMs
+  // (time any of its kernels ran) and of the memory interface
+  // (nvmlDeviceGetProcessesUtilizationInfo, else ...GetProcessUtilization);
+  // null when the driver gives none (MIG, older GPUs).
+  std::optional<std::int64_t> sm_util_percent;
+  std::optional<std::int64_t> memory_util_percent;
+  // Who runs it, from /proc where the pid is visible (collect/process_owners.h);
+  // empty when unknown.
+  std::string user;
+  std::string container_id;  // docker / containerd / cri-o id, 12 hex digits
+  std::string pod_uid;       // Kubernetes pod uid
 };
 
 struct NvLinkStatus {
@@ -117,6 +135,24 @@ struct GpuStatus {
   std::optional<std::int64_t> pcie_tx_bytes_per_s;
   std::optional<std::int64_t> pcie_rx_bytes_per_s;
   std::optional<std::int64_t> pcie_replay_count;
+
+  // GPM (Hopper and later, driver R520 on): what the SMs did between this
+  // reading's GPM sample and the previous one, as DCGM's profiling fields
+  // show it. gpm_supported: nvmlGpmQueryDeviceSupport's answer (null when
+  // the driver has no GPM); every metric is null where GPM is unsupported.
+  std::optional<bool> gpm_supported;
+  std::optional<double> gpm_sm_activity_percent;     // share of SMs busy
+  std::optional<double> gpm_sm_occupancy_percent;    // warps resident / maximum
+  std::optional<double> gpm_tensor_activity_percent; // any tensor pipe
+  std::optional<double> gpm_fp64_activity_percent;   // non-tensor FP64 pipe
+  std::optional<double> gpm_fp32_activity_percent;
+  std::optional<double> gpm_fp16_activity_percent;
+  std::optional<double> gpm_integer_activity_percent;
+  std::optional<double> gpm_dram_bandwidth_percent;  // DRAM bandwidth used / peak
+  std::optional<std::int64_t> gpm_pcie_tx_bytes_per_s;
+  std::optional<std::int64_t> gpm_pcie_rx_bytes_per_s;
+  std::optional<std::int64_t> gpm_nvlink_tx_bytes_per_s;  // all links
+  std::optional<std::int64_t> gpm_nvlink_rx_bytes_per_s;
 
   std::vector<NvLinkStatus> nvlinks;  // links that exist on this GPU
   std::optional<std::vector<GpuProcess>> processes;

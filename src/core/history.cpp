@@ -21,6 +21,11 @@ std::optional<double> HistoryValue(const GpuStatus& gpu, HistoryMetric metric) {
       return static_cast<double>(*gpu.temperature_c);
     case HistoryMetric::kPower:
       return gpu.power_draw_w;
+    case HistoryMetric::kSmActivity:
+      return gpu.gpm_sm_activity_percent;
+    case HistoryMetric::kSmClock:
+      if (!gpu.clocks_sm_mhz) return std::nullopt;
+      return static_cast<double>(*gpu.clocks_sm_mhz);
   }
   return std::nullopt;
 }

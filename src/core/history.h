@@ -22,8 +22,10 @@ enum class HistoryMetric {
   kMemoryPercent,  // used / total, percent
   kTemperature,    // degrees C
   kPower,          // watts drawn
+  kSmActivity,     // GPM SM activity, percent (null without GPM)
+  kSmClock,        // SM clock, MHz
 };
-constexpr std::size_t kHistoryMetricCount = 4;
+constexpr std::size_t kHistoryMetricCount = 6;
 
 // The value History records for metric from one reading of gpu.
 std::optional<double> HistoryValue(const GpuStatus& gpu, HistoryMetric metric);

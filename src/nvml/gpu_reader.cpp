@@ -237,7 +237,7 @@ void ReadPower(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
 namespace gpudoctor {
 
 void ReadGpu(const NvmlFunctions& fn, unsigned index, const GpuReadOptions& options,
-             CallTracker& tracker, GpuStatus& out) {
+             CallTracker& tracker, GpuStatus& out, GpmState* gpm) {
   out.index = index;
   nvmlDevice_t dev = nullptr;
   nvmlReturn_t rc = tracker.Call(
@@ -263,6 +263,9 @@ void ReadGpu(const NvmlFunctions& fn, unsigned index, const GpuReadOptions& opti
       out.pci_bus_id = BusIdOf(pci);
     }
   }
+  // GPM's first sample early, so that the calls below count towards the
+  // interval its second sample must wait for.
+  if (gpm != nullptr) BeginGpm(r, dev, *gpm, out);
   ReadMemory(r, dev, out);
   ReadThermal(r, dev, out);
   ReadFans(r, dev, out);
@@ -272,6 +275,7 @@ void ReadGpu(const NvmlFunctions& fn, unsigned index, const GpuReadOptions& opti
   ReadPcie(r, dev, out);
   if (options.read_nvlink) ReadNvLinks(r, dev, out);
   if (options.read_processes) ReadProcesses(r, dev, out);
+  if (gpm != nullptr) FinishGpm(r, dev, *gpm, out);
   DropImplausibleReadings(out);
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/gpu_status.h"
 #include "nvml/call_worker.h"
+#include "nvml/gpm_reader.h"
 #include "nvml/nvml_library.h"
 
 namespace gpudoctor {
@@ -16,8 +17,9 @@ struct GpuReadOptions {
 // Gets the handle for `index` and reads every field. Fields the GPU does not
 // support stay null; other failures go to out.field_errors. When the GPU
 // answers GPU_IS_LOST, out.state becomes kLost and reading stops; when the
-// handle cannot be had for another reason, out.state becomes kError.
+// handle cannot be had for another reason, out.state becomes kError. With
+// `gpm`, the GPM metrics since that state's previous sample (gpm_reader.h).
 void ReadGpu(const NvmlFunctions& fn, unsigned index, const GpuReadOptions& options,
-             CallTracker& tracker, GpuStatus& out);
+             CallTracker& tracker, GpuStatus& out, GpmState* gpm = nullptr);
 
 }  // namespace gpudoctor

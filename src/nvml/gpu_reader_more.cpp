@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "nvml/field_reader.h"
+#include "nvml/process_utilization.h"
 #include "nvml/field_value.h"
 #include "nvml/process_records.h"
 
@@ -279,6 +280,7 @@ void ReadProcesses(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
     processes.push_back(std::move(p));
   }
   g.processes = std::move(processes);
+  ReadProcessUtilization(r, dev, g);
 }
 
 }  // namespace gpudoctor::nvml_detail

@@ -231,6 +231,104 @@ typedef struct {
   unsigned int computeInstanceId;
 } nvmlEventData_t;
 
+// GPM, GPU performance monitoring (nvml.h 11.8 / R520 on; Hopper and later).
+// Two samples taken at least 100 ms apart (nvml.h: the driver refreshes its
+// counters no faster) give metrics averaged between them. nvmlGpmMigSampleGet
+// is R525 on (12.0 header).
+typedef struct nvmlGpmSample_st* nvmlGpmSample_t;
+
+// nvmlGpmMetricId_t: the metrics gpudoctor reads (values since 11.8). Per-
+// cent metrics are 0.0-100.0; the PCIe and NVLink rates are MiB per second.
+enum : unsigned {
+  NVML_GPM_METRIC_GRAPHICS_UTIL = 1,
+  NVML_GPM_METRIC_SM_UTIL = 2,  // share of SMs busy: "SM activity"
+  NVML_GPM_METRIC_SM_OCCUPANCY = 3,
+  NVML_GPM_METRIC_INTEGER_UTIL = 4,
+  NVML_GPM_METRIC_ANY_TENSOR_UTIL = 5,
+  NVML_GPM_METRIC_DFMA_TENSOR_UTIL = 6,
+  NVML_GPM_METRIC_HMMA_TENSOR_UTIL = 7,
+  NVML_GPM_METRIC_DMMA_TENSOR_UTIL = 8,
+  NVML_GPM_METRIC_IMMA_TENSOR_UTIL = 9,
+  NVML_GPM_METRIC_DRAM_BW_UTIL = 10,
+  NVML_GPM_METRIC_FP64_UTIL = 11,
+  NVML_GPM_METRIC_FP32_UTIL = 12,
+  NVML_GPM_METRIC_FP16_UTIL = 13,
+  NVML_GPM_METRIC_PCIE_TX_PER_SEC = 20,
+  NVML_GPM_METRIC_PCIE_RX_PER_SEC = 21,
+  NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC = 60,
+  NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC = 61,
+};
+
+// NVML_GPM_METRIC_MAX, the length of nvmlGpmMetricsGet_t::metrics, grew with
+// the headers: 98 (11.8 to 12.x), 210, 333 (13.x). The driver touches only
+// metrics[0, numMetrics), so any length that holds what we ask for is right;
+// ours is the largest, and we ask for fewer than 98 metrics.
+constexpr unsigned kNvmlGpmMetricMax = 333;
+
+typedef struct {
+  char* shortName;
+  char* longName;
+  char* unit;
+} nvmlGpmMetricInfo_t;  // nvml.h declares it inline, unnamed
+
+typedef struct {
+  unsigned int metricId;    // in
+  nvmlReturn_t nvmlReturn;  // out: value is valid only when NVML_SUCCESS
+  double value;             // out
+  nvmlGpmMetricInfo_t metricInfo;  // out: names and unit, may be NULL
+} nvmlGpmMetric_t;
+
+typedef struct {
+  unsigned int version;     // NVML_GPM_METRICS_GET_VERSION
+  unsigned int numMetrics;  // in: metrics[0, numMetrics) are asked for
+  nvmlGpmSample_t sample1;
+  nvmlGpmSample_t sample2;
+  nvmlGpmMetric_t metrics[kNvmlGpmMetricMax];
+} nvmlGpmMetricsGet_t;
+
+constexpr unsigned int NVML_GPM_METRICS_GET_VERSION = 1;
+
+typedef struct {
+  unsigned int version;            // NVML_GPM_SUPPORT_VERSION
+  unsigned int isSupportedDevice;  // out
+} nvmlGpmSupport_t;
+
+constexpr unsigned int NVML_GPM_SUPPORT_VERSION = 1;
+
+// Per-process utilisation. nvmlDeviceGetProcessUtilization (every driver
+// gpudoctor supports) writes these; values are percent over the driver's
+// last sample period, timeStamp in microseconds (CPU clock).
+typedef struct {
+  unsigned int pid;
+  unsigned long long timeStamp;
+  unsigned int smUtil;
+  unsigned int memUtil;
+  unsigned int encUtil;
+  unsigned int decUtil;
+} nvmlProcessUtilizationSample_t;
+
+// nvmlDeviceGetProcessesUtilizationInfo (12.4 header, R550) writes these.
+typedef struct {
+  unsigned long long timeStamp;
+  unsigned int pid;
+  unsigned int smUtil;
+  unsigned int memUtil;
+  unsigned int encUtil;
+  unsigned int decUtil;
+  unsigned int jpgUtil;
+  unsigned int ofaUtil;
+} nvmlProcessUtilizationInfo_v1_t;
+
+typedef struct {
+  unsigned int version;              // nvmlProcessesUtilizationInfo_v1
+  unsigned int processSamplesCount;  // in: array length; out: records written
+  unsigned long long lastSeenTimeStamp;
+  nvmlProcessUtilizationInfo_v1_t* procUtilArray;
+} nvmlProcessesUtilizationInfo_v1_t;
+
+constexpr unsigned int nvmlProcessesUtilizationInfo_v1 =
+    static_cast<unsigned int>(sizeof(nvmlProcessesUtilizationInfo_v1_t)) | (1u << 24);
+
 static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t layout");
 static_assert(sizeof(nvmlMemory_v2_t) == 40, "nvmlMemory_v2_t layout");
 static_assert(sizeof(nvmlProcessInfo_v1_t) == 16, "nvmlProcessInfo_v1_t layout");
@@ -242,6 +340,21 @@ static_assert(sizeof(nvmlTemperature_v1_t) == 12 && nvmlTemperature_v1 == 0x0100
               "nvmlTemperature_v1_t layout");
 static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t layout");
 static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t layout");
+static_assert(sizeof(nvmlGpmMetric_t) == 40 && offsetof(nvmlGpmMetric_t, value) == 8,
+              "nvmlGpmMetric_t layout");
+static_assert(offsetof(nvmlGpmMetricsGet_t, sample1) == 8 &&
+                  offsetof(nvmlGpmMetricsGet_t, metrics) == 24,
+              "nvmlGpmMetricsGet_t layout");
+static_assert(sizeof(nvmlGpmSupport_t) == 8, "nvmlGpmSupport_t layout");
+static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32 &&
+                  offsetof(nvmlProcessUtilizationSample_t, smUtil) == 16,
+              "nvmlProcessUtilizationSample_t layout");
+static_assert(sizeof(nvmlProcessUtilizationInfo_v1_t) == 40 &&
+                  offsetof(nvmlProcessUtilizationInfo_v1_t, pid) == 8,
+              "nvmlProcessUtilizationInfo_v1_t layout");
+static_assert(sizeof(nvmlProcessesUtilizationInfo_v1_t) == 24 &&
+                  nvmlProcessesUtilizationInfo_v1 == 0x01000018u,
+              "nvmlProcessesUtilizationInfo_v1_t layout");
 
 }  // extern "C"
 
@@ -312,6 +425,14 @@ static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t layout");
   X(nvmlDeviceGetComputeRunningProcesses_v3, (nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_t* infos)) \
   X(nvmlDeviceGetComputeRunningProcesses_v2, (nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_t* infos)) \
   X(nvmlDeviceGetComputeRunningProcesses, (nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_v1_t* infos)) \
+  X(nvmlDeviceGetProcessesUtilizationInfo, (nvmlDevice_t device, nvmlProcessesUtilizationInfo_v1_t* procesesUtilInfo)) \
+  X(nvmlDeviceGetProcessUtilization, (nvmlDevice_t device, nvmlProcessUtilizationSample_t* utilization, unsigned int* processSamplesCount, unsigned long long lastSeenTimeStamp)) \
+  X(nvmlGpmQueryDeviceSupport, (nvmlDevice_t device, nvmlGpmSupport_t* gpmSupport)) \
+  X(nvmlGpmSampleAlloc, (nvmlGpmSample_t* gpmSample))                          \
+  X(nvmlGpmSampleFree, (nvmlGpmSample_t gpmSample))                            \
+  X(nvmlGpmSampleGet, (nvmlDevice_t device, nvmlGpmSample_t gpmSample))        \
+  X(nvmlGpmMigSampleGet, (nvmlDevice_t device, unsigned int gpuInstanceId, nvmlGpmSample_t gpmSample)) \
+  X(nvmlGpmMetricsGet, (nvmlGpmMetricsGet_t* metricsGet))                      \
   X(nvmlEventSetCreate, (nvmlEventSet_t* set))                                 \
   X(nvmlDeviceGetSupportedEventTypes, (nvmlDevice_t device, unsigned long long* eventTypes)) \
   X(nvmlDeviceRegisterEvents, (nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)) \

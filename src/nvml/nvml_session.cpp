@@ -102,6 +102,7 @@ class Session final : public NvmlSession {
 
   ~Session() override {
     if (!HasAbandonedCalls() && open_ && open_->library) {
+      for (auto& [index, state] : gpm_) FreeGpm(open_->library->fn, *state);
       // Balanced with nvmlInit; skipped when a call is stuck in the driver.
       open_->library->fn.nvmlShutdown();
     }
@@ -119,9 +120,10 @@ class Session final : public NvmlSession {
     for (unsigned i = 0; i < open_->gpu_count; ++i) {
       if (!sticky_.count(i)) todo.push_back(i);
     }
-    const auto started = std::chrono::steady_clock::now();
     std::map<unsigned, Outcome> outcomes;
-    ReadGpus(todo, outcomes);
+    PrimeGpm(todo, outcomes);
+    const auto started = std::chrono::steady_clock::now();
+    ReadGpus(todo, outcomes, Pass::kRead);
     lanes_ = NextReadLanes(lanes_, std::chrono::steady_clock::now() - started, todo.size(),
                            open_->gpu_count, options_.slow_read);
     for (unsigned i = 0; i < open_->gpu_count; ++i) {
@@ -174,10 +176,38 @@ class Session final : public NvmlSession {
     std::atomic<std::size_t> done{0};
   };
 
+  enum class Pass { kPrimeGpm, kRead };
+
+  std::shared_ptr<GpmState> GpmOf(unsigned index) {
+    if (!options_.read_gpm) return nullptr;
+    auto& slot = gpm_[index];
+    if (!slot) slot = std::make_shared<GpmState>();
+    return slot;
+  }
+
+  // GPM's first samples of the GPUs that have none, all before the read, so
+  // that each GPU's read finds its first sample old enough (kGpmMinInterval)
+  // instead of waiting for it in turn. A GPU that hangs here is hung for the
+  // read too (and left out of `todo`).
+  void PrimeGpm(std::vector<unsigned>& todo, std::map<unsigned, Outcome>& out) {
+    std::vector<unsigned> prime;
+    for (unsigned i : todo) {
+      if (auto state = GpmOf(i); state && state->NeedsPrime()) prime.push_back(i);
+    }
+    if (prime.empty()) return;
+    std::map<unsigned, Outcome> primed;
+    ReadGpus(prime, primed, Pass::kPrimeGpm);
+    for (auto& [index, outcome] : primed) {
+      if (outcome.hung_call.empty()) continue;
+      out[index] = std::move(outcome);
+      todo.erase(std::remove(todo.begin(), todo.end(), index), todo.end());
+    }
+  }
+
   // Reads `todo` on lanes_ workers (read_lanes.h), each GPU in turn on its lane. When a call
   // hangs, its GPU is marked hung, the lane's worker is abandoned, and the
   // lane's GPUs not yet read are read again on fresh workers.
-  void ReadGpus(std::vector<unsigned> todo, std::map<unsigned, Outcome>& out) {
+  void ReadGpus(std::vector<unsigned> todo, std::map<unsigned, Outcome>& out, Pass pass) {
     GpuReadOptions read{options_.read_processes, options_.read_nvlink};
     // After a hang, the GPUs left are read each on its own worker: when the
     // whole driver hangs, the sample costs two deadlines, not one per GPU.
@@ -192,10 +222,18 @@ class Session final : public NvmlSession {
       for (std::size_t l = 0; l < lanes; ++l) {
         auto batch = batches[l];
         batch->results.resize(batch->indexes.size());
+        std::vector<std::shared_ptr<GpmState>> gpm;
+        for (unsigned index : batch->indexes) gpm.push_back(GpmOf(index));
         auto lib = open_->library;
-        Lane(l).Submit([lib, batch, read](CallTracker& tracker) {
+        Lane(l).Submit([lib, batch, read, pass, gpm](CallTracker& tracker) {
           for (std::size_t k = 0; k < batch->indexes.size(); ++k) {
-            ReadGpu(lib->fn, batch->indexes[k], read, tracker, batch->results[k]);
+            if (pass == Pass::kPrimeGpm) {
+              gpudoctor::PrimeGpm(lib->fn, batch->indexes[k], tracker, *gpm[k],
+                                  batch->results[k]);
+            } else {
+              ReadGpu(lib->fn, batch->indexes[k], read, tracker, batch->results[k],
+                      gpm[k].get());
+            }
             // A read during which a call was given up on is never complete.
             if (tracker.abandoned()) break;
             batch->done.store(k + 1);
@@ -277,6 +315,9 @@ class Session final : public NvmlSession {
   std::vector<std::unique_ptr<CallWorker>> abandoned_;  // stuck in the driver
   std::map<unsigned, GpuStatus> sticky_;     // lost or hung: not called again
   std::map<unsigned, GpuStatus> last_good_;  // identity for later reports
+  // GPM samples per GPU, kept from one Sample() to the next; shared with the
+  // read jobs, which an abandoned worker may still run.
+  std::map<unsigned, std::shared_ptr<GpmState>> gpm_;
 };
 
 }  // namespace

@@ -34,6 +34,9 @@ struct NvmlOptions {
   std::chrono::milliseconds slow_read = kSlowGpuRead;
   bool read_processes = true;
   bool read_nvlink = true;
+  // GPM metrics where the GPU supports them (nvml/gpm_reader.h). The first
+  // Sample() of a session then takes about kGpmMinInterval longer.
+  bool read_gpm = true;
 };
 
 class NvmlSession {

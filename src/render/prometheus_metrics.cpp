@@ -21,6 +21,11 @@ std::optional<double> D(const std::optional<bool>& v) {
 std::optional<double> Scaled(const std::optional<std::int64_t>& v, double scale) {
   return v ? std::optional<double>(static_cast<double>(*v) * scale) : std::nullopt;
 }
+// Without it a real field would convert to optional<int64_t> and lose its
+// fraction.
+std::optional<double> Scaled(const std::optional<double>& v, double scale) {
+  return v ? std::optional<double>(*v * scale) : std::nullopt;
+}
 
 // One per-GPU series read straight from the latest sample: metrics as data.
 struct GpuMetric {
@@ -127,6 +132,43 @@ const GpuMetric kGpuMetrics[] = {
      [](const GpuStatus& g) { return D(g.pcie_rx_bytes_per_s); }},
     {"gpudoctor_gpu_pcie_replays_total", "counter", "PCIe replays since the driver loaded",
      [](const GpuStatus& g) { return D(g.pcie_replay_count); }},
+    {"gpudoctor_gpu_gpm_supported", "gauge",
+     "1 when the GPU supports GPM (SM activity and the other profiling metrics), 0 when not",
+     [](const GpuStatus& g) { return D(g.gpm_supported); }},
+    {"gpudoctor_gpu_sm_activity_ratio", "gauge",
+     "GPM: share of SMs busy, averaged since the previous sample (0-1)",
+     [](const GpuStatus& g) { return Scaled(g.gpm_sm_activity_percent, 0.01); }},
+    {"gpudoctor_gpu_sm_occupancy_ratio", "gauge",
+     "GPM: warps resident on the SMs relative to the maximum (0-1)",
+     [](const GpuStatus& g) { return Scaled(g.gpm_sm_occupancy_percent, 0.01); }},
+    {"gpudoctor_gpu_tensor_pipe_activity_ratio", "gauge",
+     "GPM: share of time the SMs' tensor pipes were busy (0-1)",
+     [](const GpuStatus& g) { return Scaled(g.gpm_tensor_activity_percent, 0.01); }},
+    {"gpudoctor_gpu_fp64_pipe_activity_ratio", "gauge",
+     "GPM: share of time the SMs did non-tensor FP64 math (0-1)",
+     [](const GpuStatus& g) { return Scaled(g.gpm_fp64_activity_percent, 0.01); }},
+    {"gpudoctor_gpu_fp32_pipe_activity_ratio", "gauge",
+     "GPM: share of time the SMs did non-tensor FP32 math (0-1)",
+     [](const GpuStatus& g) { return Scaled(g.gpm_fp32_activity_percent, 0.01); }},
+    {"gpudoctor_gpu_fp16_pipe_activity_ratio", "gauge",
+     "GPM: share of time the SMs did non-tensor FP16 math (0-1)",
+     [](const GpuStatus& g) { return Scaled(g.gpm_fp16_activity_percent, 0.01); }},
+    {"gpudoctor_gpu_integer_pipe_activity_ratio", "gauge",
+     "GPM: share of time the SMs did integer math (0-1)",
+     [](const GpuStatus& g) { return Scaled(g.gpm_integer_activity_percent, 0.01); }},
+    {"gpudoctor_gpu_dram_bandwidth_ratio", "gauge",
+     "GPM: DRAM bandwidth used relative to the peak (0-1)",
+     [](const GpuStatus& g) { return Scaled(g.gpm_dram_bandwidth_percent, 0.01); }},
+    {"gpudoctor_gpu_gpm_pcie_tx_bytes_per_second", "gauge",
+     "GPM: PCIe traffic from the GPU, averaged since the previous sample",
+     [](const GpuStatus& g) { return D(g.gpm_pcie_tx_bytes_per_s); }},
+    {"gpudoctor_gpu_gpm_pcie_rx_bytes_per_second", "gauge",
+     "GPM: PCIe traffic to the GPU, averaged since the previous sample",
+     [](const GpuStatus& g) { return D(g.gpm_pcie_rx_bytes_per_s); }},
+    {"gpudoctor_gpu_nvlink_tx_bytes_per_second", "gauge", "GPM: NVLink writes, all links",
+     [](const GpuStatus& g) { return D(g.gpm_nvlink_tx_bytes_per_s); }},
+    {"gpudoctor_gpu_nvlink_rx_bytes_per_second", "gauge", "GPM: NVLink reads, all links",
+     [](const GpuStatus& g) { return D(g.gpm_nvlink_rx_bytes_per_s); }},
     {"gpudoctor_gpu_processes", "gauge", "Compute processes on the GPU",
      [](const GpuStatus& g) {
        return g.processes ? std::optional<double>(static_cast<double>(g.processes->size()))
@@ -134,7 +176,7 @@ const GpuMetric kGpuMetrics[] = {
      }},
 };
 
-std::string Number(double v) {
+std::string ExpositionNumber(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
   return fmt::format("{}", v);
@@ -173,7 +215,7 @@ class Exposition {
   }
   void Sample(const std::string& labels, double value, std::string_view suffix = "") {
     fmt::format_to(std::back_inserter(out_), "{}{}{}{}{} {}\n", name_, suffix,
-                   labels.empty() ? "" : "{", labels, labels.empty() ? "" : "}", Number(value));
+                   labels.empty() ? "" : "{", labels, labels.empty() ? "" : "}", ExpositionNumber(value));
   }
   std::string Finish() {
     if (format_ == ExpositionFormat::kOpenMetrics) out_ += "# EOF\n";
@@ -301,7 +343,7 @@ void WriteAgentMetrics(const AgentLiveSnapshot& s, Exposition& e) {
   e.Family("gpudoctor_nvml_sample_duration_seconds", "histogram",
            "Time one sample of every GPU through NVML took");
   for (std::size_t i = 0; i < kSampleLatencyBuckets.size(); ++i) {
-    e.Sample(Label("le", Number(kSampleLatencyBuckets[i])),
+    e.Sample(Label("le", ExpositionNumber(kSampleLatencyBuckets[i])),
              static_cast<double>(s.sample_latency.cumulative[i]), "_bucket");
   }
   e.Sample(Label("le", "+Inf"), static_cast<double>(s.sample_latency.count), "_bucket");

@@ -2,6 +2,7 @@
 // Markdown) are given. Plain data; renderers never read the system.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,6 +38,21 @@ struct ReportContext {
   // readings of a long window are per-minute averages).
   const std::map<std::string, std::map<std::string, MetricSummary>>* summaries = nullptr;
 };
+
+// One compute process over a GPU's window: who ran it and what it took.
+struct ProcessSummary {
+  std::uint32_t pid = 0;
+  std::string name;
+  std::string user, container_id, pod_uid;  // empty when unknown
+  std::size_t readings = 0;                 // readings that listed it
+  std::optional<MetricSummary> sm_util_percent;
+  std::optional<MetricSummary> memory_util_percent;
+  std::optional<double> used_memory_max_bytes;
+};
+
+// The processes the GPU's readings listed, most SM time first (then most
+// memory), at most `limit`.
+std::vector<ProcessSummary> SummarizeProcesses(const GpuSeries& gpu, std::size_t limit = 20);
 
 // Per numeric status field (status --json names) min/avg/max over the GPU's
 // readings; fields never read are left out.

@@ -1,4 +1,5 @@
-// The per-GPU section of the HTML report: five charts and a min/avg/max table.
+// The per-GPU section of the HTML report: five charts (six with GPM) and a
+// min/avg/max table.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -133,6 +134,11 @@ const Field kTableFields[] = {
     {"power_draw_w", {"Power draw", "功耗"}, "W", 1},
     {"clocks_sm_mhz", {"SM clock", "SM 时钟"}, "MHz", 1},
     {"clocks_memory_mhz", {"Memory clock", "显存时钟"}, "MHz", 1},
+    {"gpm_sm_activity_percent", {"SM activity (GPM)", "SM 活跃度 (GPM)"}, "%", 1},
+    {"gpm_sm_occupancy_percent", {"SM occupancy (GPM)", "SM 占用率 (GPM)"}, "%", 1},
+    {"gpm_tensor_activity_percent", {"Tensor pipes (GPM)", "Tensor 管线 (GPM)"}, "%", 1},
+    {"gpm_fp32_activity_percent", {"FP32 pipe (GPM)", "FP32 管线 (GPM)"}, "%", 1},
+    {"gpm_dram_bandwidth_percent", {"DRAM bandwidth (GPM)", "显存带宽 (GPM)"}, "%", 1},
 };
 
 std::string MetricsTable(const GpuSeries& gpu, Lang l) {
@@ -151,6 +157,40 @@ std::string MetricsTable(const GpuSeries& gpu, Lang l) {
   return TableStart("metrics", {Pick(l, "Metric", "指标"), Pick(l, "min", "最小"),
                                 Pick(l, "avg", "平均"), Pick(l, "max", "最大"),
                                 Pick(l, "unit", "单位"), Pick(l, "readings", "读数")}) +
+         rows + "</tbody></table>";
+}
+
+// Who ran on the GPU over the window and what each took.
+std::string ProcessesTable(const GpuSeries& gpu, Lang l) {
+  auto processes = SummarizeProcesses(gpu);
+  if (processes.empty()) return "";
+  std::string rows;
+  auto percent = [](const std::optional<MetricSummary>& s) {
+    return s ? fmt::format("{:.0f} / {:.0f}", s->avg, s->max) : std::string("–");
+  };
+  for (const ProcessSummary& p : processes) {
+    std::string owner = p.user;
+    if (!p.pod_uid.empty()) {
+      owner += (owner.empty() ? "" : ", ") + std::string("pod ") + p.pod_uid;
+    } else if (!p.container_id.empty()) {
+      owner += (owner.empty() ? "" : ", ") + std::string("container ") + p.container_id;
+    }
+    rows += fmt::format(
+        R"(<tr><td class="num">{}</td><td><code>{}</code></td><td>{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>)",
+        p.pid, HtmlEscape(p.name.empty() ? "?" : p.name), HtmlEscape(owner.empty() ? "–" : owner),
+        percent(p.sm_util_percent), percent(p.memory_util_percent),
+        p.used_memory_max_bytes
+            ? fmt::format("{:.1f}", *p.used_memory_max_bytes / (1024.0 * 1024 * 1024))
+            : std::string("–"),
+        p.readings);
+  }
+  return fmt::format("<h3>{}</h3>", Pick(l, "Processes", "进程")) +
+         TableStart("processes",
+                    {Pick(l, "PID", "PID"), Pick(l, "Name", "名称"), Pick(l, "Owner", "归属"),
+                     Pick(l, "SM % avg / max", "SM % 平均 / 最大"),
+                     Pick(l, "Memory % avg / max", "显存 % 平均 / 最大"),
+                     Pick(l, "GPU memory max (GiB)", "显存最大占用 (GiB)"),
+                     Pick(l, "readings", "读数")}) +
          rows + "</tbody></table>";
 }
 
@@ -188,6 +228,23 @@ std::vector<ChartSpec> Charts(const ReportContext& r, const GpuSeries& gpu,
     return AsDouble(g.utilization_memory_percent);
   }));
   charts.push_back(std::move(util));
+
+  // GPM's view of the same time: what share of the SMs, and of which pipes,
+  // were busy (Hopper and later; no chart for a GPU that never had GPM).
+  if (Latest(gpu, [](const GpuStatus& g) { return g.gpm_sm_activity_percent; })) {
+    ChartSpec sm = spec("sm_activity", {"SM activity (GPM)", "SM 活跃度 (GPM)"}, "%");
+    sm.y_min = 0;
+    sm.y_max = 100;
+    sm.series.push_back(series({"SM active", "SM 活跃"}, "s0",
+                               [](const GpuStatus& g) { return g.gpm_sm_activity_percent; }));
+    sm.series.push_back(series({"tensor pipes", "Tensor 管线"}, "s1",
+                               [](const GpuStatus& g) { return g.gpm_tensor_activity_percent; }));
+    sm.series.push_back(series({"FP32 pipe", "FP32 管线"}, "s2",
+                               [](const GpuStatus& g) { return g.gpm_fp32_activity_percent; }));
+    sm.series.push_back(series({"DRAM bandwidth", "显存带宽"}, "s3",
+                               [](const GpuStatus& g) { return g.gpm_dram_bandwidth_percent; }));
+    charts.push_back(std::move(sm));
+  }
 
   ChartSpec mem = spec("memory", {"Memory used", "显存占用"}, "%");
   mem.y_min = 0;
@@ -309,6 +366,7 @@ std::string GpuSectionHtml(const ReportContext& r, const GpuSeries& gpu, const G
   }
   out += fmt::format("<h3>{}</h3>", Pick(l, "Over the window", "窗口内统计"));
   out += MetricsTable(gpu, l);
+  out += ProcessesTable(gpu, l);
   return out + "</section>";
 }
 

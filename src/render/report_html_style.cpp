@@ -44,12 +44,18 @@ svg.chart .tick, svg.chart .axis-unit { font-size: 11px; fill: #57606a; }
 svg.chart .line { fill: none; stroke-width: 2; stroke-linejoin: round; }
 svg.chart .line.s0, svg.chart .dot.s0 { stroke: #1f77b4; }
 svg.chart .line.s1, svg.chart .dot.s1 { stroke: #ff7f0e; }
+svg.chart .line.s2, svg.chart .dot.s2 { stroke: #2ca02c; }
+svg.chart .line.s3, svg.chart .dot.s3 { stroke: #9467bd; }
 svg.chart .line.limit { stroke: #6e7781; stroke-dasharray: 6 4; stroke-width: 1.5; }
 svg.chart .dot.s0 { fill: #1f77b4; }
 svg.chart .dot.s1 { fill: #ff7f0e; }
+svg.chart .dot.s2 { fill: #2ca02c; }
+svg.chart .dot.s3 { fill: #9467bd; }
 svg.chart .dot.limit { fill: #6e7781; stroke: #6e7781; }
 .swatch.s0 { background: #1f77b4; }
 .swatch.s1 { background: #ff7f0e; }
+.swatch.s2 { background: #2ca02c; }
+.swatch.s3 { background: #9467bd; }
 .swatch.limit { background: #6e7781; }
 svg.chart .threshold { stroke: #cf222e; stroke-dasharray: 3 3; stroke-width: 1.2; }
 svg.chart .threshold-label { font-size: 11px; fill: #cf222e; }

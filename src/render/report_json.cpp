@@ -73,6 +73,28 @@ J GpusJson(const ReportContext& r) {
       }
     }
     g["metrics"] = std::move(metrics);
+    J processes = J::array();
+    if (series != nullptr) {
+      auto summary = [](const std::optional<MetricSummary>& s) {
+        return s ? J{{"min", Number(s->min)}, {"avg", Number(s->avg)}, {"max", Number(s->max)}}
+                 : J(nullptr);
+      };
+      auto text = [](const std::string& t) { return t.empty() ? J(nullptr) : J(t); };
+      for (const ProcessSummary& p : SummarizeProcesses(*series)) {
+        processes.push_back(J{{"pid", p.pid},
+                              {"name", p.name},
+                              {"user", text(p.user)},
+                              {"container_id", text(p.container_id)},
+                              {"pod_uid", text(p.pod_uid)},
+                              {"readings", p.readings},
+                              {"sm_util_percent", summary(p.sm_util_percent)},
+                              {"memory_util_percent", summary(p.memory_util_percent)},
+                              {"used_memory_max_bytes", p.used_memory_max_bytes
+                                                            ? Number(*p.used_memory_max_bytes)
+                                                            : J(nullptr)}});
+      }
+    }
+    g["processes"] = std::move(processes);
     if (r.timeline != nullptr) {
       J throttled = J::object();
       for (const auto& t : r.timeline->throttled) {

@@ -30,9 +30,17 @@ nlohmann::ordered_json ProcessesToJson(const std::optional<std::vector<GpuProces
   if (!processes) return nullptr;
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& p : *processes) {
+    auto text = [](const std::string& t) {
+      return t.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(t);
+    };
     out.push_back({{"pid", p.pid},
                    {"name", p.name},
-                   {"used_memory_bytes", OrNull(p.used_memory_bytes)}});
+                   {"used_memory_bytes", OrNull(p.used_memory_bytes)},
+                   {"sm_util_percent", OrNull(p.sm_util_percent)},
+                   {"memory_util_percent", OrNull(p.memory_util_percent)},
+                   {"user", text(p.user)},
+                   {"container_id", text(p.container_id)},
+                   {"pod_uid", text(p.pod_uid)}});
   }
   return out;
 }

@@ -79,18 +79,72 @@ std::string Row(const GpuStatus& g, const TableOptions& o) {
       persist);
 }
 
+std::string PercentCell(const std::optional<std::int64_t>& v) {
+  return v ? fmt::format("{}%", *v) : std::string(kNa);
+}
+
+// "alice", "alice  docker 3f2a9c1b7d4e", "alice  pod 1b2c...": who runs it.
+std::string OwnerCell(const GpuProcess& p) {
+  std::string out = p.user;
+  if (!p.pod_uid.empty()) {
+    out += (out.empty() ? "" : "  ") + std::string("pod ") + p.pod_uid;
+  } else if (!p.container_id.empty()) {
+    out += (out.empty() ? "" : "  ") + std::string("container ") + p.container_id;
+  }
+  return out;
+}
+
 std::string Processes(const SystemStatus& s) {
   std::string out;
   for (const auto& g : s.gpus) {
     if (!g.processes) continue;
     for (const auto& p : *g.processes) {
-      out += fmt::format("{:>3}  {:>8}  {}  {}\n", g.index, p.pid,
-                         Pad(p.name.empty() ? "?" : p.name, 40),
-                         p.used_memory_bytes ? fmt::format("{} MiB", *p.used_memory_bytes >> 20)
-                                             : std::string(kNa));
+      std::string line = fmt::format(
+          "{:>3}  {:>8}  {}  {:>10}  {:>4}  {:>4}  {}", g.index, p.pid,
+          Pad(p.name.empty() ? "?" : p.name, 40),
+          p.used_memory_bytes ? fmt::format("{} MiB", *p.used_memory_bytes >> 20)
+                              : std::string(kNa),
+          PercentCell(p.sm_util_percent), PercentCell(p.memory_util_percent), OwnerCell(p));
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line + "\n";
     }
   }
-  return out.empty() ? out : "\nProcesses:\nGPU       PID  Name                                      GPU memory\n" + out;
+  return out.empty() ? out
+                     : "\nProcesses:\nGPU       PID  Name                                      "
+                       "GPU memory    SM   Mem  Owner\n" +
+                           out;
+}
+
+std::string Percent(const std::optional<double>& v) {
+  return v ? fmt::format("{:.1f}%", *v) : std::string(kNa);
+}
+
+std::string GbPerS(const std::optional<std::int64_t>& bytes) {
+  return bytes ? fmt::format("{:.1f}", static_cast<double>(*bytes) / 1e9) : std::string(kNa);
+}
+
+// What the SMs did (GPM, Hopper and later), when any GPU has GPM; the others
+// read "not supported".
+std::string Gpm(const SystemStatus& s) {
+  bool any = false;
+  for (const auto& g : s.gpus) any |= g.gpm_supported.value_or(false);
+  if (!any) return "";
+  std::string out =
+      "\nGPM (what the SMs did since the previous sample):\n"
+      "GPU  SM active  SM occupancy  Tensor    FP64    FP32    FP16    DRAM bw  PCIe tx/rx GB/s\n";
+  for (const auto& g : s.gpus) {
+    if (!g.gpm_supported.value_or(false)) {
+      out += fmt::format("{:>3}  not supported\n", g.index);
+      continue;
+    }
+    out += fmt::format("{:>3}  {:>9}  {:>12}  {:>6}  {:>6}  {:>6}  {:>6}  {:>9}  {} / {}\n", g.index,
+                       Percent(g.gpm_sm_activity_percent), Percent(g.gpm_sm_occupancy_percent),
+                       Percent(g.gpm_tensor_activity_percent), Percent(g.gpm_fp64_activity_percent),
+                       Percent(g.gpm_fp32_activity_percent), Percent(g.gpm_fp16_activity_percent),
+                       Percent(g.gpm_dram_bandwidth_percent), GbPerS(g.gpm_pcie_tx_bytes_per_s),
+                       GbPerS(g.gpm_pcie_rx_bytes_per_s));
+  }
+  return out;
 }
 
 std::string Abnormal(const SystemStatus& s, const TableOptions& o) {
@@ -132,6 +186,7 @@ std::string RenderStatusTable(const SystemStatus& s, const TableOptions& o) {
               o.color);
   for (const auto& g : s.gpus) out += Row(g, o);
   if (s.gpus.empty()) out += "  (no GPUs found by the driver)\n";
+  out += Gpm(s);
   out += Processes(s);
   out += Abnormal(s, o);
   return out;

@@ -39,6 +39,31 @@ WatchCell UtilizationCell(const GpuStatus& gpu, const Thresholds& t) {
   return cell;
 }
 
+// GPM's SM activity with the tensor pipes and DRAM bandwidth beside it:
+// "12.5% tensor 0% dram 20%".
+WatchCell SmActivityCell(const GpuStatus& gpu) {
+  WatchCell cell;
+  if (!gpu.gpm_sm_activity_percent) {
+    if (gpu.gpm_supported && !*gpu.gpm_supported) cell.text = "not supported";
+    return cell;
+  }
+  cell.text = fmt::format("{:.0f}%", *gpu.gpm_sm_activity_percent);
+  if (gpu.gpm_tensor_activity_percent) {
+    cell.text += fmt::format(" tensor {:.0f}%", *gpu.gpm_tensor_activity_percent);
+  }
+  if (gpu.gpm_dram_bandwidth_percent) {
+    cell.text += fmt::format(" dram {:.0f}%", *gpu.gpm_dram_bandwidth_percent);
+  }
+  // Busy by time but most SMs idle: the pattern gpu.sm_idle judges.
+  if (gpu.utilization_gpu_percent && *gpu.utilization_gpu_percent >= 80 &&
+      *gpu.gpm_sm_activity_percent < 40) {
+    cell.level = Level::kWarning;
+  } else {
+    cell.level = Level::kNormal;
+  }
+  return cell;
+}
+
 WatchCell MemoryCell(const GpuStatus& gpu, const Thresholds& t, const Units& u) {
   WatchCell cell;
   if (!gpu.memory_used_bytes) return cell;
@@ -160,7 +185,15 @@ SparkRange RangeFor(const GpuStatus& gpu, HistoryMetric metric,
   switch (metric) {
     case HistoryMetric::kUtilization:
     case HistoryMetric::kMemoryPercent:
+    case HistoryMetric::kSmActivity:
       return {0, 100};
+    case HistoryMetric::kSmClock: {
+      double max = static_cast<double>(gpu.clocks_max_sm_mhz.value_or(0));
+      for (const auto& v : values) {
+        if (v && *v > max) max = *v;
+      }
+      return {0, max};
+    }
     case HistoryMetric::kTemperature:
       return {20, 100};
     case HistoryMetric::kPower: {
@@ -207,6 +240,10 @@ void AppendGpuBlock(const GpuStatus& gpu, const History& history,
   }
   lines.push_back(MetricLine(gpu, history, HistoryMetric::kUtilization, "util",
                              UtilizationCell(gpu, t), o));
+  if (gpu.gpm_supported.value_or(false)) {
+    lines.push_back(MetricLine(gpu, history, HistoryMetric::kSmActivity, "SM act",
+                               SmActivityCell(gpu), o));
+  }
   lines.push_back(MetricLine(gpu, history, HistoryMetric::kMemoryPercent,
                              "memory", MemoryCell(gpu, t, kScreenUnits), o));
   lines.push_back(MetricLine(gpu, history, HistoryMetric::kTemperature, "temp",
@@ -242,15 +279,21 @@ std::string RenderWatchFrame(const SystemStatus& status, const History& history,
 std::string RenderWatchLine(const GpuStatus& gpu,
                             std::chrono::system_clock::time_point now) {
   Thresholds t;
+  std::string gpm;
+  if (gpu.gpm_supported.value_or(false)) {
+    gpm = " sm_active=" + (gpu.gpm_sm_activity_percent
+                               ? fmt::format("{:.0f}%", *gpu.gpm_sm_activity_percent)
+                               : std::string("n/a"));
+  }
   return fmt::format(
       "{} gpu={} state={} util={} mem={} temp={} power={} sm={} pstate={} "
-      "reasons={}",
+      "reasons={}{}",
       FormatLocalTime(now, 'T'), gpu.index, GpuStateName(gpu.state),
       UtilizationCell(gpu, t).text, MemoryCell(gpu, t, kLineUnits).text,
       TemperatureCell(gpu, t, kLineUnits).text,
       PowerCell(gpu, t, kLineUnits).text,
       MhzText(gpu.clocks_sm_mhz, kLineUnits), PstateText(gpu),
-      ReasonsCell(gpu).text);
+      ReasonsCell(gpu).text, gpm);
 }
 
 std::string FormatLocalTime(std::chrono::system_clock::time_point time,

@@ -24,7 +24,7 @@ struct WatchViewOptions {
 
 // One refresh of the screen: a header line (time, driver and CUDA versions),
 // then per GPU a title line (index, name, state), one line each for
-// utilisation, memory, temperature and power with a sparkline of their
+// utilisation, SM activity (GPUs with GPM), memory, temperature and power with a sparkline of their
 // history, and a line with clock, P-state and active slowdown reasons. Lines
 // are joined by '\n' (no trailing newline); each fits in options.width
 // visible columns. Sparklines are history.capacity() cells wide, or as many
@@ -34,8 +34,9 @@ std::string RenderWatchFrame(const SystemStatus& status, const History& history,
 
 // One line (no newline) for a GPU when output is not a terminal, e.g.
 // "2026-11-29T18:02:03 gpu=0 state=ok util=45% mem=10240/81559MiB(12.6%)
-// temp=56C power=312.4/700.0W sm=1980MHz pstate=P0 reasons=sw_power_cap";
-// absent values read "n/a". Local time.
+// temp=56C power=312.4/700.0W sm=1980MHz pstate=P0 reasons=sw_power_cap",
+// then " sm_active=12%" on a GPU with GPM; absent values read "n/a". Local
+// time.
 std::string RenderWatchLine(const GpuStatus& gpu,
                             std::chrono::system_clock::time_point now);
 

@@ -64,6 +64,25 @@ std::string ProcessesText(const std::vector<GpuProcess>& processes) {
   return out;
 }
 
+// Utilisation and owner per process: a column of its own, so that readers
+// from before it still read "processes" (they keep only 3-part records).
+std::string ProcessDetailsText(const std::vector<GpuProcess>& processes) {
+  std::string out;
+  for (const auto& p : processes) {
+    if (!p.sm_util_percent && !p.memory_util_percent && p.user.empty() &&
+        p.container_id.empty() && p.pod_uid.empty()) {
+      continue;
+    }
+    auto number = [](const std::optional<std::int64_t>& v) {
+      return v ? std::to_string(*v) : std::string();
+    };
+    out += std::to_string(p.pid) + '\t' + number(p.sm_util_percent) + '\t' +
+           number(p.memory_util_percent) + '\t' + Clean(p.user) + '\t' + Clean(p.container_id) +
+           '\t' + Clean(p.pod_uid) + '\n';
+  }
+  return out;
+}
+
 std::optional<std::int64_t> ParseInt(const std::string& s) {
   std::int64_t v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -82,6 +101,50 @@ std::vector<GpuProcess> ParseProcesses(const std::string& text) {
     out.push_back(std::move(p));
   }
   return out;
+}
+
+// The process of `pid` in gpu.processes, added when absent (the details
+// column may be decoded before the processes column).
+GpuProcess& ProcessAt(GpuStatus& gpu, std::uint32_t pid) {
+  if (!gpu.processes) gpu.processes.emplace();
+  for (auto& p : *gpu.processes) {
+    if (p.pid == pid) return p;
+  }
+  gpu.processes->push_back(GpuProcess{});
+  gpu.processes->back().pid = pid;
+  return gpu.processes->back();
+}
+
+void ApplyProcessDetails(GpuStatus& gpu, const std::string& text) {
+  for (auto& r : SplitRecords(text)) {
+    if (r.size() < 6) continue;
+    auto pid = ParseInt(r[0]);
+    if (!pid) continue;
+    GpuProcess& p = ProcessAt(gpu, static_cast<std::uint32_t>(*pid));
+    p.sm_util_percent = ParseInt(r[1]);
+    p.memory_util_percent = ParseInt(r[2]);
+    p.user = r[3];
+    p.container_id = r[4];
+    p.pod_uid = r[5];
+  }
+}
+
+// The processes column over details already decoded for the same pids.
+void ApplyProcesses(GpuStatus& gpu, const std::string& text) {
+  std::vector<GpuProcess> parsed = ParseProcesses(text);
+  if (gpu.processes) {
+    for (GpuProcess& p : parsed) {
+      for (const GpuProcess& known : *gpu.processes) {
+        if (known.pid != p.pid) continue;
+        p.sm_util_percent = known.sm_util_percent;
+        p.memory_util_percent = known.memory_util_percent;
+        p.user = known.user;
+        p.container_id = known.container_id;
+        p.pod_uid = known.pod_uid;
+      }
+    }
+  }
+  gpu.processes = std::move(parsed);
 }
 
 NvLinkStatus& LinkAt(GpuStatus& gpu, unsigned link) {
@@ -142,7 +205,11 @@ void StatusToCells(const GpuStatus& gpu, std::vector<NamedCell>& cells) {
         Add(cells, prefix + "." + kNvlinkMembers[m + 1], *v);
     }
   }
-  if (gpu.processes) Add(cells, "processes", ProcessesText(*gpu.processes));
+  if (gpu.processes) {
+    Add(cells, "processes", ProcessesText(*gpu.processes));
+    std::string details = ProcessDetailsText(*gpu.processes);
+    if (!details.empty()) Add(cells, "process_details", std::move(details));
+  }
   if (!gpu.field_errors.empty()) {
     std::string text;
     for (const auto& [k, v] : gpu.field_errors) text += Clean(k) + '\t' + Clean(v) + '\n';
@@ -158,7 +225,8 @@ SampleColumn ResolveSampleColumn(std::string_view name) {
       {"uuid", K::kUuid},           {"pci_bus_id", K::kBusId},
       {"state", K::kState},         {"state_detail", K::kStateDetail},
       {"pstate", K::kPstate},       {"clock_event_reasons_mask", K::kMask},
-      {"processes", K::kProcesses}, {"field_errors", K::kFieldErrors}};
+      {"processes", K::kProcesses}, {"field_errors", K::kFieldErrors},
+      {"process_details", K::kProcessDetails}};
   for (const auto& [n, k] : kFixed) {
     if (n == name) {
       c.kind = k;
@@ -254,7 +322,10 @@ void ApplyCell(GpuStatus& gpu, const SampleColumn& column, const Cell& value) {
       return;
     }
     case K::kProcesses:
-      if (text) gpu.processes = ParseProcesses(*text);
+      if (text) ApplyProcesses(gpu, *text);
+      return;
+    case K::kProcessDetails:
+      if (text) ApplyProcessDetails(gpu, *text);
       return;
     case K::kFieldErrors:
       if (!text) return;

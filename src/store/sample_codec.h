@@ -2,7 +2,7 @@
 // status --json name (core/gpu_fields.h); identity and compound fields get
 // fixed names: index, name, uuid, pci_bus_id, state, state_detail, pstate,
 // clock_event_reasons_mask, fan.N, nvlink.N[.active|.crc_flit_errors|...],
-// processes, field_errors. Unknown names are ignored when decoding, so
+// processes, process_details (per process: utilisation and owner), field_errors. Unknown names are ignored when decoding, so
 // chunks written by a later version still read.
 #pragma once
 
@@ -32,6 +32,7 @@ struct SampleColumn {
     kFan,
     kNvlink,
     kProcesses,
+    kProcessDetails,
     kFieldErrors,
   };
   Kind kind = Kind::kIgnored;

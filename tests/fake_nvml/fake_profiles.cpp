@@ -49,6 +49,14 @@ const std::vector<ProfileSymbol>& ProfileSymbols() {
       {"nvmlDeviceGetGspFirmwareVersion", 515},
       {"nvmlDeviceGetCurrentClocksEventReasons", 535},
       {"nvmlDeviceGetTemperatureV", 570},
+      // GPM: the 11.8 header (R520); MIG samples from the 12.0 header (R525).
+      {"nvmlGpmQueryDeviceSupport", 520},
+      {"nvmlGpmSampleAlloc", 520},
+      {"nvmlGpmSampleFree", 520},
+      {"nvmlGpmSampleGet", 520},
+      {"nvmlGpmMetricsGet", 520},
+      {"nvmlGpmMigSampleGet", 525},
+      {"nvmlDeviceGetProcessesUtilizationInfo", 550},
   };
   return symbols;
 }

@@ -77,12 +77,19 @@ std::optional<std::vector<gpudoctor::GpuProcess>> ParseProcesses(
   std::vector<gpudoctor::GpuProcess> out;
   for (std::size_t i = 0; i < value.size(); ++i) {
     std::string at = where + "[" + std::to_string(i) + "]";
-    CheckKeys(value[i], at, {"pid", "name", "used_memory_bytes"});
+    CheckKeys(value[i], at,
+              {"pid", "name", "used_memory_bytes", "sm_util_percent", "memory_util_percent"});
     gpudoctor::GpuProcess p;
     p.pid = static_cast<std::uint32_t>(Number(value[i].at("pid"), at + ".pid"));
     p.name = value[i].value("name", "");
     if (value[i].contains("used_memory_bytes")) {
       p.used_memory_bytes = OptionalInt(value[i]["used_memory_bytes"], at);
+    }
+    if (value[i].contains("sm_util_percent")) {
+      p.sm_util_percent = OptionalInt(value[i]["sm_util_percent"], at);
+    }
+    if (value[i].contains("memory_util_percent")) {
+      p.memory_util_percent = OptionalInt(value[i]["memory_util_percent"], at);
     }
     out.push_back(p);
   }

@@ -26,6 +26,13 @@ constexpr FirstBranch kFirstBranches[] = {
     {"nvmlDeviceGetGspFirmwareVersion", 515},
     {"nvmlDeviceGetCurrentClocksEventReasons", 535},
     {"nvmlDeviceGetTemperatureV", 570},
+    {"nvmlGpmQueryDeviceSupport", 520},
+    {"nvmlGpmSampleAlloc", 520},
+    {"nvmlGpmSampleFree", 520},
+    {"nvmlGpmSampleGet", 520},
+    {"nvmlGpmMetricsGet", 520},
+    {"nvmlGpmMigSampleGet", 525},
+    {"nvmlDeviceGetProcessesUtilizationInfo", 550},
 };
 
 // Calls `symbol` on `d` with null out-parameters: FUNCTION_NOT_FOUND when the
@@ -43,6 +50,14 @@ nvmlReturn_t CallWithNulls(const NvmlApi& api, const std::string& symbol, nvmlDe
   if (symbol == "nvmlDeviceGetCurrentClocksEventReasons")
     return api.nvmlDeviceGetCurrentClocksEventReasons(d, nullptr);
   if (symbol == "nvmlDeviceGetTemperatureV") return api.nvmlDeviceGetTemperatureV(d, nullptr);
+  if (symbol == "nvmlGpmQueryDeviceSupport") return api.nvmlGpmQueryDeviceSupport(d, nullptr);
+  if (symbol == "nvmlGpmSampleAlloc") return api.nvmlGpmSampleAlloc(nullptr);
+  if (symbol == "nvmlGpmSampleFree") return api.nvmlGpmSampleFree(nullptr);
+  if (symbol == "nvmlGpmSampleGet") return api.nvmlGpmSampleGet(d, nullptr);
+  if (symbol == "nvmlGpmMetricsGet") return api.nvmlGpmMetricsGet(nullptr);
+  if (symbol == "nvmlGpmMigSampleGet") return api.nvmlGpmMigSampleGet(d, 0, nullptr);
+  if (symbol == "nvmlDeviceGetProcessesUtilizationInfo")
+    return api.nvmlDeviceGetProcessesUtilizationInfo(d, nullptr);
   ADD_FAILURE() << "no call for " << symbol;
   return NVML_SUCCESS;
 }
@@ -63,7 +78,7 @@ class FakeNvmlProfileTest : public FakeNvmlTest {
 };
 
 TEST_F(FakeNvmlProfileTest, EachGenerationLacksWhatLaterHeadersAdded) {
-  for (int branch : {450, 455, 470, 510, 515, 525, 535, 550, 570, 580, 590, 610}) {
+  for (int branch : {450, 455, 470, 510, 515, 520, 525, 535, 550, 570, 580, 590, 610}) {
     SCOPED_TRACE(branch);
     ASSERT_EQ(InitProfile(std::to_string(branch) + ".10.01"), NVML_SUCCESS);
     nvmlDevice_t d = Handle(0);

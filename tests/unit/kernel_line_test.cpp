@@ -17,7 +17,7 @@ double Epoch(const std::optional<WallTime>& t) {
   return duration<double>(t->time_since_epoch()).count();
 }
 
-struct Case {
+struct KernelLineCase {
   const char* name;
   const char* line;
   LinePrefix prefix;
@@ -30,7 +30,7 @@ struct Case {
 
 const LineTimeContext kCtx{2025, seconds{0}};
 
-const Case kCases[] = {
+const KernelLineCase kCases[] = {
     {"dmesg", "[  123.456789] NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.",
      LinePrefix::kDmesgMonotonic, "NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.", -1,
      123.456789},
@@ -116,10 +116,10 @@ const Case kCases[] = {
      LinePrefix::kIso, "nvidia-nvswitch1: SXid (PCI:x)", Utc(2025, 1, 1, 0, 0, 0), -1},
 };
 
-class KernelLineFormats : public ::testing::TestWithParam<Case> {};
+class KernelLineFormats : public ::testing::TestWithParam<KernelLineCase> {};
 
 TEST_P(KernelLineFormats, Parses) {
-  const Case& c = GetParam();
+  const KernelLineCase& c = GetParam();
   KernelLine k = ParseKernelLine(c.line, kCtx);
   EXPECT_EQ(k.prefix, c.prefix);
   EXPECT_EQ(k.message, c.message);

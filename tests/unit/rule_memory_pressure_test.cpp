@@ -6,14 +6,14 @@
 namespace gpudoctor::testing {
 namespace {
 
-constexpr std::int64_t kGiB = 1LL << 30;
+constexpr std::int64_t kPressureGiB = 1LL << 30;
 
 GpuStatus Full(std::int64_t used_gib) {
   GpuStatus g = HealthyGpu(0);
-  g.memory_used_bytes = used_gib * kGiB;
-  g.memory_free_bytes = (80 - used_gib) * kGiB;
+  g.memory_used_bytes = used_gib * kPressureGiB;
+  g.memory_free_bytes = (80 - used_gib) * kPressureGiB;
   g.processes = std::vector<GpuProcess>{
-      {100, "python3", 10 * kGiB}, {200, "trainer", 60 * kGiB}, {300, "jupyter", 8 * kGiB}};
+      {100, "python3", 10 * kPressureGiB}, {200, "trainer", 60 * kPressureGiB}, {300, "jupyter", 8 * kPressureGiB}};
   return g;
 }
 
@@ -32,7 +32,7 @@ TEST(MemoryPressureRule, NearlyFullMemoryIsAWarning) {
   EXPECT_EQ(f.severity, Severity::kWarning);
   EXPECT_EQ(f.gpus, std::vector<std::string>{HealthyGpu(0).pci_bus_id});
   ASSERT_EQ(f.evidence.size(), 3u);
-  EXPECT_EQ(f.evidence[0].value, 78.0 * kGiB);
+  EXPECT_EQ(f.evidence[0].value, 78.0 * kPressureGiB);
   EXPECT_EQ(f.evidence[0].unit, "bytes");
   EXPECT_NE(f.evidence[0].text.en.find("78 GiB of 80 GiB"), std::string::npos);
   // The biggest holder first.

@@ -74,3 +74,29 @@ TEST(PcieLinkBandwidth, PerLaneRatesTimesWidth) {
 
 }  // namespace
 }  // namespace gpudoctor::testing
+
+namespace gpudoctor::testing {
+namespace {
+
+// GPM's rates win over NVML's 20 ms throughput window where the GPU has them.
+TEST(PcieTransferBoundRule, GpmRatesAreUsedWherePresent) {
+  GpuStatus g = Copying(20);
+  g.pcie_tx_bytes_per_s = 1 * kGB;  // NVML's short window saw little
+  g.pcie_rx_bytes_per_s = 1 * kGB;
+  EXPECT_TRUE(RunRule(kPcieTransferBoundRule, RepeatedReadings({g}, 10)).findings.empty());
+  g.gpm_pcie_tx_bytes_per_s = 14 * kGB;
+  g.gpm_pcie_rx_bytes_per_s = 4 * kGB;
+  auto d = RunRule(kPcieTransferBoundRule, RepeatedReadings({g}, 10));
+  ASSERT_EQ(d.findings.size(), 1u);
+  ASSERT_GE(d.findings[0].evidence.size(), 2u);
+  EXPECT_EQ(d.findings[0].evidence[1].value, 18.0 * kGB);
+  EXPECT_NE(d.findings[0].evidence[1].text.en.find("(GPM)"), std::string::npos);
+  // And GPM's quiet link keeps it quiet, whatever NVML's window caught.
+  g = Copying(20);
+  g.gpm_pcie_tx_bytes_per_s = kGB / 10;
+  g.gpm_pcie_rx_bytes_per_s = kGB / 10;
+  EXPECT_TRUE(RunRule(kPcieTransferBoundRule, RepeatedReadings({g}, 10)).findings.empty());
+}
+
+}  // namespace
+}  // namespace gpudoctor::testing

@@ -74,11 +74,24 @@ std::vector<GpuProcess> TopProcesses(const GpuStatus& gpu, std::size_t count) {
   return top;
 }
 
+std::string OwnerText(const GpuProcess& process) {
+  std::string out;
+  if (!process.user.empty()) out += fmt::format(", `{}`", process.user);
+  if (!process.pod_uid.empty()) {
+    out += fmt::format(", pod `{}`", process.pod_uid);
+  } else if (!process.container_id.empty()) {
+    out += fmt::format(", container `{}`", process.container_id);
+  }
+  return out;
+}
+
 std::string ProcessText(const GpuProcess& process) {
   std::string name = process.name.empty() ? std::string("?") : process.name;
-  if (!process.used_memory_bytes) return fmt::format("`{}` (pid {})", name, process.pid);
-  return fmt::format("`{}` (pid {}, {})", name, process.pid,
-                     GiBText(static_cast<double>(*process.used_memory_bytes)));
+  if (!process.used_memory_bytes) {
+    return fmt::format("`{}` (pid {}{})", name, process.pid, OwnerText(process));
+  }
+  return fmt::format("`{}` (pid {}, {}{})", name, process.pid,
+                     GiBText(static_cast<double>(*process.used_memory_bytes)), OwnerText(process));
 }
 
 std::string ProcessListText(const std::vector<GpuProcess>& processes) {
@@ -123,11 +136,23 @@ std::optional<double> PcieLinkBytesPerS(const GpuStatus& gpu) {
   return *lane * 1e9 * static_cast<double>(*gpu.pcie_link_width_current);
 }
 
+bool PcieTrafficFromGpm(const GpuStatus& gpu) {
+  return gpu.gpm_pcie_tx_bytes_per_s.has_value() && gpu.gpm_pcie_rx_bytes_per_s.has_value();
+}
+
+std::optional<double> PcieTrafficBytesPerS(const GpuStatus& gpu) {
+  if (PcieTrafficFromGpm(gpu)) {
+    return static_cast<double>(*gpu.gpm_pcie_tx_bytes_per_s + *gpu.gpm_pcie_rx_bytes_per_s);
+  }
+  if (!gpu.pcie_tx_bytes_per_s || !gpu.pcie_rx_bytes_per_s) return std::nullopt;
+  return static_cast<double>(*gpu.pcie_tx_bytes_per_s + *gpu.pcie_rx_bytes_per_s);
+}
+
 std::optional<double> PcieTrafficRatio(const GpuStatus& gpu) {
   auto link = PcieLinkBytesPerS(gpu);
-  if (!link || !gpu.pcie_tx_bytes_per_s || !gpu.pcie_rx_bytes_per_s) return std::nullopt;
-  double traffic = static_cast<double>(*gpu.pcie_tx_bytes_per_s + *gpu.pcie_rx_bytes_per_s);
-  return traffic / *link;
+  auto traffic = PcieTrafficBytesPerS(gpu);
+  if (!link || !traffic) return std::nullopt;
+  return *traffic / *link;
 }
 
 bool PcieTransferBound(const GpuSeries& gpu, const Config& config) {

@@ -5,13 +5,15 @@
 namespace gpudoctor {
 
 // Causes before symptoms: heat and power first, then what they lead to
-// (clocks, utilisation), then memory and data transfer.
+// (clocks, utilisation), then memory and data transfer, then what GPM shows
+// inside the SMs.
 std::vector<const Rule*> GpuPerformanceRules() {
   return {
       &kThermalSlowdownRule, &kHighTemperatureRule,   &kFanRule,
       &kPowerBrakeRule,      &kPowerCapRule,          &kPowerFluctuationRule,
       &kHwSlowdownRule,      &kLowUtilizationRule,    &kSaturatedUtilizationRule,
-      &kMemoryPressureRule,  &kPcieTransferBoundRule,
+      &kMemoryPressureRule,  &kPcieTransferBoundRule, &kSmIdleRule,
+      &kTensorIdleRule,      &kMemoryBandwidthBoundRule, &kProcessesCompetingRule,
   };
 }
 

@@ -17,5 +17,9 @@ extern const Rule kLowUtilizationRule;        // utilization_low.cpp
 extern const Rule kSaturatedUtilizationRule;  // utilization_saturated.cpp
 extern const Rule kMemoryPressureRule;        // memory_pressure.cpp
 extern const Rule kPcieTransferBoundRule;     // pcie_transfer_bound.cpp
+extern const Rule kSmIdleRule;                // utilization_sm_idle.cpp
+extern const Rule kTensorIdleRule;            // precision_tensor_idle.cpp
+extern const Rule kMemoryBandwidthBoundRule;  // memory_bandwidth_bound.cpp
+extern const Rule kProcessesCompetingRule;    // processes_competing.cpp
 
 }  // namespace gpudoctor

@@ -1,6 +1,7 @@
 // pcie.transfer_bound: utilisation below the normal minimum while PCIe
 // traffic runs at half or more of the link's bandwidth in one direction: the
-// GPU waits for host <-> device copies (MISSION row 16).
+// GPU waits for host <-> device copies (MISSION row 16). The traffic is GPM's
+// PCIe rates where the GPU has them, else NVML's throughput counters.
 #include <fmt/format.h>
 
 #include "rules/gpu_performance/gpu_perf_util.h"
@@ -32,19 +33,26 @@ void AddLinkEvidence(const GpuSeries& gpu, Finding& f) {
   const GpuStatus& g = gpu.latest();
   auto link = perf::PcieLinkBytesPerS(g);
   auto ratio = Summarize(ValuesOf(gpu, perf::PcieTrafficRatio));
-  auto tx = Summarize(perf::IntSeries(gpu, &GpuStatus::pcie_tx_bytes_per_s));
-  auto rx = Summarize(perf::IntSeries(gpu, &GpuStatus::pcie_rx_bytes_per_s));
+  // GPM's rates where the GPU has them: averaged over each whole interval,
+  // not NVML's 20 ms throughput window.
+  const bool gpm = perf::PcieTrafficFromGpm(g);
+  auto tx = Summarize(perf::IntSeries(
+      gpu, gpm ? &GpuStatus::gpm_pcie_tx_bytes_per_s : &GpuStatus::pcie_tx_bytes_per_s));
+  auto rx = Summarize(perf::IntSeries(
+      gpu, gpm ? &GpuStatus::gpm_pcie_rx_bytes_per_s : &GpuStatus::pcie_rx_bytes_per_s));
   if (link && tx && rx && ratio) {
     auto gbs = [](double bytes) { return FormatNumber(bytes / 1e9, 1); };
     f.evidence.push_back(perf::Measured(
-        fmt::format("PCIe tx avg {} GB/s, rx avg {} GB/s: {} % of the link's {} GB/s per direction "
-                    "(Gen{} x{})",
-                    gbs(tx->avg), gbs(rx->avg), FormatNumber(ratio->avg * 100, 0), gbs(*link),
-                    *g.pcie_link_gen_current, *g.pcie_link_width_current),
+        fmt::format("PCIe tx avg {} GB/s, rx avg {} GB/s{}: {} % of the link's {} GB/s per "
+                    "direction (Gen{} x{})",
+                    gbs(tx->avg), gbs(rx->avg), gpm ? " (GPM)" : "",
+                    FormatNumber(ratio->avg * 100, 0), gbs(*link), *g.pcie_link_gen_current,
+                    *g.pcie_link_width_current),
         fmt::format(
-            "PCIe 发送平均 {} GB/s，接收平均 {} GB/s：为链路单向带宽 {} GB/s（Gen{} x{}）的 {} %",
-            gbs(tx->avg), gbs(rx->avg), gbs(*link), *g.pcie_link_gen_current,
-            *g.pcie_link_width_current, FormatNumber(ratio->avg * 100, 0)),
+            "PCIe 发送平均 {} GB/s，接收平均 {} GB/s{}：为链路单向带宽 {} GB/s（Gen{} x{}）的 {} %",
+            gbs(tx->avg), gbs(rx->avg), gpm ? "（GPM）" : "", gbs(*link),
+            *g.pcie_link_gen_current, *g.pcie_link_width_current,
+            FormatNumber(ratio->avg * 100, 0)),
         tx->avg + rx->avg, "bytes_per_second"));
   }
   bool below_max = (g.pcie_link_gen_max && g.pcie_link_gen_current &&
