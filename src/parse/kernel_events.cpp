@@ -52,10 +52,12 @@ std::optional<double> Gap(const KernelEvent& prev, const KernelEvent& next) {
   return std::nullopt;
 }
 
-// The part of a message after a leading "NVRM:", or npos when not NVRM.
+// The part of a message after "NVRM:" wherever it stands (an unknown wrapper
+// may put anything before it), or npos when not NVRM.
 std::size_t NvrmStart(std::string_view msg) {
   if (msg.substr(0, 5) == "NVRM:") return 5;
-  return std::string_view::npos;
+  std::size_t at = msg.find("NVRM:");
+  return at == std::string_view::npos ? at : at + 5;
 }
 
 // "[Feb23 16:24]" (dmesg -H): letters, then a digit with no space between.
@@ -230,6 +232,7 @@ void KernelEventScanner::AddText(std::string_view text, const SourceRef& ref,
   std::size_t at = NvrmStart(kl.message);
   bool is_nvrm = at != std::string_view::npos;
   std::string_view nvrm = is_nvrm ? kl.message.substr(at) : std::string_view();
+  if (is_nvrm) kl.message = kl.message.substr(at - 5);  // from "NVRM:" on
   if (s_->Continues(kl, nvrm, is_nvrm)) {
     s_->open->continuation.emplace_back(kevents::TrimLeft(kl.message));
     if (s_->open_probe_head) ++s_->open_probe_lines;
