@@ -55,6 +55,8 @@ std::vector<Wrapped> Cases(const std::string& m) {
       {"dmesg", "[ 3605.123456] " + m, std::nullopt, 3605.123456},
       {"dmesg -T / --time-format ctime", "[Fri Apr  5 21:29:39 2024] " + m, At(), std::nullopt},
       {"dmesg -H / --time-format reltime", "[Apr05 21:29] " + m, At(-39000000), std::nullopt},
+      {"dmesg -H, relative line", "[Apr05 21:29] usb 1-1: new device\n[  +39.000000] " + m, At(),
+       std::nullopt},
       {"dmesg -r", "<3>[ 3605.123456] " + m, std::nullopt, 3605.123456},
       {"dmesg -x", "kern  :err   : [ 3605.123456] " + m, std::nullopt, 3605.123456},
       {"dmesg -x -T", "kern  :err   : [Fri Apr  5 21:29:39 2024] " + m, At(), std::nullopt},
