@@ -25,7 +25,30 @@ bool JournalMicros(std::string_view key) {
   return key == "__REALTIME_TIMESTAMP" || key == "_SOURCE_REALTIME_TIMESTAMP";
 }
 
+// Integral epoch values exactly (a double loses the milliseconds of a
+// nanosecond count).
+std::optional<WallTime> EpochIntegerToWallTime(std::uint64_t v) {
+  using namespace std::chrono;
+  std::optional<WallTime> t;
+  if (v > 100'000'000'000'000'000ull) {
+    t = WallTime{} + duration_cast<system_clock::duration>(nanoseconds(v));
+  } else if (v > 100'000'000'000'000ull) {
+    t = WallTime{} + microseconds(v);
+  } else if (v > 100'000'000'000ull) {
+    t = WallTime{} + milliseconds(v);
+  } else {
+    t = WallTime{} + seconds(v);
+  }
+  auto s = duration_cast<seconds>(t->time_since_epoch()).count();
+  if (s < 100'000'000 || s > 7'000'000'000) return std::nullopt;
+  return t;
+}
+
 std::optional<WallTime> TimeOfJson(std::string_view key, const Json& v) {
+  if (v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() > 0)) {
+    auto n = v.get<std::uint64_t>();
+    return EpochIntegerToWallTime(JournalMicros(key) ? n * 1000 : n);
+  }
   if (v.is_number()) {
     double d = v.get<double>();
     return JournalMicros(key) ? EpochToWallTime(d * 1e3) : EpochToWallTime(d);
@@ -185,7 +208,8 @@ std::optional<WallTime> ParseRecordTime(std::string_view text) {
   TextCursor c(text);
   std::uint64_t whole = 0;
   double frac = 0;
-  if (c.Uint64(whole) && (c.done() || (c.Lit('.') && c.Fraction(frac) && c.done()))) {
+  if (c.Uint64(whole) && c.done()) return EpochIntegerToWallTime(whole);
+  if (c.Lit('.') && c.Fraction(frac) && c.done()) {
     return EpochToWallTime(static_cast<double>(whole) + frac);
   }
   // "2025-02-15T17:37:45.123456789Z" and the like: read as a line stamp.
