@@ -6,7 +6,7 @@
 namespace gpudoctor::testing {
 namespace {
 
-DiagnosisInput WithEvents(std::vector<KernelEvent> events) {
+DiagnosisInput WithFabricManagerEvents(std::vector<KernelEvent> events) {
   DiagnosisInput input;
   input.kernel = KernelFacts{};
   input.kernel->events = std::move(events);
@@ -19,7 +19,7 @@ KernelEvent Fm(const std::string& message, std::optional<int> code = std::nullop
 
 TEST(FabricManagerLogEventsRule, NonFatalSwitchErrorIsAWarning) {
   auto d = RunRule(kFabricManagerLogEventsRule,
-                   WithEvents({Fm("[ERROR] detected NVSwitch non-fatal error 12028 on fid 0", 12028)}));
+                   WithFabricManagerEvents({Fm("[ERROR] detected NVSwitch non-fatal error 12028 on fid 0", 12028)}));
   ASSERT_EQ(d.findings.size(), 1u);
   EXPECT_EQ(d.findings[0].id, "fabricmanager.log_events");
   EXPECT_EQ(d.findings[0].severity, Severity::kWarning);
@@ -29,14 +29,14 @@ TEST(FabricManagerLogEventsRule, NonFatalSwitchErrorIsAWarning) {
 
 TEST(FabricManagerLogEventsRule, FatalSwitchErrorIsCritical) {
   auto d = RunRule(kFabricManagerLogEventsRule,
-                   WithEvents({Fm("[ERROR] detected NVSwitch fatal error 20034 on fid 0", 20034)}));
+                   WithFabricManagerEvents({Fm("[ERROR] detected NVSwitch fatal error 20034 on fid 0", 20034)}));
   ASSERT_EQ(d.findings.size(), 1u);
   EXPECT_EQ(d.findings[0].severity, Severity::kCritical);
 }
 
 TEST(FabricManagerLogEventsRule, NothingToDoOnASystemWithoutNvswitchIsInfo) {
   auto d = RunRule(kFabricManagerLogEventsRule,
-                   WithEvents({Fm("request to query NVSwitch device information from NVSwitch "
+                   WithFabricManagerEvents({Fm("request to query NVSwitch device information from NVSwitch "
                                   "driver failed with error:WARNING Nothing to do [NV_WARN_NOTHING_TO_DO]"),
                                Fm("nvidia-fabricmanager.service: Control process exited, code=exited, "
                                   "status=1/FAILURE")}));
@@ -47,14 +47,14 @@ TEST(FabricManagerLogEventsRule, NothingToDoOnASystemWithoutNvswitchIsInfo) {
 
 TEST(FabricManagerLogEventsRule, OtherStartFailureIsAWarning) {
   auto d = RunRule(kFabricManagerLogEventsRule,
-                   WithEvents({Fm("nvidia-fabricmanager.service: Failed with result 'exit-code'.")}));
+                   WithFabricManagerEvents({Fm("nvidia-fabricmanager.service: Failed with result 'exit-code'.")}));
   ASSERT_EQ(d.findings.size(), 1u);
   EXPECT_EQ(d.findings[0].severity, Severity::kWarning);
 }
 
 TEST(FabricManagerLogEventsRule, QuietWithoutFabricManagerLines) {
   auto d = RunRule(kFabricManagerLogEventsRule,
-                   WithEvents({MakeEvent(KernelEventKind::kXid, 13, "0000:3b:00.0", "Graphics Exception")}));
+                   WithFabricManagerEvents({MakeEvent(KernelEventKind::kXid, 13, "0000:3b:00.0", "Graphics Exception")}));
   EXPECT_TRUE(d.findings.empty());
 }
 
