@@ -142,7 +142,10 @@ void AddContent(std::string content, std::size_t index, AnalyzedFile& file, Gath
 bool IsJsonDocument(std::string_view head) {
   std::size_t i = head.find_first_not_of(" \t\r\n");
   if (i == std::string_view::npos) return false;
-  if (head[i] == '[') return true;
+  if (head[i] == '[') {  // a JSON array, not "[  123.456] ..." (dmesg)
+    std::size_t j = head.find_first_not_of(" \t\r\n", i + 1);
+    return j != std::string_view::npos && (head[j] == '{' || head[j] == '[' || head[j] == '"');
+  }
   if (head[i] != '{') return false;
   std::string_view first = head.substr(i, head.find('\n', i) - i);
   return !nlohmann::json::accept(first);
@@ -243,8 +246,10 @@ Result<bool> ScanLog(const PendingLog& log, const std::string& path, KernelEvent
       std::istream stream(&buf);
       JsonRecordsResult r = ReadJsonRecords(stream, on_record);
       if (!buf.error().empty()) return Error{ErrorCode::kCorrupt, buf.error()};
-      if (!r.error.empty() && r.records == 0) {
-        return Error{ErrorCode::kCorrupt, path + ": JSON " + r.error};
+      if (!r.error.empty() && r.records == 0) {  // not JSON after all: read it as lines
+        PendingLog as_lines = log;
+        as_lines.shape = LogShape::kLines;
+        return ScanLog(as_lines, path, scanner, facts);
       }
     } else if (log.shape == LogShape::kJournalExport) {
       JournalExportReader reader(on_record);
