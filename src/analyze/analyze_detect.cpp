@@ -3,13 +3,14 @@
 
 #include "analyze/analyze_input.h"
 #include "parse/kernel_line.h"
+#include "parse/log_record.h"
 #include "parse/nvsmi_table.h"
 #include "parse/nvsmi_text.h"
 
 namespace gpudoctor {
 namespace {
 
-constexpr std::size_t kHeadBytes = 64 << 10;  // enough to tell any kind apart
+constexpr std::size_t kHeadBytes = kDetectHeadBytes;  // enough to tell any kind apart
 
 // The start of `s`, cut after its last whole line.
 std::string_view Head(std::string_view s) {
@@ -53,11 +54,27 @@ bool HasStampedLogLine(std::string_view head) {
     pos = end + 1;
     switch (ParseKernelLine(line, ctx).prefix) {
       case LinePrefix::kNone:
+      case LinePrefix::kEmbedded:      // a date somewhere in a line of any text
       case LinePrefix::kContinuation:  // indented text of any kind
         break;
       default:
         return true;
     }
+  }
+  return false;
+}
+
+// JSON lines or logfmt with a text key, a JSON document holding records, or
+// journalctl -o export: log records whatever their words.
+bool LooksLikeLogRecords(std::string_view head) {
+  if (LooksLikeJournalExport(head)) return true;
+  std::size_t i = head.find_first_not_of(" \t\r\n");
+  if (i == std::string_view::npos) return false;
+  std::string_view first = head.substr(i, head.find('\n', i) - i);
+  if (UnwrapLogRecord(first)) return true;
+  if (head[i] != '{' && head[i] != '[') return false;
+  for (std::string_view key : {"\"MESSAGE\"", "\"message\"", "\"msg\"", "\"log\"", "\"line\"", "\"values\""}) {
+    if (head.find(key) != std::string_view::npos) return true;
   }
   return false;
 }
@@ -101,7 +118,8 @@ InputKind DetectInputKind(std::string_view content) {
   // Before the kernel-log test: a table of a GPU in trouble mentions no log
   // words, but a pasted table may sit under a shell prompt with a date.
   if (LooksLikeNvidiaSmiTable(head)) return InputKind::kNvidiaSmiTable;
-  if (HasStampedLogLine(head) || MentionsGpuLogWords(content)) return InputKind::kKernelLog;
+  if (HasStampedLogLine(head) || MentionsGpuLogWords(head) || LooksLikeLogRecords(head))
+    return InputKind::kKernelLog;
   return InputKind::kUnknown;
 }
 

@@ -16,11 +16,16 @@
 //     reading (a failed run becomes a reading with nvml_loaded = false and the
 //     tool's message as nvml_error), the driver version of
 //     /proc/driver/nvidia/version, host name and kernel release from `uname:`.
-//   - kernel logs and journals in every format kernel_line.h reads, and
-//     PyTorch/NCCL logs: kernel events. Text is a kernel log only when at least
-//     one line has a kernel/syslog/journal/glog stamp or it mentions NVRM, Xid
-//     or NCCL; other text (topo matrices, nvlink output, CSV queries) is refused
-//     as unknown.
+//   - kernel logs and journals in every format kernel_line.h reads, JSON
+//     lines, logfmt, whole JSON documents and journal export records
+//     (log_record.h), and PyTorch/NCCL logs: kernel events. Text is a kernel
+//     log only when at least one line has a kernel/syslog/journal/glog stamp,
+//     it mentions NVRM, Xid or NCCL, or it holds log records; other text
+//     (topo matrices, nvlink output, CSV queries) is refused as unknown.
+// The kind is told from the first kDetectHeadBytes of the (decompressed)
+// file. Kernel logs, journals and bug reports are then read in one
+// streaming pass (memory does not grow with the file); nvidia-smi dumps and
+// tables, and UTF-16 files, are read whole within kDefaultLogLimitBytes.
 // Naive local stamps (nvidia-smi's Timestamp, syslog, dmesg -T) are read as
 // UTC so that the readings and events of one machine line up; year-less log
 // stamps take the year of the bug report's Date line, else of the newest
@@ -65,7 +70,11 @@ struct AnalyzedFile {
   std::string error;            // one line naming the file; empty when ok
   std::size_t gpu_count = 0;    // GPUs in this file's reading(s)
   std::size_t event_count = 0;  // kernel events extracted from this file
+  std::size_t undecoded_lines = 0;  // lines mentioning NVRM or Xid not read as an event
 };
+
+// How much of a file's (decompressed) beginning tells its kind.
+constexpr std::size_t kDetectHeadBytes = 64u << 10;
 
 struct AnalyzeResult {
   DiagnosisInput input;
@@ -75,7 +84,10 @@ struct AnalyzeResult {
 // Reads every path. A file that cannot be read or parsed gets ok = false and
 // a one-line error ("FILE: no such file", "FILE: not a file (a directory)",
 // "FILE: empty file", "FILE: gzip data corrupt at byte N (...)", "FILE: not
-// an nvidia-smi, bug report or kernel log file"); the others are still used.
+// an nvidia-smi, bug report or kernel log file", "FILE: larger than the 256
+// MiB limit (nvidia-smi-xml files are read whole; ...)"); the others are
+// still used. A log whose NVRM/Xid lines could not be read at all is listed
+// in input.kernel->undecoded.
 // The result: input.live = false, input.config = config; readings added in
 // time order (dumps without a stamp first, in the order given); kernel
 // events of all logs merged, those with a time in time order, then those

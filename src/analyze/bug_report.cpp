@@ -70,40 +70,43 @@ std::string FirstNonEmptyLine(const std::string& text) {
   return {};
 }
 
+void BugReportReader::Line(std::string_view t) {
+  if (IsSeparator(t)) {
+    ++separators_;
+    in_ = In::kOther;
+    want_header_ = true;
+    return;
+  }
+  if (separators_ <= 1) ReadPrologueLine(t, facts_);
+  if (want_header_ && (t.empty() || StartsWith(t, "NVIDIA Kernel module instance"))) return;
+  if (want_header_ || IsSmiCommand(t)) {
+    want_header_ = false;
+    in_ = IsSmiQueryCommand(t)     ? In::kSmiQuery
+          : IsProcVersionHeader(t) ? In::kProcVersion
+                                   : In::kOther;
+    if (in_ == In::kSmiQuery) facts_.smi_query_texts.emplace_back();
+    return;
+  }
+  if (in_ == In::kSmiQuery && !StartsWith(t, "NVIDIA Kernel module instance")) {
+    std::string& text = facts_.smi_query_texts.back();
+    if (text.size() + t.size() < kMaxSectionBytes) text.append(t).push_back('\n');
+  } else if (in_ == In::kProcVersion && !StartsWith(t, "*** ")) {
+    if (proc_version_text_.size() + t.size() < kMaxSectionBytes)
+      proc_version_text_.append(t).push_back('\n');
+  }
+}
+
+BugReportFacts BugReportReader::Finish() {
+  if (auto v = ParseProcDriverVersion(proc_version_text_)) {
+    facts_.proc_driver_version = v->version.ToString();
+  }
+  return std::move(facts_);
+}
+
 BugReportFacts ReadBugReportFacts(const std::vector<LogLine>& lines) {
-  BugReportFacts facts;
-  enum class In { kOther, kSmiQuery, kProcVersion } in = In::kOther;
-  bool want_header = false;
-  int separators = 0;  // the prologue (Date, uname) is the section after the first
-  std::string proc_version_text;
-  for (const LogLine& line : lines) {
-    std::string_view t = line.text;
-    if (IsSeparator(t)) {
-      ++separators;
-      in = In::kOther;
-      want_header = true;
-      continue;
-    }
-    if (separators <= 1) ReadPrologueLine(t, facts);
-    if (want_header && (t.empty() || StartsWith(t, "NVIDIA Kernel module instance"))) continue;
-    if (want_header || IsSmiCommand(t)) {
-      want_header = false;
-      in = IsSmiQueryCommand(t)     ? In::kSmiQuery
-           : IsProcVersionHeader(t) ? In::kProcVersion
-                                    : In::kOther;
-      if (in == In::kSmiQuery) facts.smi_query_texts.emplace_back();
-      continue;
-    }
-    if (in == In::kSmiQuery && !StartsWith(t, "NVIDIA Kernel module instance")) {
-      facts.smi_query_texts.back().append(t).push_back('\n');
-    } else if (in == In::kProcVersion && !StartsWith(t, "*** ")) {
-      proc_version_text.append(t).push_back('\n');
-    }
-  }
-  if (auto v = ParseProcDriverVersion(proc_version_text)) {
-    facts.proc_driver_version = v->version.ToString();
-  }
-  return facts;
+  BugReportReader reader;
+  for (const LogLine& line : lines) reader.Line(line.text);
+  return reader.Finish();
 }
 
 }  // namespace gpudoctor

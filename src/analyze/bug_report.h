@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/kernel_event.h"
@@ -30,6 +31,23 @@ struct BugReportFacts {
 };
 
 BugReportFacts ReadBugReportFacts(const std::vector<LogLine>& lines);
+
+// The same, a line at a time, for reports read as a stream. Each section
+// kept (nvidia-smi output, /proc version) is capped at kMaxSectionBytes.
+class BugReportReader {
+ public:
+  static constexpr std::size_t kMaxSectionBytes = 16u << 20;
+  void Line(std::string_view line);  // without its '\n'
+  BugReportFacts Finish();
+
+ private:
+  enum class In { kOther, kSmiQuery, kProcVersion };
+  BugReportFacts facts_;
+  In in_ = In::kOther;
+  bool want_header_ = false;
+  int separators_ = 0;  // the prologue (Date, uname) is the section after the first
+  std::string proc_version_text_;
+};
 
 // First non-empty line of a text, trimmed; used as the error of a failed run.
 std::string FirstNonEmptyLine(const std::string& text);

@@ -12,8 +12,18 @@
 
 namespace gpudoctor {
 
+// A log file whose lines mention NVRM or Xid but none of which could be
+// read as an event (an unknown wrapper, a format not yet known).
+struct UndecodedLog {
+  std::string file;
+  std::size_t lines = 0;       // lines mentioning NVRM or Xid
+  std::size_t first_line = 0;  // 1-based line (or record) of the first
+  std::string first_text;      // its text, at most 300 bytes
+};
+
 struct KernelFacts {
   std::vector<KernelEvent> events;    // in time order where known
+  std::vector<UndecodedLog> undecoded;
   std::vector<SourceStatus> sources;  // journal, /dev/kmsg, each file
   std::uint64_t kmsg_records_lost = 0;
 };

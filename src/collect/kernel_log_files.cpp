@@ -92,17 +92,15 @@ bool IsReportLabel(std::string_view s) {
 
 }  // namespace
 
-Result<std::size_t> StreamLogFile(const std::filesystem::path& path,
-                                  const std::function<void(std::string_view)>& on_chunk,
-                                  std::size_t max_bytes, std::size_t chunk_bytes) {
-  const std::string name = path.string();
-  Source src;
-  if (auto r = src.Open(path); !r) return r.error();
+Result<std::size_t> StreamLines(const std::function<Result<std::size_t>(char*, std::size_t)>& read,
+                                const std::function<void(std::string_view)>& on_chunk,
+                                std::size_t max_bytes, std::size_t chunk_bytes,
+                                const std::string& name) {
   std::string buf(chunk_bytes + 1, '\0');
   std::size_t carry = 0, total = 0;
   for (;;) {
     if (carry == buf.size()) buf.resize(buf.size() * 2);  // one line longer than a chunk
-    auto n = src.Read(buf.data() + carry, buf.size() - carry, name);
+    auto n = read(buf.data() + carry, buf.size() - carry);
     if (!n) return n.error();
     total += *n;
     if (max_bytes && total > max_bytes) {
@@ -121,6 +119,16 @@ Result<std::size_t> StreamLogFile(const std::filesystem::path& path,
     carry = len - whole;
     std::memmove(buf.data(), buf.data() + whole, carry);
   }
+}
+
+Result<std::size_t> StreamLogFile(const std::filesystem::path& path,
+                                  const std::function<void(std::string_view)>& on_chunk,
+                                  std::size_t max_bytes, std::size_t chunk_bytes) {
+  const std::string name = path.string();
+  Source src;
+  if (auto r = src.Open(path); !r) return r.error();
+  return StreamLines([&](char* buf, std::size_t size) { return src.Read(buf, size, name); },
+                     on_chunk, max_bytes, chunk_bytes, name);
 }
 
 Result<std::vector<LogLine>> ReadLogFile(const std::filesystem::path& path, std::size_t max_bytes) {
@@ -156,23 +164,26 @@ bool LooksLikeBugReport(const std::vector<LogLine>& lines) {
   return false;
 }
 
+bool BugReportKernelFilter::IsKernelLine(std::string_view t) {
+  if (IsBugReportRule(t)) {
+    in_kernel_ = false;
+    want_header_ = true;
+    return false;
+  }
+  if (want_header_) {
+    if (t.empty()) return false;
+    want_header_ = false;
+    in_kernel_ = IsKernelSectionHeader(t);
+    return false;
+  }
+  return in_kernel_ && !t.empty() && !IsReportLabel(t);
+}
+
 std::vector<LogLine> BugReportKernelLines(const std::vector<LogLine>& lines) {
   std::vector<LogLine> out;
-  bool in_kernel = false, want_header = false;
+  BugReportKernelFilter filter;
   for (const auto& line : lines) {
-    std::string_view t = line.text;
-    if (IsBugReportRule(t)) {
-      in_kernel = false;
-      want_header = true;
-      continue;
-    }
-    if (want_header) {
-      if (t.empty()) continue;
-      want_header = false;
-      in_kernel = IsKernelSectionHeader(t);
-      continue;
-    }
-    if (in_kernel && !t.empty() && !IsReportLabel(t)) out.push_back(line);
+    if (filter.IsKernelLine(line.text)) out.push_back(line);
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -28,6 +29,13 @@ Result<std::size_t> StreamLogFile(const std::filesystem::path& path,
                                   const std::function<void(std::string_view)>& on_chunk,
                                   std::size_t max_bytes = 0, std::size_t chunk_bytes = 1u << 20);
 
+// The same over any reader (`read` fills up to n bytes, 0 at the end);
+// `name` goes into the limit's error.
+Result<std::size_t> StreamLines(const std::function<Result<std::size_t>(char*, std::size_t)>& read,
+                                const std::function<void(std::string_view)>& on_chunk,
+                                std::size_t max_bytes, std::size_t chunk_bytes,
+                                const std::string& name);
+
 // All lines of a file, with `ref` = (path as given, 1-based line).
 Result<std::vector<LogLine>> ReadLogFile(const std::filesystem::path& path,
                                          std::size_t max_bytes = kDefaultLogLimitBytes);
@@ -41,6 +49,17 @@ bool LooksLikeBugReport(const std::vector<LogLine>& lines);
 // sections), with their line references into the report. Section headers
 // and separators are left out.
 std::vector<LogLine> BugReportKernelLines(const std::vector<LogLine>& lines);
+
+// The same decision a line at a time, for a report read as a stream.
+class BugReportKernelFilter {
+ public:
+  // Whether `line` (without its '\n') belongs to a kernel-log section.
+  bool IsKernelLine(std::string_view line);
+
+ private:
+  bool in_kernel_ = false;
+  bool want_header_ = false;
+};
 
 // ReadLogFile, narrowed to the kernel sections when the file is a bug report.
 Result<std::vector<LogLine>> ReadKernelLogFile(const std::filesystem::path& path,

@@ -1,9 +1,11 @@
 #include "parse/kernel_events.h"
 
 #include <unordered_map>
+#include <utility>
 
 #include "parse/kernel_events_match.h"
 #include "parse/kernel_prefilter.h"
+#include "parse/log_record.h"
 
 namespace gpudoctor {
 
@@ -24,6 +26,19 @@ struct KernelEventScanner::State {
   bool relative_mode = false;              // dmesg -H seen
   std::optional<WallTime> last_wall;       // running time for relative stamps
   std::optional<std::size_t> oom_invoked;  // "X invoked oom-killer" waiting for its victim
+  GpuLineStats gpu_lines;
+  std::optional<WallTime> record_time;  // AddRecord's, for the AddText it calls
+
+  void CountGpuLine(bool decoded, const SourceRef& ref, std::string_view message) {
+    if (decoded) {
+      ++gpu_lines.decoded;
+      return;
+    }
+    if (gpu_lines.undecoded++ == 0) {
+      gpu_lines.first_undecoded = ref;
+      gpu_lines.first_undecoded_text = std::string(message.substr(0, 300));
+    }
+  }
 
   void Close();
   void Emit(KernelEvent ev);
@@ -52,10 +67,17 @@ std::optional<double> Gap(const KernelEvent& prev, const KernelEvent& next) {
   return std::nullopt;
 }
 
-// The part of a message after a leading "NVRM:", or npos when not NVRM.
+// The part of a message after "NVRM:" wherever it stands (an unknown wrapper
+// may put anything before it), or npos when not NVRM.
 std::size_t NvrmStart(std::string_view msg) {
   if (msg.substr(0, 5) == "NVRM:") return 5;
-  return std::string_view::npos;
+  std::size_t at = msg.find("NVRM:");
+  return at == std::string_view::npos ? at : at + 5;
+}
+
+int RecordYear(WallTime t) {
+  return static_cast<int>(
+      std::chrono::year_month_day(std::chrono::floor<std::chrono::days>(t)).year());
 }
 
 // "[Feb23 16:24]" (dmesg -H): letters, then a digit with no space between.
@@ -218,27 +240,55 @@ void KernelEventScanner::AddLine(const LogLine& line) {
 
 void KernelEventScanner::AddText(std::string_view text, const SourceRef& ref,
                                  std::optional<WallTime> time, std::optional<double> monotonic_s) {
+  std::optional<WallTime> wrapper_time = std::exchange(s_->record_time, std::nullopt);
   if (!LineMayMatter(text)) {
     if (s_->relative_mode || LooksLikeHumanStamp(text)) NoteTime(text);
     Break();
     return;
   }
-  KernelLine kl = ParseKernelLine(text, s_->opts.time);
+  // A JSON or logfmt record: its text is the line, its stamps the time.
+  // The source's own time (journal, kmsg) first, then the line's stamp,
+  // then the wrapper's.
+  std::optional<LogRecord> record;
+  LineTimeContext ctx = s_->opts.time;
+  if (!wrapper_time && MayBeLogRecord(text) && (record = UnwrapLogRecord(text))) {
+    text = record->text;
+    wrapper_time = record->time;
+    if (!monotonic_s) monotonic_s = record->monotonic_s;
+  }
+  if (wrapper_time) ctx.year = RecordYear(*wrapper_time);  // for a year-less stamp inside
+  KernelLine kl = ParseKernelLine(text, ctx);
   auto t = s_->TimeOf(kl);
   if (time) t = time;
+  if (!t) t = wrapper_time;
   auto mono = monotonic_s ? monotonic_s : kl.monotonic_s;
   std::size_t at = NvrmStart(kl.message);
   bool is_nvrm = at != std::string_view::npos;
   std::string_view nvrm = is_nvrm ? kl.message.substr(at) : std::string_view();
+  const bool mentions = is_nvrm || kevents::Has(kl.message, "Xid");
+  // Indented NVRM lines (a pasted log, dmesg -T's aligned follow-ups) are
+  // judged by what they say, like any NVRM line.
+  if (kl.prefix == LinePrefix::kContinuation && is_nvrm) kl.prefix = LinePrefix::kNone;
+  if (is_nvrm) kl.message = kl.message.substr(at - 5);  // from "NVRM:" on
   if (s_->Continues(kl, nvrm, is_nvrm)) {
     s_->open->continuation.emplace_back(kevents::TrimLeft(kl.message));
     if (s_->open_probe_head) ++s_->open_probe_lines;
+    if (mentions) ++s_->gpu_lines.decoded;
     return;
   }
+  const bool was_open = s_->open.has_value();
   s_->Close();
-  if (kl.prefix == LinePrefix::kContinuation) return;
-  auto m = is_nvrm ? kevents::MatchNvrm(nvrm) : kevents::MatchOther(kl.message, kl.ident);
+  std::optional<kevents::LineMatch> m;
+  if (kl.prefix != LinePrefix::kContinuation || !was_open) {
+    m = is_nvrm ? kevents::MatchNvrm(nvrm) : kevents::MatchOther(kl.message, kl.ident);
+  }
   if (m) s_->Open(*m, kl.message, is_nvrm, ref, t, mono);
+  if (mentions) s_->CountGpuLine(m.has_value(), ref, kl.message);
+}
+
+void KernelEventScanner::AddRecord(const LogRecord& record, const SourceRef& ref) {
+  s_->record_time = record.time;
+  AddText(record.text, ref, std::nullopt, record.monotonic_s);
 }
 
 void KernelEventScanner::Break() { s_->Close(); }
@@ -250,6 +300,8 @@ void KernelEventScanner::NoteTime(std::string_view text) {
 }
 
 std::size_t KernelEventScanner::events_so_far() const { return s_->out.size(); }
+
+const GpuLineStats& KernelEventScanner::gpu_line_stats() const { return s_->gpu_lines; }
 
 std::vector<KernelEvent> KernelEventScanner::Finish() {
   s_->Close();

@@ -31,6 +31,7 @@
 
 #include "core/kernel_event.h"
 #include "parse/kernel_line.h"
+#include "parse/log_record.h"
 
 namespace gpudoctor {
 
@@ -40,7 +41,19 @@ struct ExtractOptions {
   double fold_window_s = 300;  // repeats further apart stay separate events
 };
 
+// Lines that mention NVRM or Xid: how many were read as (part of) an event,
+// how many were not, and the first of those.
+struct GpuLineStats {
+  std::size_t decoded = 0;
+  std::size_t undecoded = 0;
+  SourceRef first_undecoded;
+  std::string first_undecoded_text;  // its message, at most 300 bytes
+};
+
 // Streaming extractor: feed lines in order, then Finish().
+// Lines may be JSON or logfmt records (log_record.h): their text is read
+// as the line, their time used when the text has none. "NVRM:" is found
+// wherever it stands in a line.
 class KernelEventScanner {
  public:
   explicit KernelEventScanner(ExtractOptions opts = {});
@@ -53,6 +66,9 @@ class KernelEventScanner {
   void AddText(std::string_view text, const SourceRef& ref,
                std::optional<WallTime> time = std::nullopt,
                std::optional<double> monotonic_s = std::nullopt);
+  // A record from a JSON document or journal export: its time is used when
+  // its text has no stamp of its own.
+  void AddRecord(const LogRecord& record, const SourceRef& ref);
   // A line that cannot matter went by (it ends a multi-line message).
   void Break();
   // True when relative stamps (dmesg -H) are in use: then callers that skip
@@ -61,6 +77,7 @@ class KernelEventScanner {
   void NoteTime(std::string_view text);
 
   std::size_t events_so_far() const;
+  const GpuLineStats& gpu_line_stats() const;
   std::vector<KernelEvent> Finish();
 
  private:

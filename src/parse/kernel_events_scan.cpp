@@ -11,6 +11,11 @@ std::size_t ScanKernelLogBuffer(std::string_view text, const std::string& file,
                                 std::size_t first_line, KernelEventScanner& scanner) {
   SourceRef ref{file, 0};
   std::size_t line_no = first_line;
+  // dmesg -H: the first line holds the date the relative stamps that follow
+  // add to; it rarely holds a needle itself, so look at it here.
+  if (first_line == 1 && !scanner.tracks_relative_time() && !text.empty() && text[0] == '[') {
+    scanner.NoteTime(text.substr(0, text.find('\n')));
+  }
   std::size_t pos = 0;
   while (pos < text.size()) {
     // In dmesg -H logs every line carries part of the time: visit them all.

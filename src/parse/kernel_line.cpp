@@ -1,5 +1,7 @@
 #include "parse/kernel_line.h"
 
+#include <algorithm>
+
 #include "parse/text_cursor.h"
 
 namespace gpudoctor {
@@ -80,8 +82,12 @@ seconds ParseZone(TextCursor& c, seconds local_offset) {
   return local_offset;
 }
 
-// "2024-08-01T12:34:56,123456+00:00 ".
-bool ParseIso(TextCursor& c, const LineTimeContext& ctx, KernelLine& out) {
+// An ISO 8601 / RFC 3339 stamp at the cursor: "2024-08-01T12:34:56,123456+00:00",
+// "2025-02-15 17:37:45.123 UTC" (journalctl short-full after its weekday).
+// `loose`: any non-alphanumeric byte may follow (a stamp inside a wrapper);
+// otherwise white space or the end must.
+bool ParseIsoStamp(TextCursor& c, const LineTimeContext& ctx, bool loose,
+                   std::optional<WallTime>& time) {
   std::size_t start = c.pos();
   int y, mo, d, h, mi, s;
   double frac = 0;
@@ -89,14 +95,104 @@ bool ParseIso(TextCursor& c, const LineTimeContext& ctx, KernelLine& out) {
       (c.Lit('T') || c.Lit(' ')) && Clock(c, h, mi, s)) {
     if (c.Lit('.') || c.Lit(',')) c.Fraction(frac);
     seconds zone = ParseZone(c, ctx.utc_offset);
-    if (c.SkipSpaces() > 0 || c.done()) {
-      out.time = MakeWallTime(y, mo, d, h, mi, s, frac, zone);
-      out.prefix = LinePrefix::kIso;
+    std::size_t before_name = c.pos();
+    if (c.Lit(" UTC") || c.Lit(" GMT")) {
+      zone = seconds{0};
+    } else if (c.Lit(' ') && c.peek() >= 'A' && c.peek() <= 'Z') {  // " CET": local time
+      std::string_view name;
+      c.Token(name);
+      bool upper = name.size() >= 3 && name.size() <= 5;
+      for (char ch : name) upper = upper && ch >= 'A' && ch <= 'Z';
+      if (!upper) c.set_pos(before_name);
+    } else {
+      c.set_pos(before_name);
+    }
+    char next = c.peek();
+    bool alnum = TextCursor::IsDigit(next) || (next >= 'a' && next <= 'z') ||
+                 (next >= 'A' && next <= 'Z');
+    if (loose ? !alnum : (c.SkipSpaces() > 0 || c.done())) {
+      time = MakeWallTime(y, mo, d, h, mi, s, frac, zone);
       return true;
     }
   }
   c.set_pos(start);
   return false;
+}
+
+// "2024-08-01T12:34:56,123456+00:00 ", "Sat 2025-02-15 17:37:45 UTC " (short-full).
+bool ParseIso(TextCursor& c, const LineTimeContext& ctx, KernelLine& out) {
+  std::size_t start = c.pos();
+  std::string_view weekday;
+  if (!TextCursor::IsDigit(c.peek()) && !(c.Token(weekday) && c.Lit(' '))) {
+    return c.set_pos(start), false;
+  }
+  if (ParseIsoStamp(c, ctx, false, out.time)) {
+    out.prefix = LinePrefix::kIso;
+    // Kubernetes CRI container logs: "<stamp> stdout F <line>".
+    if (c.Lit("stdout ") || c.Lit("stderr ")) {
+      if (!((c.Lit('F') || c.Lit('P')) && c.Lit(' '))) c.set_pos(c.pos() - 7);
+    }
+    return true;
+  }
+  c.set_pos(start);
+  return false;
+}
+
+// "1739641065.123456 " (journalctl -o short-unix).
+bool ParseUnixStamp(TextCursor& c, KernelLine& out) {
+  std::size_t start = c.pos();
+  std::uint64_t whole = 0;
+  double frac = 0;
+  if (c.Uint64(whole) && c.pos() - start >= 9 && c.pos() - start <= 10 && c.Lit('.') &&
+      c.Fraction(frac) && c.SkipSpaces() > 0) {
+    out.time = WallTime{} + std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                                std::chrono::duration<double>(static_cast<double>(whole) + frac));
+    out.prefix = LinePrefix::kUnix;
+    return true;
+  }
+  c.set_pos(start);
+  return false;
+}
+
+// "<3>" (dmesg -r, RFC 3164/5424 priority): the level, and the rest parsed on.
+bool ParsePriority(TextCursor& c, KernelLine& out) {
+  std::size_t start = c.pos();
+  int pri = 0;
+  if (c.Lit('<') && c.Int(pri, 1, 3) && c.Lit('>') && pri < 192) {
+    out.level = pri & 7;
+    return true;
+  }
+  c.set_pos(start);
+  return false;
+}
+
+// After "<34>": "1 2025-02-15T17:37:45.123Z host app procid msgid [sd] msg" (RFC 5424).
+bool ParseRfc5424(TextCursor& c, const LineTimeContext& ctx, KernelLine& out) {
+  std::size_t start = c.pos();
+  if (!c.Lit("1 ")) return false;
+  if (!(c.Lit("- ") || ParseIsoStamp(c, ctx, false, out.time))) return c.set_pos(start), false;
+  std::string_view host, app, procid, msgid;
+  if (!(c.Token(host) && c.Lit(' ') && c.Token(app) && c.Lit(' ') && c.Token(procid) &&
+        c.Lit(' ') && c.Token(msgid) && c.Lit(' '))) {
+    return c.set_pos(start), false;
+  }
+  if (host != "-") out.host = host;
+  if (app != "-") out.ident = app;
+  if (!c.Lit("- ")) {  // structured data: "[id k="v"]..." up to the message
+    while (c.Lit('[')) {
+      bool quoted = false;
+      while (!c.done() && (quoted || c.peek() != ']')) {
+        if (c.peek() == '\\') c.set_pos(c.pos() + 1);
+        else if (c.peek() == '"') quoted = !quoted;
+        c.set_pos(c.pos() + 1);
+      }
+      c.Lit(']');
+    }
+    c.SkipSpaces();
+  }
+  c.Lit("\xEF\xBB\xBF");  // BOM before a UTF-8 message
+  out.prefix = LinePrefix::kRfc5424;
+  return true;
 }
 
 // "Feb 15 17:37:45 ", "11月 15 14:15:47.123456 " (syslog, journalctl).
@@ -177,6 +273,24 @@ bool ParseGlog(TextCursor& c, const LineTimeContext& ctx, KernelLine& out) {
   return false;
 }
 
+// "I0215 17:37:45.123456    2345 log_monitor.go:160] " (klog/glog without
+// brackets: node-problem-detector's own log, kubelet).
+bool ParseBareGlog(TextCursor& c, const LineTimeContext& ctx, KernelLine& out) {
+  std::size_t start = c.pos();
+  if (!ParseGlog(c, ctx, out)) return false;
+  // ParseGlog took everything up to the first ']': it must have been "pid file:line]".
+  std::string_view header = std::string_view(c.rest().data() - (c.pos() - start), c.pos() - start);
+  if (header.find(".go:") == std::string_view::npos && header.find(".cc:") == std::string_view::npos &&
+      header.find(".cpp:") == std::string_view::npos) {
+    out.time.reset();
+    out.level = -1;
+    out.prefix = LinePrefix::kNone;
+    return c.set_pos(start), false;
+  }
+  c.SkipSpaces();
+  return true;
+}
+
 // Any "[...]" stamp at the cursor.
 bool ParseBracket(TextCursor& c, const LineTimeContext& ctx, KernelLine& out) {
   std::size_t start = c.pos();
@@ -194,6 +308,27 @@ bool ParseBracket(TextCursor& c, const LineTimeContext& ctx, KernelLine& out) {
   std::uint64_t whole = 0;
   double frac = 0;
   bool relative = c.Lit('+');
+  if (!relative && c.Lit('<')) {  // dmesg --time-format delta: "[<    0.000123>]"
+    c.SkipSpaces();
+    if (c.Uint64(whole) && c.Lit('.') && c.Fraction(frac) && c.Lit(">]")) {
+      out.prefix = LinePrefix::kDmesgDelta;
+      c.Lit(' ');
+      return true;
+    }
+    return c.set_pos(start), false;
+  }
+  if (c.Uint64(whole) && c.Lit('.') && c.Fraction(frac) && !relative && c.Lit(" <")) {
+    // dmesg -d / journalctl short-delta: "[ 3605.123456 <    0.000123>]"
+    out.monotonic_s = static_cast<double>(whole) + frac;
+    out.prefix = LinePrefix::kDmesgMonotonic;
+    auto close = c.rest().find(">]");
+    if (close == std::string_view::npos) return c.set_pos(start), false;
+    c.set_pos(c.pos() + close + 2);
+    c.Lit(' ');
+    return true;
+  }
+  c.set_pos(inner);
+  c.Lit('+');
   if (c.Uint64(whole) && c.Lit('.') && c.Fraction(frac) && c.Lit(']')) {
     double v = static_cast<double>(whole) + frac;
     (relative ? out.relative_s : out.monotonic_s) = v;
@@ -251,33 +386,89 @@ void SplitHostIdent(TextCursor& c, bool ident_only_ok, bool kernel_only, KernelL
   c.set_pos(start);
 }
 
+// A stamp anywhere in `region` (the text before the message of a line whose
+// wrapper is unknown): ISO 8601, syslog "Feb 15 17:37:45", "[  123.456]".
+void FindEmbeddedStamp(std::string_view region, const LineTimeContext& ctx, KernelLine& out) {
+  for (std::size_t i = 0; i < region.size(); ++i) {
+    char prev = i > 0 ? region[i - 1] : ' ';
+    if (TextCursor::IsDigit(prev) || (prev >= 'a' && prev <= 'z') || (prev >= 'A' && prev <= 'Z'))
+      continue;
+    TextCursor c(region, i);
+    KernelLine found;
+    if (TextCursor::IsDigit(region[i]) && ParseIsoStamp(c, ctx, true, found.time)) {
+    } else if (region[i] == '[' && ParseBracket(c, ctx, found)) {
+    } else if (!TextCursor::IsDigit(region[i]) && ParseSyslogStamp(c, ctx, found)) {
+    } else {
+      continue;
+    }
+    if (!found.time && !found.monotonic_s) continue;
+    out.time = found.time;
+    out.monotonic_s = found.monotonic_s;
+    out.prefix = LinePrefix::kEmbedded;
+    return;
+  }
+}
+
+// A line whose prefix is none of the known shapes: the message starts at
+// "NVRM:" or after "kernel: " wherever they stand, and a stamp before it
+// still gives the time.
+void LocateMessage(std::string_view line, const LineTimeContext& ctx, KernelLine& out) {
+  constexpr auto npos = std::string_view::npos;
+  std::size_t kernel = line.find("kernel: ");
+  std::size_t at = kernel == npos ? npos : kernel + 8;
+  // A driver's own message start ("nvidia 0000:01:00.0: AER: ...") before
+  // that, or without it: the matchers read those from the message start.
+  for (std::string_view lead : {"NVRM:", "nvidia ", "nvidia-nvswitch", "pcieport "}) {
+    std::size_t p = line.find(lead);
+    while (p != npos && p > 0 && line[p - 1] != ' ' && line[p - 1] != '|' && line[p - 1] != '"') {
+      p = line.find(lead, p + 1);
+    }
+    if (p != npos && (at == npos || p < at)) at = p;
+  }
+  if (kernel != npos && kernel + 8 <= at) out.ident = "kernel";
+  constexpr std::size_t kStampRegionBytes = 160;
+  FindEmbeddedStamp(line.substr(0, std::min(at, kStampRegionBytes)), ctx, out);
+  if (at != std::string_view::npos) out.text = out.message = line.substr(at);
+}
+
 }  // namespace
 
 KernelLine ParseKernelLine(std::string_view line, const LineTimeContext& ctx) {
   while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.remove_suffix(1);
   KernelLine out;
-  if (!line.empty() && (line.front() == ' ' || line.front() == '\t')) {
-    TextCursor c(line);
-    c.SkipSpaces();
-    out.text = out.message = c.rest();
-    out.prefix = LinePrefix::kContinuation;
-    return out;
-  }
   TextCursor c(line);
+  // Indented lines: a pasted log (or a locale whose month is " 2月") keeps
+  // its prefix after the indent; anything else continues the line before.
+  const bool indented = c.SkipSpaces() > 0;
   ParseDecode(c, out);
   bool syslog_header = false;
+  if (ParsePriority(c, out)) {
+    if (ParseRfc5424(c, ctx, out)) {
+      out.text = out.message = c.rest();
+      return out;
+    }
+    ParseDecode(c, out);
+  }
   if (ParseKmsg(c, out)) {
   } else if (ParseIso(c, ctx, out)) {
+    syslog_header = true;
+  } else if (ParseUnixStamp(c, out)) {
     syslog_header = true;
   } else if (ParseBracket(c, ctx, out)) {
   } else if (ParseSyslogStamp(c, ctx, out)) {
     syslog_header = true;
+  } else if (ParseBareGlog(c, ctx, out)) {
   } else if (c.Lit("kernel: ")) {
     out.ident = "kernel";
+  } else if (indented && out.level < 0) {
+    out.text = out.message = c.rest();
+    out.prefix = LinePrefix::kContinuation;
+    return out;
   }
   out.text = c.rest();
   if (syslog_header) {
-    SplitHostIdent(c, out.prefix == LinePrefix::kSyslog, false, out);
+    SplitHostIdent(c, out.prefix == LinePrefix::kSyslog || out.prefix == LinePrefix::kUnix, false,
+                   out);
     // "kernel: [82659.755847] msg": the kernel's own stamp after the header.
     KernelLine inner;
     std::size_t before = c.pos();
@@ -290,6 +481,9 @@ KernelLine ParseKernelLine(std::string_view line, const LineTimeContext& ctx) {
     SplitHostIdent(c, false, true, out);  // journalctl -o short-monotonic
   }
   out.message = c.rest();
+  if (out.prefix == LinePrefix::kNone && out.ident.empty() && out.message.substr(0, 5) != "NVRM:") {
+    LocateMessage(out.message, ctx, out);
+  }
   return out;
 }
 

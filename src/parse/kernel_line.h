@@ -4,28 +4,43 @@
 // message that remains.
 //
 // Recognised prefixes (tried in this order, first match wins):
+//   <3>...                                        priority (dmesg -r, RFC 3164),
+//                                                 then any of the below
+//   <34>1 2025-02-15T17:37:45Z host app - - - msg RFC 5424
 //   4,9921,9370042162,-;msg                       /dev/kmsg record (monotonic µs)
 //   2024-08-01T12:34:56,123456+00:00 msg          dmesg --time-format iso
 //   2025-02-15T17:37:45.123456+00:00 host kernel: msg   RFC 3339 syslog,
 //                                                 journalctl -o short-iso(-precise)
-//   [  123.456789] msg                            dmesg (monotonic seconds)
+//   Sat 2025-02-15 17:37:45 UTC host kernel: msg  journalctl -o short-full
+//   2025-02-15T17:37:45.1Z stdout F msg           Kubernetes CRI container log
+//   1739641065.123456 host kernel: msg            journalctl -o short-unix
+//   [  123.456789] msg                            dmesg (monotonic seconds),
+//                                                 journalctl -o short-monotonic
+//   [  123.456789 <    0.000123>] msg             dmesg -d, journalctl short-delta
+//   [<    0.000123>] msg                          dmesg --time-format delta (no time)
 //   [  +0.000123] msg                             dmesg -H relative line
 //   [Sun Feb 23 16:24:18 2025] msg                dmesg -T / --ctime
-//   [Feb23 16:24] msg                             dmesg -H absolute line
+//   [Feb23 16:24] msg                             dmesg -H / reltime absolute line
 //   [Feb 25 2025 13:59:45] [INFO] ...             fabricmanager.log
 //   [rank1]:[E626 06:24:44.903 file.cpp:616] msg  glog (PyTorch / NCCL)
-//   kern  :err   : <any of the above> msg         dmesg --decode
+//   kern  :err   : <any of the above> msg         dmesg --decode / -x
 //   Feb 15 17:37:45 host kernel: [82659.75] msg   syslog, kern.log, messages,
 //                                                 journalctl short / short-precise,
 //                                                 with or without host name
+//   I0215 17:37:45.123456  1 log_monitor.go:160] klog (node-problem-detector)
 //   kernel: msg                                   bare journal excerpt
+//   <spaces><any of the above>                    an indented paste
 //   <spaces>msg                                   continuation of the line before
+// Any other line: the message starts at "NVRM:" or after "kernel: " wherever
+// they stand, and the first stamp of the shapes above found before it gives
+// the time (prefix kEmbedded); with none, the time is unknown.
 //
 // Month names: English, German, French, Spanish, Italian, Portuguese,
-// Russian (abbreviated, both cases), Chinese/Japanese "1月" and "一月",
-// Korean "1월". Year-less stamps take ctx.year (and get no time while it
-// is 0); naive local stamps are converted to UTC by subtracting
-// ctx.utc_offset. Pure; never throws.
+// Polish, Dutch, Russian (abbreviated, both cases), Chinese/Japanese "1月"
+// and "一月", Korean "1월" (also space-padded " 2月"). An unknown month name
+// costs the time, not the line. Year-less stamps take ctx.year (and get no
+// time while it is 0); naive local stamps are converted to UTC by
+// subtracting ctx.utc_offset. Pure; never throws.
 #pragma once
 
 #include <chrono>
@@ -52,6 +67,10 @@ enum class LinePrefix {
   kSyslog,      // "Feb 15 17:37:45 host ident:"
   kFabricManager,
   kGlog,
+  kDmesgDelta,  // dmesg --time-format delta "[<    0.000123>]" (time unknown)
+  kUnix,        // journalctl -o short-unix "1739641065.123456 host ident:"
+  kRfc5424,     // "<34>1 2025-02-15T17:37:45.123Z host app procid msgid sd"
+  kEmbedded,    // unknown wrapper; a stamp found inside it before the message
   kContinuation,  // leading white space, no stamp
 };
 

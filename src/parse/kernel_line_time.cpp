@@ -65,6 +65,23 @@ constexpr MonthName kMonths[] = {
     // Portuguese
     {"fev", 2},
     {"out", 10},
+    {"avril", 4},
+    // Polish
+    {"sty", 1},
+    {"lut", 2},
+    {"kwi", 4},
+    {"maj", 5},
+    {"cze", 6},
+    {"lip", 7},
+    {"sie", 8},
+    {"wrz", 9},
+    {"paź", 10},
+    {"Paź", 10},
+    {"lis", 11},
+    {"gru", 12},
+    // Dutch
+    {"mrt", 3},
+    {"mei", 5},
     // Russian (genitive forms as %b prints them, and nominative)
     {"янв", 1},
     {"Янв", 1},

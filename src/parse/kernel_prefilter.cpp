@@ -13,35 +13,39 @@ namespace {
 
 struct Needle {
   std::string_view text;
-  std::size_t anchor;  // index of the rare byte searched for
+  std::size_t anchor;  // start of the three bytes searched for (rare in ordinary traffic)
 };
 
-// Anchors are bytes that are rare in ordinary kernel and syslog traffic.
-// Their high nibbles (4, 5, 6, 7) fit the nibble classifier below.
+// Each needle is found by three adjacent bytes that ordinary kernel,
+// systemd and container traffic rarely holds, then verified whole.
 constexpr Needle kNeedles[] = {
-    {"NVRM", 1},           {"SXid", 1},       {"NCCL", 3},    {"libnccl", 2},
-    {"Killed process", 0}, {"oom-killer", 4}, {"AER", 0},     {"PCIe Bus Error", 5},
-    {"PCIe bandwidth", 5}, {"fabric", 2},     {"[ERROR]", 4}, {"failed with error", 7},
+    {"NVRM", 0},           {"Xid", 0},          {"NCCL", 1},           {"libnccl", 2},
+    {"Killed process", 0}, {"oom-killer", 2},   {"AER", 0},            {"PCIe Bus Error", 2},
+    {"PCIe bandwidth", 2}, {"fabric", 2},       {"[ERROR]", 0},        {"failed with error", 5},
+    {"\"MESSAGE\":[", 8},  // journald JSON: a message that is not UTF-8, as bytes
 };
+constexpr std::size_t kNeedleCount = std::size(kNeedles);
 
+// Teddy-style tables: needle i sits in bucket i % 8; for each of the three
+// bytes, a bucket's bit is set in lo[b & 15] and hi[b >> 4] of every needle
+// byte at that place. A position is a candidate when some bucket's bit
+// survives all six lookups.
 struct Tables {
-  std::array<bool, 256> anchor{};
-  std::array<std::uint8_t, 16> lo{};  // bit per high nibble, set for each low nibble
-  std::array<std::uint8_t, 16> hi{};
+  std::array<std::array<std::uint8_t, 16>, 3> lo{};
+  std::array<std::array<std::uint8_t, 16>, 3> hi{};
+  std::array<bool, 256> first{};  // scalar fallback: first anchor bytes
 };
 
 Tables MakeTables() {
   Tables t;
-  std::array<int, 16> bit_of_hi;
-  bit_of_hi.fill(-1);
-  int next_bit = 0;
-  for (const auto& n : kNeedles) {
-    auto c = static_cast<unsigned char>(n.text[n.anchor]);
-    t.anchor[c] = true;
-    int h = c >> 4;
-    if (bit_of_hi[h] < 0) bit_of_hi[h] = next_bit++;  // at most 8 by construction
-    t.hi[h] |= static_cast<std::uint8_t>(1u << bit_of_hi[h]);
-    t.lo[c & 15] |= static_cast<std::uint8_t>(1u << bit_of_hi[h]);
+  for (std::size_t i = 0; i < kNeedleCount; ++i) {
+    const auto bit = static_cast<std::uint8_t>(1u << (i % 8));
+    for (std::size_t k = 0; k < 3; ++k) {
+      auto c = static_cast<unsigned char>(kNeedles[i].text[kNeedles[i].anchor + k]);
+      t.lo[k][c & 15] |= bit;
+      t.hi[k][c >> 4] |= bit;
+    }
+    t.first[static_cast<unsigned char>(kNeedles[i].text[kNeedles[i].anchor])] = true;
   }
   return t;
 }
@@ -51,11 +55,10 @@ const Tables& GetTables() {
   return t;
 }
 
-// Start (>= from) of a needle whose anchor byte is at `pos`, or npos.
+// Start (>= from) of a needle whose anchor begins at `pos`, or npos.
 std::size_t VerifyAt(std::string_view text, std::size_t pos, std::size_t from) {
-  char c = text[pos];
   for (const auto& n : kNeedles) {
-    if (n.text[n.anchor] != c || pos < from + n.anchor) continue;
+    if (pos < from + n.anchor || text[pos] != n.text[n.anchor]) continue;
     std::size_t start = pos - n.anchor;
     if (start + n.text.size() <= text.size() &&
         std::memcmp(text.data() + start, n.text.data(), n.text.size()) == 0) {
@@ -67,31 +70,44 @@ std::size_t VerifyAt(std::string_view text, std::size_t pos, std::size_t from) {
 
 // Anchors from `scan` on; needles must start at or after `from`.
 std::size_t NextScalar(std::string_view text, std::size_t scan, std::size_t from) {
-  const auto& anchor = GetTables().anchor;
+  const auto& first = GetTables().first;
   for (std::size_t i = scan; i < text.size(); ++i) {
-    if (!anchor[static_cast<unsigned char>(text[i])]) continue;
+    if (!first[static_cast<unsigned char>(text[i])]) continue;
     if (std::size_t start = VerifyAt(text, i, from); start != std::string_view::npos) return start;
   }
   return std::string_view::npos;
 }
 
 #if defined(__x86_64__)
+// Bucket bits of the 32 bytes at p for one of the three anchor places
+// (a macro: a helper returning __m256i would change the ABI).
+#define GPUDOCTOR_CLASSIFY(p, lo_tbl, hi_tbl)                                              \
+  _mm256_and_si256(                                                                        \
+      _mm256_shuffle_epi8(lo_tbl, _mm256_and_si256(_mm256_loadu_si256(                     \
+                                                       reinterpret_cast<const __m256i*>(p)), \
+                                                   nibble)),                               \
+      _mm256_shuffle_epi8(                                                                 \
+          hi_tbl, _mm256_and_si256(                                                        \
+                      _mm256_srli_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), 4), \
+                      nibble)))
+
 __attribute__((target("avx2"))) std::size_t NextAvx2(std::string_view text, std::size_t from) {
   const Tables& t = GetTables();
-  const __m256i lo_tbl =
-      _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(t.lo.data())));
-  const __m256i hi_tbl =
-      _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(t.hi.data())));
+#define GPUDOCTOR_TABLE(a) \
+  _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>((a).data())))
+  const __m256i lo0 = GPUDOCTOR_TABLE(t.lo[0]), hi0 = GPUDOCTOR_TABLE(t.hi[0]);
+  const __m256i lo1 = GPUDOCTOR_TABLE(t.lo[1]), hi1 = GPUDOCTOR_TABLE(t.hi[1]);
+  const __m256i lo2 = GPUDOCTOR_TABLE(t.lo[2]), hi2 = GPUDOCTOR_TABLE(t.hi[2]);
+#undef GPUDOCTOR_TABLE
   const __m256i nibble = _mm256_set1_epi8(0x0f);
   const __m256i zero = _mm256_setzero_si256();
   const char* p = text.data();
   std::size_t i = from;
-  for (; i + 32 <= text.size(); i += 32) {
-    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
-    __m256i lo = _mm256_shuffle_epi8(lo_tbl, _mm256_and_si256(v, nibble));
-    __m256i hi = _mm256_shuffle_epi8(hi_tbl, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
-    __m256i hit = _mm256_cmpeq_epi8(_mm256_and_si256(lo, hi), zero);
-    auto mask = ~static_cast<std::uint32_t>(_mm256_movemask_epi8(hit));
+  for (; i + 34 <= text.size(); i += 32) {
+    __m256i m = GPUDOCTOR_CLASSIFY(p + i, lo0, hi0);
+    m = _mm256_and_si256(m, GPUDOCTOR_CLASSIFY(p + i + 1, lo1, hi1));
+    m = _mm256_and_si256(m, GPUDOCTOR_CLASSIFY(p + i + 2, lo2, hi2));
+    auto mask = ~static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(m, zero)));
     while (mask != 0) {
       std::size_t pos = i + static_cast<std::size_t>(__builtin_ctz(mask));
       if (std::size_t start = VerifyAt(text, pos, from); start != std::string_view::npos)
@@ -101,6 +117,7 @@ __attribute__((target("avx2"))) std::size_t NextAvx2(std::string_view text, std:
   }
   return NextScalar(text, i, from);
 }
+#undef GPUDOCTOR_CLASSIFY
 
 __attribute__((target("avx2"))) std::size_t CountAvx2(const char* p, std::size_t n) {
   const __m256i nl = _mm256_set1_epi8('\n');

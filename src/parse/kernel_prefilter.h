@@ -1,13 +1,16 @@
 // The hot path of kernel-log scanning: find the lines that may hold an event
 // without looking at the others. A line "may matter" when it contains one of
-// a few literal needles ("NVRM", "SXid", "NCCL", "libnccl", "Killed process",
+// a few literal needles ("NVRM", "Xid", "NCCL", "libnccl", "Killed process",
 // "oom-killer", "AER", "PCIe Bus Error", "PCIe bandwidth", "fabric",
-// "[ERROR]", "failed with error"). Every event the extractor knows contains
+// "[ERROR]", "failed with error", and journald JSON's byte-array
+// "\"MESSAGE\":["). Every event the extractor knows contains
 // at least one of them, and so does every continuation line it accepts.
 //
-// The search classifies 32 bytes at a time by a rare "anchor" byte of each
-// needle (AVX2 nibble lookup when the CPU has it, a byte table otherwise) and
-// verifies the needle only where an anchor occurs. Pure; thread-safe.
+// The search classifies 32 positions at a time by three adjacent bytes of
+// each needle that ordinary traffic rarely holds ("NVR", "CCL", "AER", ...;
+// Teddy-style nibble lookups in eight buckets, AVX2 when the CPU has it, a
+// byte table otherwise) and verifies the needle only where all three match.
+// Pure; thread-safe.
 #pragma once
 
 #include <cstddef>

@@ -275,7 +275,8 @@ TEST(KernelEvents, BufferScanMatchesLineByLine) {
 
 TEST(KernelPrefilter, FindsEveryNeedleAndSkipsNoise) {
   const std::pair<const char*, std::size_t> cases[] = {
-      {"NVRM: x", 0},          {"a SXid (", 2},
+      {"NVRM: x", 0},          {"a SXid (", 3},  // the needle is "Xid"
+      {"Reason:Xid 79", 7},    {"{\"MESSAGE\":[78,86]", 1},
       {"WorkNCCL(", 4},        {"in libnccl.so", 3},
       {"Killed process 1", 0}, {"x invoked oom-killer:", 10},
       {"AER: x", 0},           {"PCIe Bus Error", 0},

@@ -23,6 +23,7 @@ std::vector<const Rule*> KernelEventRules() {
       &kPcieBandwidthLimitedRule,
       &kFabricManagerLogEventsRule,
       &kHostOomKillRule,
+      &kKernelLogUndecodedRule,
   };
 }
 
