@@ -3,6 +3,7 @@
 
 #include "analyze/analyze_input.h"
 #include "parse/kernel_line.h"
+#include "parse/nvsmi_messages.h"
 #include "parse/nvsmi_table.h"
 #include "parse/nvsmi_text.h"
 
@@ -102,6 +103,8 @@ InputKind DetectInputKind(std::string_view content) {
   // words, but a pasted table may sit under a shell prompt with a date.
   if (LooksLikeNvidiaSmiTable(head)) return InputKind::kNvidiaSmiTable;
   if (HasStampedLogLine(head) || MentionsGpuLogWords(content)) return InputKind::kKernelLog;
+  // nvidia-smi's output when it failed: "No devices were found", ...
+  if (!FindNvidiaSmiMessages(head).empty()) return InputKind::kNvidiaSmiText;
   return InputKind::kUnknown;
 }
 

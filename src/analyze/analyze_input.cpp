@@ -7,8 +7,10 @@
 #include "analyze/bug_report.h"
 #include "analyze/dump_time.h"
 #include "analyze/input_file.h"
+#include "analyze/smi_messages_input.h"
 #include "collect/kernel_log_files.h"
 #include "parse/kernel_events.h"
+#include "parse/nvsmi_messages.h"
 #include "parse/nvsmi_table.h"
 #include "parse/nvsmi_text.h"
 #include "parse/nvsmi_xml.h"
@@ -60,6 +62,7 @@ void AddTables(std::string& content, std::size_t index, AnalyzedFile& file, Gath
       continue;
     }
     file.ok = true;
+    AddLostGpusFromMessages(FindNvidiaSmiMessages(table), *status);
     file.gpu_count = std::max(file.gpu_count, status->gpus.size());
     g.readings.push_back(Reading{std::move(*status), TableDumpTime(table)});
   }
@@ -79,6 +82,7 @@ void AddBugReport(std::string_view content, std::size_t index, AnalyzedFile& fil
   for (const std::string& text : facts.smi_query_texts) {
     auto status = ParseNvidiaSmiText(text, file.path);
     if (status) {
+      AddLostGpusFromMessages(FindNvidiaSmiMessages(text), *status);
       file.gpu_count += status->gpus.size();
       g.readings.push_back(Reading{std::move(*status), TextDumpTime(text)});
     } else if (std::string why = FirstNonEmptyLine(text); !why.empty()) {
@@ -99,6 +103,26 @@ void AddBugReport(std::string_view content, std::size_t index, AnalyzedFile& fil
   file.ok = true;
 }
 
+// A -q dump, or nvidia-smi's messages alone ("No devices were found").
+void AddSmiText(std::string_view content, AnalyzedFile& file, Gathered& g) {
+  std::vector<NvsmiMessage> messages = FindNvidiaSmiMessages(content);
+  auto status = ParseNvidiaSmiText(content, file.path);
+  if (status) {
+    AddLostGpusFromMessages(messages, *status);
+  } else if (auto only = ReadingFromMessages(messages)) {
+    status = std::move(*only);
+  }
+  AddDump(std::move(status), TextDumpTime(content), file, g);
+}
+
+// nvidia-smi's messages in a kernel log (a shell session pasted with dmesg).
+void AddLogSmiMessages(std::string_view content, AnalyzedFile& file, Gathered& g) {
+  if (auto reading = ReadingFromMessages(FindNvidiaSmiMessages(content))) {
+    file.gpu_count = reading->gpus.size();
+    g.readings.push_back(Reading{std::move(*reading), std::nullopt});
+  }
+}
+
 void AddFile(std::string content, std::size_t index, AnalyzedFile& file, Gathered& g) {
   file.kind = DetectInputKind(content);
   switch (file.kind) {
@@ -106,7 +130,7 @@ void AddFile(std::string content, std::size_t index, AnalyzedFile& file, Gathere
       AddDump(ParseNvidiaSmiXml(content, file.path), XmlDumpTime(content), file, g);
       return;
     case InputKind::kNvidiaSmiText:
-      AddDump(ParseNvidiaSmiText(content, file.path), TextDumpTime(content), file, g);
+      AddSmiText(content, file, g);
       return;
     case InputKind::kNvidiaSmiTable:
       AddTables(content, index, file, g);
@@ -117,6 +141,7 @@ void AddFile(std::string content, std::size_t index, AnalyzedFile& file, Gathere
     case InputKind::kKernelLog:
       // CRLF files: the scanner expects '\n' line ends.
       std::erase(content, '\r');
+      AddLogSmiMessages(content, file, g);
       g.logs.push_back(PendingLog{index, std::move(content), {}, 0});
       file.ok = true;
       return;
