@@ -22,6 +22,8 @@ constexpr Needle kNeedles[] = {
     {"NVRM", 1},           {"SXid", 1},       {"NCCL", 3},    {"libnccl", 2},
     {"Killed process", 0}, {"oom-killer", 4}, {"AER", 0},     {"PCIe Bus Error", 5},
     {"PCIe bandwidth", 5}, {"fabric", 2},     {"[ERROR]", 4}, {"failed with error", 7},
+    // AER status and recovery lines that carry no "AER" of their own.
+    {"status/mask", 6},    {"SDES", 1},       {"Surprise Down", 9}, {"link has been reset", 3},
 };
 
 struct Tables {

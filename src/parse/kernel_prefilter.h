@@ -2,7 +2,8 @@
 // without looking at the others. A line "may matter" when it contains one of
 // a few literal needles ("NVRM", "SXid", "NCCL", "libnccl", "Killed process",
 // "oom-killer", "AER", "PCIe Bus Error", "PCIe bandwidth", "fabric",
-// "[ERROR]", "failed with error"). Every event the extractor knows contains
+// "[ERROR]", "failed with error", and the AER detail lines' "status/mask",
+// "SDES", "Surprise Down", "link has been reset"). Every event the extractor knows contains
 // at least one of them, and so does every continuation line it accepts.
 //
 // The search classifies 32 bytes at a time by a rare "anchor" byte of each

@@ -281,6 +281,8 @@ TEST(KernelPrefilter, FindsEveryNeedleAndSkipsNoise) {
       {"AER: x", 0},           {"PCIe Bus Error", 0},
       {"PCIe bandwidth", 0},   {"nvidia-fabricmanager", 7},
       {"[ERROR] [tid 1]", 0},  {"probe failed with error -1", 6},
+      {"x error status/mask=0", 8}, {"  [ 5] SDES", 7},
+      {"[ 5] Surprise Down Error", 5}, {"Root Port link has been reset", 10},
   };
   for (const auto& [s, at] : cases) {
     EXPECT_TRUE(LineMayMatter(s)) << s;
