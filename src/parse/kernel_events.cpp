@@ -2,6 +2,7 @@
 
 #include <unordered_map>
 
+#include "parse/kernel_events_aer.h"
 #include "parse/kernel_events_match.h"
 #include "parse/kernel_prefilter.h"
 
@@ -24,6 +25,7 @@ struct KernelEventScanner::State {
   bool relative_mode = false;              // dmesg -H seen
   std::optional<WallTime> last_wall;       // running time for relative stamps
   std::optional<std::size_t> oom_invoked;  // "X invoked oom-killer" waiting for its victim
+  kevents::AerBurst aer_burst;             // which port AER events are a GPU's
 
   void Close();
   void Emit(KernelEvent ev);
@@ -157,7 +159,10 @@ void KernelEventScanner::State::Close() {
     ev.kind = lost ? KernelEventKind::kFallenOffBus : KernelEventKind::kProbeFailed;
     ev.detail = lost ? "probe" : (unsupported ? "unsupported GPU" : "probe");
   }
-  if (ev.kind == KernelEventKind::kPcieAer && !open_nvidia) return;
+  if (ev.kind == KernelEventKind::kPcieAer) {
+    for (KernelEvent& claimed : aer_burst.Add(std::move(ev), open_nvidia)) Emit(std::move(claimed));
+    return;
+  }
   Emit(std::move(ev));
 }
 
@@ -178,6 +183,8 @@ bool KernelEventScanner::State::Continues(const KernelLine& kl, std::string_view
     open_nvidia = open_nvidia || kevents::IsNvidiaAerLine(kl.message);
     auto m = kevents::MatchOther(kl.message, kl.ident);
     if (open->detail.empty() && m && !m->detail.empty()) open->detail = m->detail;
+    if (kevents::IsSurpriseDownLine(kl.message) && !Has(open->detail, kevents::kAerSurpriseDown))
+      open->detail += kevents::kAerSurpriseDown;
   }
   return true;
 }

@@ -19,7 +19,13 @@
 //    the first occurrence (count, last_time) when they come within
 //    fold_window_s of the previous one (always, when times are unknown).
 //  - PCIe AER events are kept only when a line of the group names the nvidia
-//    driver or an NVIDIA device id (10de).
+//    driver or an NVIDIA device id (10de), or when they are the lines of the
+//    port above such a device in the same burst (kernel_events_aer.h; they
+//    then carry the GPU's bus id). `detail` is the severity ("corrected",
+//    "uncorrected non-fatal", "uncorrected fatal", with ", surprise down"
+//    appended when the status bits say so), or for the recovery lines
+//    "can't recover" (no error_detected callback), "recovery failed",
+//    "link reset".
 // Pure: no I/O. Not thread-safe per scanner; separate scanners are independent.
 #pragma once
 

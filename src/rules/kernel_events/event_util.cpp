@@ -127,6 +127,29 @@ std::optional<double> SecondsBetween(const KernelEvent& a, const KernelEvent& b)
   return std::nullopt;
 }
 
+bool IsLinkLossAer(const KernelEvent& e) {
+  if (e.kind != KernelEventKind::kPcieAer) return false;
+  const std::string& d = e.detail;
+  return d.find("uncorrected") != std::string::npos || d.find("surprise down") != std::string::npos ||
+         d == "can't recover" || d == "recovery failed" || d == "link reset";
+}
+
+bool IsFatalAer(const KernelEvent& e) {
+  if (e.kind != KernelEventKind::kPcieAer) return false;
+  const std::string& d = e.detail;
+  return d.find("uncorrected fatal") != std::string::npos ||
+         d.find("surprise down") != std::string::npos || d == "can't recover" ||
+         d == "recovery failed";
+}
+
+bool AerExplainsLoss(const KernelEvent& aer, const KernelEvent& lost) {
+  // The kernel may print the port's recovery lines just after the Xid 79.
+  constexpr double kPrintedAfterS = 5;
+  if (aer.pci_bus_id.empty() || aer.pci_bus_id != lost.pci_bus_id) return false;
+  if (auto gap = SecondsBetween(aer, lost)) return *gap >= -kPrintedAfterS && *gap <= kAerBeforeLossS;
+  return aer.source.file == lost.source.file && aer.source.line <= lost.source.line + 40;
+}
+
 std::map<std::string, std::string> UuidByBus(const DiagnosisInput& input) {
   return PciToUuid(AllEvents(input));
 }

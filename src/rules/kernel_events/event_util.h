@@ -56,6 +56,20 @@ bool HasCode(const EventList& events, int code);
 // it, else by seconds since boot; nullopt when neither pair is known.
 std::optional<double> SecondsBetween(const KernelEvent& a, const KernelEvent& b);
 
+// PCIe AER events (their `detail`, parse/kernel_events.h) that say the link
+// to the device failed: an uncorrected error, fatal or not, Surprise Down, or
+// the recovery lines ("can't recover", "recovery failed", "link reset").
+bool IsLinkLossAer(const KernelEvent& e);
+// Of those, the ones that are critical by themselves: fatal, Surprise Down,
+// no recovery ("can't recover", "recovery failed").
+bool IsFatalAer(const KernelEvent& e);
+// How long before a GPU loss an AER report still explains it.
+inline constexpr double kAerBeforeLossS = 600;
+// True when `aer` comes before `lost` (by time when both have one, at most
+// kAerBeforeLossS earlier, a few seconds later allowed for the order of
+// printing; else by line in the same file) on the same GPU.
+bool AerExplainsLoss(const KernelEvent& aer, const KernelEvent& lost);
+
 // The GPU's bus id -> UUID, from the driver's "GPU at PCI:...: GPU-<uuid>" lines.
 std::map<std::string, std::string> UuidByBus(const DiagnosisInput& input);
 // "GPU 2 (0000:3b:00.0)" when the readings know the GPU, else
