@@ -1,5 +1,6 @@
 #include "parse/kernel_events.h"
 
+#include <map>
 #include <unordered_map>
 
 #include "parse/kernel_events_aer.h"
@@ -26,6 +27,7 @@ struct KernelEventScanner::State {
   std::optional<WallTime> last_wall;       // running time for relative stamps
   std::optional<std::size_t> oom_invoked;  // "X invoked oom-killer" waiting for its victim
   kevents::AerBurst aer_burst;             // which port AER events are a GPU's
+  std::map<int, std::string> bus_of_gpu_number;  // "GPU4" -> bus id, as lines pair them
 
   void Close();
   void Emit(KernelEvent ev);
@@ -107,6 +109,10 @@ void KernelEventScanner::State::Fold(KernelEvent ev) {
 }
 
 void KernelEventScanner::State::Emit(KernelEvent ev) {
+  if (ev.pci_bus_id.empty() && ev.gpu_number) {
+    if (auto it = bus_of_gpu_number.find(*ev.gpu_number); it != bus_of_gpu_number.end())
+      ev.pci_bus_id = it->second;
+  }
   if (ev.kind == KernelEventKind::kOomKill) {
     // "X invoked oom-killer" ... "Killed process N (victim)": one event.
     bool killed = ev.detail.rfind("killed", 0) == 0;
@@ -176,7 +182,11 @@ bool KernelEventScanner::State::Continues(const KernelLine& kl, std::string_view
       return open_probe_lines < 8 &&
              (Has(nvrm, "fallen off the bus and") || !kevents::MatchNvrm(nvrm));
     }
-    return kevents::IsNvrmFollowUp(nvrm, *open);
+    if (!kevents::IsNvrmFollowUp(nvrm, *open)) return false;
+    // "GPU4 RPC history" under the Xid of 0000:9b:00.0: GPU4 is that GPU.
+    if (auto n = kevents::GpuNumberIn(nvrm); n && !open->pci_bus_id.empty())
+      bus_of_gpu_number[*n] = open->pci_bus_id;
+    return true;
   }
   if (!kevents::IsOtherFollowUp(kl.message, *open)) return false;
   if (open->kind == KernelEventKind::kPcieAer) {
@@ -196,6 +206,8 @@ void KernelEventScanner::State::Open(const LineMatch& m, std::string_view messag
   ev.kind = m.kind;
   ev.code = m.code;
   ev.pci_bus_id = m.pci;
+  ev.gpu_number = m.gpu_number;
+  if (m.gpu_number && !m.pci.empty()) bus_of_gpu_number[*m.gpu_number] = m.pci;
   ev.pid = m.pid;
   ev.process = m.process;
   ev.detail = m.detail;
@@ -261,6 +273,12 @@ std::size_t KernelEventScanner::events_so_far() const { return s_->out.size(); }
 std::vector<KernelEvent> KernelEventScanner::Finish() {
   s_->Close();
   s_->fold_index.clear();
+  // A "GPUn" line before the line that pairs n with its bus id.
+  for (KernelEvent& e : s_->out) {
+    if (!e.pci_bus_id.empty() || !e.gpu_number) continue;
+    if (auto it = s_->bus_of_gpu_number.find(*e.gpu_number); it != s_->bus_of_gpu_number.end())
+      e.pci_bus_id = it->second;
+  }
   return std::move(s_->out);
 }
 

@@ -15,6 +15,15 @@
 //    the bus" message, SXid/AER detail lines) is one event; the lines after
 //    the first go to `continuation`. The device line that follows an Xid 79
 //    line belongs to the Xid event.
+//  - GSP lines that name the GPU only by the driver's number ("GPU0
+//    _kgspRpcGspEventPmuHalted: ...", "... RPC response from GPU0 GSP!")
+//    carry it in gpu_number; their pci_bus_id is filled in when a line of the
+//    log pairs that number with a bus id (an Xid line holding "from GPUn
+//    GSP", "GPUn RPC history" under an Xid). GSP trouble without an Xid: the
+//    "GSP Timeout" banner, "Memory Subsystem Error detected", "PMU has
+//    halted" (kGspTimeout, detail "GSP Timeout", "memory subsystem error",
+//    "PMU halted"), RPC timeouts (detail: the RPC function), heartbeat
+//    timeouts (kGspHeartbeat).
 //  - Repeats of the same kind/code/pci/pid/process/message/detail fold into
 //    the first occurrence (count, last_time) when they come within
 //    fold_window_s of the previous one (always, when times are unknown).

@@ -17,6 +17,7 @@ struct LineMatch {
   KernelEventKind kind = KernelEventKind::kXid;
   std::optional<int> code;
   std::string pci;  // normalised "dddd:bb:dd.f"
+  std::optional<int> gpu_number;  // "GPU4" in the line (the driver's instance number)
   std::optional<std::int64_t> pid;
   std::string process;
   std::string detail;

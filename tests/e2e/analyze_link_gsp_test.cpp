@@ -57,5 +57,33 @@ TEST(AnalyzeLinkLossE2E, AerThenXid79IsOneExplanation) {
   EXPECT_NE((*f)["evidence"].dump().find("Xid 79"), std::string::npos);
 }
 
+TEST(AnalyzeGspE2E, GpuNumberedLinesTakeTheBusIdOfTheirXid) {
+  std::string log = ReadFixtureFile("kernel", "gpud-testdata-xid119-gsp-rpc-history-dmesg-T.log");
+  if (log.empty()) GTEST_SKIP() << "shared fixtures missing";
+  // A PMU halt printed with the driver's number (kernel_gsp.c's form) after
+  // the file, behind one of its clocksource lines so that it stands alone.
+  auto a = AnalyseText(
+      "gsp.log", log +
+                     "[Sun Feb 23 16:40:00 2025] clocksource: Long readout interval, skipping "
+                     "watchdog check: cs_nsec: 1584036171 wd_nsec: 1584036160\n"
+                     "[Sun Feb 23 16:40:01 2025] NVRM: GPU4 _kgspRpcGspEventPmuHalted: Received "
+                     "signal from GSP that PMU has halted.\n");
+  ASSERT_EQ(a.exit_code, 2) << a.err;
+  bool halted = false;
+  for (const auto& e : a.doc["events"]) {
+    if (e["message"].get<std::string>().find("PMU has halted") == std::string::npos) continue;
+    halted = true;
+    EXPECT_EQ(e["pci_bus_id"], "0000:9b:00.0");  // GPU4 is the GPU of the Xid 119 lines
+  }
+  EXPECT_TRUE(halted) << a.doc["events"].dump(1);
+  std::size_t gsp_findings = 0;
+  for (const auto& f : a.doc["findings"]) {
+    if (f["id"] != "xid.gsp") continue;
+    ++gsp_findings;
+    EXPECT_EQ(f["gpus"], json::array({"0000:9b:00.0"}));
+  }
+  EXPECT_EQ(gsp_findings, 1u);  // not a second finding for "GPU4"
+}
+
 }  // namespace
 }  // namespace gpudoctor::test

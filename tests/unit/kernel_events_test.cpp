@@ -235,6 +235,53 @@ TEST(KernelEvents, AerHeadOfLaterKernelsAndSurpriseDownWording) {
   EXPECT_EQ(ev[0].continuation.size(), 3u);
 }
 
+TEST(KernelEvents, GspLinesWithAGpuNumberTakeTheBusIdTheLogPairsItWith) {
+  auto ev = Extract({
+      // A line of the heartbeat kind naming GPU4, before the pairing line.
+      "NVRM: GPU4 _kgspRpcGspEventPmuHalted: Received signal from GSP that PMU has halted.",
+      "usb 1-1: new device",
+      // kernel/gpud-testdata-xid119-gsp-rpc-history-dmesg-T.log line 3 (prefix cut).
+      "NVRM: Xid (PCI:0000:9b:00): 119, pid=2024380, name=nvidia-smi, Timeout after 6s of "
+      "waiting for RPC response from GPU4 GSP! Expected function 103 (GSP_RM_ALLOC) (0x2081 0x4).",
+      "usb 1-1: new device",
+      "NVRM: GPU7 _kgspRpcGspEventPmuHalted: Received signal from GSP that PMU has halted.",
+  });
+  ASSERT_GE(ev.size(), 3u);
+  EXPECT_EQ(ev[0].kind, K::kGspTimeout);
+  EXPECT_EQ(ev[0].detail, "PMU halted");
+  EXPECT_EQ(ev[0].gpu_number, 4);
+  EXPECT_EQ(ev[0].pci_bus_id, "0000:9b:00.0");  // paired by the Xid line further down
+  EXPECT_EQ(ev.back().gpu_number, 7);
+  EXPECT_TRUE(ev.back().pci_bus_id.empty());  // nothing pairs GPU7
+}
+
+TEST(KernelEvents, GspTroubleWithoutAnXid) {
+  // Texts from NVIDIA/open-gpu-kernel-modules kernel_gsp.c and kern_gmmu.c
+  // (595.45.04), as NV_PRINTF prints them (function name first).
+  auto ev = Extract({
+      "NVRM: _kgspLogRpcTimeout: ********************************* GSP Timeout "
+      "**********************************",
+      "NVRM: _kgspLogRpcTimeout: Note: Please also check logs above.",
+      "usb 1-1: new device",
+      "NVRM: kgmmuCheckMemSubsysError_GH100: Memory Subsystem Error detected. kgmmuInvalidateTlb "
+      "failed.",
+      "usb 1-1: new device",
+      "NVRM: GPU1 sanity check failed 0x65 waiting for RPC response from GSP. Expected function "
+      "76 (GSP_RM_CONTROL) sequence 5 (0x20801813 0x4c).",
+      // open-gpu-kernel-modules#1200 (the shared fixture's first line).
+      "NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out",
+  });
+  ASSERT_EQ(ev.size(), 4u);
+  EXPECT_EQ(ev[0].detail, "GSP Timeout");
+  EXPECT_EQ(ev[0].continuation.size(), 1u);
+  EXPECT_EQ(ev[1].detail, "memory subsystem error");
+  EXPECT_EQ(ev[2].kind, K::kGspTimeout);
+  EXPECT_EQ(ev[2].gpu_number, 1);
+  EXPECT_EQ(ev[2].detail, "76 (GSP_RM_CONTROL)");
+  EXPECT_EQ(ev[3].kind, K::kGspHeartbeat);
+  EXPECT_FALSE(ev[3].gpu_number);
+}
+
 TEST(KernelEvents, OomInvocationAndVictimAreOneEvent) {
   auto ev = Extract({
       "[ 10.0] python3 invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0",

@@ -82,6 +82,47 @@ TEST(XidGspRule, HeartbeatWithoutBusIsHostWide) {
   EXPECT_TRUE(d.findings[0].xids.empty());
 }
 
+TEST(XidGspRule, HeartbeatOnANodeWithOneGpuIsThatGpus) {
+  // open-gpu-kernel-modules#1200: heartbeat lines, then Xid 154 on the only GPU.
+  KernelEvent heartbeat =
+      MakeEvent(KernelEventKind::kGspHeartbeat, std::nullopt, "", "GSP RM heartbeat timed out");
+  KernelEvent recovery = MakeEvent(KernelEventKind::kRecoveryAction, 154, kBus,
+                                   "GPU recovery action changed from 0x0 (None) to 0x1");
+  auto d = RunRule(kXidGspRule, WithEvents({heartbeat, recovery}));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].gpus, std::vector<std::string>{kBus});
+  EXPECT_EQ(d.findings[0].severity, Severity::kCritical);  // with a GPU error
+  // Two GPUs in the log: the heartbeat stays unattributed.
+  KernelEvent other = recovery;
+  other.pci_bus_id = "0000:01:00.0";
+  auto two = RunRule(kXidGspRule, WithEvents({heartbeat, recovery, other}));
+  ASSERT_EQ(two.findings.size(), 1u);
+  EXPECT_TRUE(two.findings[0].gpus.empty());
+}
+
+TEST(XidGspRule, GpuNumberWithoutBusIdIsNamedByNumberOrByTheReadings) {
+  KernelEvent halted = MakeEvent(KernelEventKind::kGspTimeout, std::nullopt, "",
+                                 "GPU2 _kgspRpcGspEventPmuHalted: Received signal from GSP that "
+                                 "PMU has halted.");
+  halted.detail = "PMU halted";
+  halted.gpu_number = 2;
+  auto by_number = RunRule(kXidGspRule, WithEvents({halted}));
+  ASSERT_EQ(by_number.findings.size(), 1u);
+  EXPECT_NE(by_number.findings[0].title.en.find("GPU2 (the driver's number"), std::string::npos)
+      << by_number.findings[0].title.en;
+  EXPECT_TRUE(by_number.findings[0].gpus.empty());
+  EXPECT_EQ(by_number.findings[0].severity, Severity::kWarning);  // once, no GPU error
+  ExpectBilingual(by_number);
+  // A dump that indexes GPU 2 names its bus id; repeated, it is critical.
+  halted.count = 3;
+  auto input = WithEvents({halted}, RepeatedReadings({HealthyGpu(0), HealthyGpu(2)}, 2));
+  auto mapped = RunRule(kXidGspRule, input);
+  ASSERT_EQ(mapped.findings.size(), 1u);
+  ASSERT_EQ(mapped.findings[0].gpus.size(), 1u);
+  EXPECT_EQ(mapped.findings[0].gpus[0], input.gpus[1].pci_bus_id);
+  EXPECT_EQ(mapped.findings[0].severity, Severity::kCritical);
+}
+
 TEST(XidGspRule, QuietWithoutGspEvents) {
   auto d = RunRule(kXidGspRule, WithEvents({XidEvent(79, kBus, "fallen off")},
                                            RepeatedReadings({HealthyGpu(0)}, 3)));
