@@ -52,6 +52,16 @@ Severity FromXidSeverity(XidSeverity severity) {
   }
 }
 
+Severity XidPolicyFloor(const EventList& events) {
+  Severity floor = Severity::kInfo;
+  for (const KernelEvent* e : events) {
+    if (!e->code || (e->kind != KernelEventKind::kXid && e->kind != KernelEventKind::kRecoveryAction))
+      continue;
+    floor = std::max(floor, FromXidSeverity(XidOccurrenceFloor(*e->code, e->detail)));
+  }
+  return floor;
+}
+
 const std::vector<KernelEvent>& AllEvents(const DiagnosisInput& input) {
   static const std::vector<KernelEvent> kNone;
   return input.kernel ? input.kernel->events : kNone;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "knowledge/xid_catalog.h"
+#include "knowledge/xid_severity.h"
 #include "rules/engine/diagnosis_input.h"
 #include "rules/engine/finding.h"
 
@@ -45,6 +46,11 @@ EventList WithDerived(const DiagnosisInput& input, EventList xids, KernelEventKi
 
 // Events grouped by bus id ("" for events that name none), in first-seen order.
 std::vector<std::pair<std::string, EventList>> ByGpu(const EventList& events);
+
+// The one severity policy (knowledge/xid_severity.h) over these events: the
+// least severity their Xids give a finding (info when none sets a floor).
+// Every xid.* rule raises its finding to it.
+Severity XidPolicyFloor(const EventList& events);
 
 // Sum of the folded repeat counts.
 std::size_t TotalCount(const EventList& events);

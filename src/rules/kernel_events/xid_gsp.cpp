@@ -6,7 +6,9 @@
 // GPU as n, else reported as "GPUn"; lines naming no GPU at all are the
 // GPU's on a node whose readings and log name only one. Critical when
 // repeated or together with a GPU error (Xid 120, a recovery action, a lost
-// GPU, init failure, NVML errors); a single timeout is a warning. Gives
+// GPU, init failure, NVML errors); a single timeout without an Xid is a
+// warning, a single Xid 119 or 120 critical (the one Xid severity policy,
+// knowledge/xid_severity.h: DCGM treats both as fatal). Gives
 // NVIDIA's documented workaround (GSP off, proprietary module only) besides
 // reset and driver update. MISSION row 13.
 #include <fmt/format.h>
@@ -160,7 +162,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     const EventList& group = g.events;
     std::size_t times = events::TotalCount(group);
     bool error = GpuInError(input, bus, group);
-    Finding& f = out.Add(times >= 2 || error ? Severity::kCritical : Severity::kWarning);
+    Severity severity = times >= 2 || error ? Severity::kCritical : Severity::kWarning;
+    Finding& f = out.Add(std::max(severity, events::XidPolicyFloor(group)));
     if (!bus.empty()) f.gpus.push_back(bus);
     f.xids = events::CodesOf(group);
     Text label = GroupLabel(input, g);

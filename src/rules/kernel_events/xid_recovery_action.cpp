@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <set>
 
 #include "rules/kernel_events/event_util.h"
@@ -89,7 +90,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     const KernelEvent* last = group.back();
     std::string action = last->detail.empty() ? "unknown" : last->detail;
     Remedy remedy = RemedyFor(action, bus);
-    Finding& f = out.Add(remedy.severity);
+    // The latest action decides (an action back to None is recovery).
+    Finding& f = out.Add(std::max(remedy.severity, events::XidPolicyFloor({last})));
     if (!bus.empty()) f.gpus.push_back(bus);
     f.xids = {154};
     Text label = events::GpuText(input, bus);
