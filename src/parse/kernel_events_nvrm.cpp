@@ -1,5 +1,6 @@
 // NVRM lines: Xid, fallen off the bus, RmInitAdapter, GSP timeouts and
 // heartbeats, driver load, GPU UUID, probe failures (facts section 3).
+#include <algorithm>
 #include <cctype>
 
 #include "core/gpu_status.h"
@@ -30,12 +31,13 @@ std::size_t PciAt(std::string_view s, std::size_t i) {
   return j - i;
 }
 
-// "Expected function 103 (GSP_RM_ALLOC) (0x2081 0x4)." -> "103 (GSP_RM_ALLOC)".
+// "Expected function 103 (GSP_RM_ALLOC) (0x2081 0x4)." -> "103 (GSP_RM_ALLOC)";
+// later drivers put "sequence 5" before the data.
 std::string RpcFunction(std::string_view s) {
   auto at = s.find("Expected function ");
   if (at == std::string_view::npos) return {};
   std::string_view f = s.substr(at + 18);
-  auto end = f.find(" (0x");
+  auto end = std::min(f.find(" (0x"), f.find(" sequence "));
   if (end == std::string_view::npos) end = f.find_first_of(".!");
   return std::string(f.substr(0, end));
 }
@@ -253,8 +255,8 @@ bool IsNvrmFollowUp(std::string_view nvrm, const KernelEvent& open) {
   }
   if (open.kind == KernelEventKind::kGspHeartbeat && Has(s, "eartbeat")) return true;
   if (open.kind == KernelEventKind::kGspTimeout && open.detail == "GSP Timeout" &&
-      s.substr(0, 5) == "Note:") {
-    return true;  // "Note: Please also check logs above."
+      Has(s, "Note: Please also check logs above")) {
+    return true;  // after the function name NV_PRINTF puts first
   }
   if (open.kind == KernelEventKind::kXid && Has(s, "PMU has halted")) return true;
   // The device line that follows an Xid 79 line.

@@ -263,7 +263,7 @@ TEST(KernelEvents, GspTroubleWithoutAnXid) {
       "**********************************",
       "NVRM: _kgspLogRpcTimeout: Note: Please also check logs above.",
       "usb 1-1: new device",
-      "NVRM: kgmmuCheckMemSubsysError_GH100: Memory Subsystem Error detected. kgmmuInvalidateTlb "
+      "NVRM: kgmmuCheckMemSubsysError_IMPL: Memory Subsystem Error detected. kgmmuInvalidateTlb "
       "failed.",
       "usb 1-1: new device",
       "NVRM: GPU1 sanity check failed 0x65 waiting for RPC response from GSP. Expected function "
