@@ -96,7 +96,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     f.xids = {154};
     Text label = events::GpuText(input, bus);
     f.title = Text{fmt::format("Driver's recovery action for {}: {}", label.en, action),
-                   fmt::format("驱动对 {} 给出的恢复操作：{}", label.zh, action)};
+                   fmt::format("驱动对 {} 给出的恢复操作：`{}`", label.zh, action)};
     f.explanation =
         Text{fmt::format("With Xid 154 the driver states what it takes to bring the GPU back: {}.",
                          remedy.meaning.en),
