@@ -4,6 +4,7 @@
 #include "analyze/analyze_input.h"
 #include "parse/kernel_line.h"
 #include "parse/log_record.h"
+#include "parse/nvsmi_messages.h"
 #include "parse/nvsmi_table.h"
 #include "parse/nvsmi_text.h"
 
@@ -120,6 +121,8 @@ InputKind DetectInputKind(std::string_view content) {
   if (LooksLikeNvidiaSmiTable(head)) return InputKind::kNvidiaSmiTable;
   if (HasStampedLogLine(head) || MentionsGpuLogWords(head) || LooksLikeLogRecords(head))
     return InputKind::kKernelLog;
+  // nvidia-smi's output when it failed: "No devices were found", ...
+  if (!FindNvidiaSmiMessages(head).empty()) return InputKind::kNvidiaSmiText;
   return InputKind::kUnknown;
 }
 

@@ -10,9 +10,11 @@
 #include "analyze/dump_time.h"
 #include "analyze/input_file.h"
 #include "analyze/input_stream.h"
+#include "analyze/smi_messages_input.h"
 #include "collect/kernel_log_files.h"
 #include "parse/kernel_events.h"
 #include "parse/log_record.h"
+#include "parse/nvsmi_messages.h"
 #include "parse/nvsmi_table.h"
 #include "parse/nvsmi_text.h"
 #include "parse/nvsmi_xml.h"
@@ -70,6 +72,7 @@ void AddTables(std::string& content, std::size_t index, AnalyzedFile& file, Gath
       continue;
     }
     file.ok = true;
+    AddLostGpusFromMessages(FindNvidiaSmiMessages(table), *status);
     file.gpu_count = std::max(file.gpu_count, status->gpus.size());
     g.readings.push_back(Reading{std::move(*status), TableDumpTime(table)});
   }
@@ -86,6 +89,7 @@ void AddBugReportFacts(BugReportFacts& facts, AnalyzedFile& file, Gathered& g) {
   for (const std::string& text : facts.smi_query_texts) {
     auto status = ParseNvidiaSmiText(text, file.path);
     if (status) {
+      AddLostGpusFromMessages(FindNvidiaSmiMessages(text), *status);
       file.gpu_count += status->gpus.size();
       g.readings.push_back(Reading{std::move(*status), TextDumpTime(text)});
     } else if (std::string why = FirstNonEmptyLine(text); !why.empty()) {
@@ -101,6 +105,29 @@ void AddBugReportFacts(BugReportFacts& facts, AnalyzedFile& file, Gathered& g) {
   if (!facts.hostname.empty() && g.hostname.empty()) {
     g.hostname = facts.hostname;
     g.kernel_release = facts.kernel_release;
+  }
+}
+
+// A -q dump, or nvidia-smi's messages alone ("No devices were found").
+void AddSmiText(std::string_view content, AnalyzedFile& file, Gathered& g) {
+  std::vector<NvsmiMessage> messages = FindNvidiaSmiMessages(content);
+  auto status = ParseNvidiaSmiText(content, file.path);
+  if (status) {
+    AddLostGpusFromMessages(messages, *status);
+  } else if (auto only = ReadingFromMessages(messages)) {
+    status = std::move(*only);
+  }
+  AddDump(std::move(status), TextDumpTime(content), file, g);
+}
+
+// nvidia-smi's messages in a kernel log (a shell session pasted with dmesg):
+// the whole text when it is in memory, the first kDetectHeadBytes of a
+// streamed one (where a pasted session puts them; scanning every chunk for
+// them would cost the streaming pass its speed).
+void AddLogSmiMessages(std::string_view content, AnalyzedFile& file, Gathered& g) {
+  if (auto reading = ReadingFromMessages(FindNvidiaSmiMessages(content))) {
+    file.gpu_count = reading->gpus.size();
+    g.readings.push_back(Reading{std::move(*reading), std::nullopt});
   }
 }
 
@@ -121,13 +148,14 @@ void AddContent(std::string content, std::size_t index, AnalyzedFile& file, Gath
       AddDump(ParseNvidiaSmiXml(content, file.path), XmlDumpTime(content), file, g);
       return;
     case InputKind::kNvidiaSmiText:
-      AddDump(ParseNvidiaSmiText(content, file.path), TextDumpTime(content), file, g);
+      AddSmiText(content, file, g);
       return;
     case InputKind::kNvidiaSmiTable:
       AddTables(content, index, file, g);
       return;
     case InputKind::kBugReport:
     case InputKind::kKernelLog:
+      if (file.kind == InputKind::kKernelLog) AddLogSmiMessages(content, file, g);
       g.logs.push_back(PendingLog{index, file.kind == InputKind::kBugReport, LogShape::kLines,
                                   std::move(content)});
       file.ok = true;
@@ -184,6 +212,7 @@ void AddFile(const std::string& path, std::size_t index, AnalyzedFile& file, Gat
     LogShape shape = LooksLikeJournalExport(*head) ? LogShape::kJournalExport
                      : IsJsonDocument(*head)       ? LogShape::kJsonDocuments
                                                    : LogShape::kLines;
+    if (file.kind == InputKind::kKernelLog) AddLogSmiMessages(*head, file, g);
     g.logs.push_back(PendingLog{index, file.kind == InputKind::kBugReport, shape, std::nullopt});
     file.ok = true;
     return;

@@ -62,6 +62,7 @@ struct KernelEvent {
   std::optional<double> monotonic_s;      // seconds since boot when known
   std::optional<int> code;                // Xid / SXid number
   std::string pci_bus_id;                 // "0000:3b:00.0"; empty if none
+  std::optional<int> gpu_number;          // the driver's "GPU4" (its instance number) when printed
   std::optional<std::int64_t> pid;
   std::string process;
   std::string message;                    // first line, prefix stripped

@@ -1,8 +1,10 @@
 #include "parse/kernel_events.h"
 
+#include <map>
 #include <unordered_map>
 #include <utility>
 
+#include "parse/kernel_events_aer.h"
 #include "parse/kernel_events_match.h"
 #include "parse/kernel_prefilter.h"
 #include "parse/log_record.h"
@@ -26,6 +28,8 @@ struct KernelEventScanner::State {
   bool relative_mode = false;              // dmesg -H seen
   std::optional<WallTime> last_wall;       // running time for relative stamps
   std::optional<std::size_t> oom_invoked;  // "X invoked oom-killer" waiting for its victim
+  kevents::AerBurst aer_burst;             // which port AER events are a GPU's
+  std::map<int, std::string> bus_of_gpu_number;  // "GPU4" -> bus id, as lines pair them
   GpuLineStats gpu_lines;
   std::optional<WallTime> record_time;  // AddRecord's, for the AddText it calls
 
@@ -127,6 +131,10 @@ void KernelEventScanner::State::Fold(KernelEvent ev) {
 }
 
 void KernelEventScanner::State::Emit(KernelEvent ev) {
+  if (ev.pci_bus_id.empty() && ev.gpu_number) {
+    if (auto it = bus_of_gpu_number.find(*ev.gpu_number); it != bus_of_gpu_number.end())
+      ev.pci_bus_id = it->second;
+  }
   if (ev.kind == KernelEventKind::kOomKill) {
     // "X invoked oom-killer" ... "Killed process N (victim)": one event.
     bool killed = ev.detail.rfind("killed", 0) == 0;
@@ -179,7 +187,10 @@ void KernelEventScanner::State::Close() {
     ev.kind = lost ? KernelEventKind::kFallenOffBus : KernelEventKind::kProbeFailed;
     ev.detail = lost ? "probe" : (unsupported ? "unsupported GPU" : "probe");
   }
-  if (ev.kind == KernelEventKind::kPcieAer && !open_nvidia) return;
+  if (ev.kind == KernelEventKind::kPcieAer) {
+    for (KernelEvent& claimed : aer_burst.Add(std::move(ev), open_nvidia)) Emit(std::move(claimed));
+    return;
+  }
   Emit(std::move(ev));
 }
 
@@ -193,13 +204,19 @@ bool KernelEventScanner::State::Continues(const KernelLine& kl, std::string_view
       return open_probe_lines < 8 &&
              (Has(nvrm, "fallen off the bus and") || !kevents::MatchNvrm(nvrm));
     }
-    return kevents::IsNvrmFollowUp(nvrm, *open);
+    if (!kevents::IsNvrmFollowUp(nvrm, *open)) return false;
+    // "GPU4 RPC history" under the Xid of 0000:9b:00.0: GPU4 is that GPU.
+    if (auto n = kevents::GpuNumberIn(nvrm); n && !open->pci_bus_id.empty())
+      bus_of_gpu_number[*n] = open->pci_bus_id;
+    return true;
   }
   if (!kevents::IsOtherFollowUp(kl.message, *open)) return false;
   if (open->kind == KernelEventKind::kPcieAer) {
     open_nvidia = open_nvidia || kevents::IsNvidiaAerLine(kl.message);
     auto m = kevents::MatchOther(kl.message, kl.ident);
     if (open->detail.empty() && m && !m->detail.empty()) open->detail = m->detail;
+    if (kevents::IsSurpriseDownLine(kl.message) && !Has(open->detail, kevents::kAerSurpriseDown))
+      open->detail += kevents::kAerSurpriseDown;
   }
   return true;
 }
@@ -211,6 +228,8 @@ void KernelEventScanner::State::Open(const LineMatch& m, std::string_view messag
   ev.kind = m.kind;
   ev.code = m.code;
   ev.pci_bus_id = m.pci;
+  ev.gpu_number = m.gpu_number;
+  if (m.gpu_number && !m.pci.empty()) bus_of_gpu_number[*m.gpu_number] = m.pci;
   ev.pid = m.pid;
   ev.process = m.process;
   ev.detail = m.detail;
@@ -306,6 +325,12 @@ const GpuLineStats& KernelEventScanner::gpu_line_stats() const { return s_->gpu_
 std::vector<KernelEvent> KernelEventScanner::Finish() {
   s_->Close();
   s_->fold_index.clear();
+  // A "GPUn" line before the line that pairs n with its bus id.
+  for (KernelEvent& e : s_->out) {
+    if (!e.pci_bus_id.empty() || !e.gpu_number) continue;
+    if (auto it = s_->bus_of_gpu_number.find(*e.gpu_number); it != s_->bus_of_gpu_number.end())
+      e.pci_bus_id = it->second;
+  }
   return std::move(s_->out);
 }
 

@@ -15,11 +15,26 @@
 //    the bus" message, SXid/AER detail lines) is one event; the lines after
 //    the first go to `continuation`. The device line that follows an Xid 79
 //    line belongs to the Xid event.
+//  - GSP lines that name the GPU only by the driver's number ("GPU0
+//    _kgspRpcGspEventPmuHalted: ...", "... RPC response from GPU0 GSP!")
+//    carry it in gpu_number; their pci_bus_id is filled in when a line of the
+//    log pairs that number with a bus id (an Xid line holding "from GPUn
+//    GSP", "GPUn RPC history" under an Xid). GSP trouble without an Xid: the
+//    "GSP Timeout" banner, "Memory Subsystem Error detected", "PMU has
+//    halted" (kGspTimeout, detail "GSP Timeout", "memory subsystem error",
+//    "PMU halted"), RPC timeouts (detail: the RPC function), heartbeat
+//    timeouts (kGspHeartbeat).
 //  - Repeats of the same kind/code/pci/pid/process/message/detail fold into
 //    the first occurrence (count, last_time) when they come within
 //    fold_window_s of the previous one (always, when times are unknown).
 //  - PCIe AER events are kept only when a line of the group names the nvidia
-//    driver or an NVIDIA device id (10de).
+//    driver or an NVIDIA device id (10de), or when they are the lines of the
+//    port above such a device in the same burst (kernel_events_aer.h; they
+//    then carry the GPU's bus id). `detail` is the severity ("corrected",
+//    "uncorrected non-fatal", "uncorrected fatal", with ", surprise down"
+//    appended when the status bits say so), or for the recovery lines
+//    "can't recover" (no error_detected callback), "recovery failed",
+//    "link reset".
 // Pure: no I/O. Not thread-safe per scanner; separate scanners are independent.
 #pragma once
 

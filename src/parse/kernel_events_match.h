@@ -17,6 +17,7 @@ struct LineMatch {
   KernelEventKind kind = KernelEventKind::kXid;
   std::optional<int> code;
   std::string pci;  // normalised "dddd:bb:dd.f"
+  std::optional<int> gpu_number;  // "GPU4" in the line (the driver's instance number)
   std::optional<std::int64_t> pid;
   std::string process;
   std::string detail;
@@ -38,6 +39,20 @@ bool IsOtherFollowUp(std::string_view message, const KernelEvent& open);
 
 // An AER line printed by the nvidia driver or naming an NVIDIA device id.
 bool IsNvidiaAerLine(std::string_view message);
+// An AER status line naming a Surprise Down error ("[ 5] SDES", or the
+// older kernels' "Surprise Down Error").
+bool IsSurpriseDownLine(std::string_view message);
+
+// The `detail` of the PCIe AER events that report recovery, not an error.
+inline constexpr std::string_view kAerCantRecover = "can't recover";
+inline constexpr std::string_view kAerRecoveryFailed = "recovery failed";
+inline constexpr std::string_view kAerLinkReset = "link reset";
+// Appended to an error's severity when its status bits name Surprise Down.
+inline constexpr std::string_view kAerSurpriseDown = ", surprise down";
+// The driver's GPU instance number a GSP line names: "GPU4 RPC history ...",
+// "... RPC response from GPU0 GSP!", "GPU0 _kgspRpcGspEventPmuHalted: ...".
+std::optional<int> GpuNumberIn(std::string_view nvrm);
+
 // Xid 154 recovery action name ("Node Reboot Required") from its message.
 std::string RecoveryActionOf(std::string_view message);
 // Xid 119 RPC function ("103 (GSP_RM_ALLOC)") from a GSP timeout message.

@@ -1,5 +1,6 @@
 // NVRM lines: Xid, fallen off the bus, RmInitAdapter, GSP timeouts and
 // heartbeats, driver load, GPU UUID, probe failures (facts section 3).
+#include <algorithm>
 #include <cctype>
 
 #include "core/gpu_status.h"
@@ -30,12 +31,13 @@ std::size_t PciAt(std::string_view s, std::size_t i) {
   return j - i;
 }
 
-// "Expected function 103 (GSP_RM_ALLOC) (0x2081 0x4)." -> "103 (GSP_RM_ALLOC)".
+// "Expected function 103 (GSP_RM_ALLOC) (0x2081 0x4)." -> "103 (GSP_RM_ALLOC)";
+// later drivers put "sequence 5" before the data.
 std::string RpcFunction(std::string_view s) {
   auto at = s.find("Expected function ");
   if (at == std::string_view::npos) return {};
   std::string_view f = s.substr(at + 18);
-  auto end = f.find(" (0x");
+  auto end = std::min(f.find(" (0x"), f.find(" sequence "));
   if (end == std::string_view::npos) end = f.find_first_of(".!");
   return std::string(f.substr(0, end));
 }
@@ -152,8 +154,24 @@ std::string NormalizeKernelPci(std::string_view text) {
   return NormalizePciBusId(full);
 }
 
-std::optional<LineMatch> MatchNvrm(std::string_view nvrm) {
-  std::string_view s = TrimLeft(nvrm);
+// GSP trouble printed without an Xid (kernel_gsp.c, kern_gmmu.c): the
+// timeout banner, memory-subsystem errors found while GSP timed out, the PMU
+// halting. RPC timeouts and heartbeats are matched below.
+std::optional<LineMatch> MatchGspOther(std::string_view s) {
+  std::string detail;
+  if (Has(s, "* GSP Timeout *")) {
+    detail = "GSP Timeout";
+  } else if (Has(s, "Memory Subsystem Error detected")) {
+    detail = "memory subsystem error";
+  } else if (Has(s, "PMU has halted")) {
+    detail = "PMU halted";
+  } else {
+    return std::nullopt;
+  }
+  return Make(KernelEventKind::kGspTimeout, "", detail);
+}
+
+std::optional<LineMatch> MatchNvrmLine(std::string_view s) {
   if (auto x = MatchXid(s)) return x;
   if (Has(s, "fallen off the bus")) return Make(KernelEventKind::kFallenOffBus, s);
   if (s.substr(0, 15) == "The NVIDIA GPU ") {
@@ -184,7 +202,40 @@ std::optional<LineMatch> MatchNvrm(std::string_view nvrm) {
     return Make(KernelEventKind::kDriverLoaded, "", DriverVersion(s));
   }
   if (s.substr(0, 7) == "GPU at ") return MatchGpuAt(s);
-  return std::nullopt;
+  return MatchGspOther(s);
+}
+
+std::optional<int> GpuNumberIn(std::string_view nvrm) {
+  std::string_view s = TrimLeft(nvrm);
+  // At the start: "GPU4 RPC history"; inside a line only as " GPUn GSP".
+  std::size_t at = 0;
+  bool leading = s.substr(0, 3) == "GPU";
+  if (!leading) {
+    at = s.find(" GPU");
+    if (at == std::string_view::npos) return std::nullopt;
+    ++at;
+  }
+  std::size_t digits = 0;
+  while (at + 3 + digits < s.size() && digits < 4 && TextCursor::IsDigit(s[at + 3 + digits])) {
+    ++digits;
+  }
+  std::size_t after = at + 3 + digits;
+  if (digits == 0 || after >= s.size() || s[after] != ' ') return std::nullopt;
+  if (!leading && s.substr(after + 1, 3) != "GSP") return std::nullopt;
+  int n = 0;
+  for (std::size_t i = 0; i < digits; ++i) n = n * 10 + (s[at + 3 + i] - '0');
+  return n;
+}
+
+std::optional<LineMatch> MatchNvrm(std::string_view nvrm) {
+  std::string_view s = TrimLeft(nvrm);
+  std::optional<int> number = GpuNumberIn(s);
+  // "GPU0 _kgspRpcGspEventPmuHalted: ...": the message after the number.
+  std::string_view rest = s;
+  if (number && s.substr(0, 3) == "GPU") rest = TrimLeft(s.substr(s.find(' ')));
+  auto m = MatchNvrmLine(rest);
+  if (m) m->gpu_number = number;
+  return m;
 }
 
 std::string RecoveryActionOf(std::string_view message) { return RecoveryAction(message); }
@@ -203,6 +254,10 @@ bool IsNvrmFollowUp(std::string_view nvrm, const KernelEvent& open) {
     return true;
   }
   if (open.kind == KernelEventKind::kGspHeartbeat && Has(s, "eartbeat")) return true;
+  if (open.kind == KernelEventKind::kGspTimeout && open.detail == "GSP Timeout" &&
+      Has(s, "Note: Please also check logs above")) {
+    return true;  // after the function name NV_PRINTF puts first
+  }
   if (open.kind == KernelEventKind::kXid && Has(s, "PMU has halted")) return true;
   // The device line that follows an Xid 79 line.
   if (open.kind == KernelEventKind::kXid && open.code == 79 && Has(s, "fallen off the bus")) {

@@ -109,7 +109,10 @@ std::optional<LineMatch> MatchPcieLimited(std::string_view s) {
 }
 
 std::string AerSeverity(std::string_view s) {
-  if (Has(s, "Uncorrected (Fatal)") || Has(s, "severity=Fatal")) return "uncorrected fatal";
+  if (Has(s, "Uncorrected (Fatal)") || Has(s, "Uncorrectable (Fatal)") ||
+      Has(s, "severity=Fatal")) {
+    return "uncorrected fatal";
+  }
   if (Has(s, "Uncorrected (Non-Fatal)") || Has(s, "Uncorrectable (Non-Fatal)")) {
     return "uncorrected non-fatal";
   }
@@ -117,17 +120,51 @@ std::string AerSeverity(std::string_view s) {
   return {};
 }
 
+// Where the AER source device follows in a head line: "error received: "
+// (kernels up to 6.x) or "error message received from " (later kernels).
+std::size_t AerSourceAt(std::string_view s) {
+  for (std::string_view key : {std::string_view("error received: "),
+                               std::string_view("error message received from ")}) {
+    if (auto at = s.find(key); at != std::string_view::npos) return at + key.size();
+  }
+  return std::string_view::npos;
+}
+
 // "pcieport 0000:00:03.1: AER: Corrected error received: 0000:01:00.0" or
 // "nvidia 0000:01:00.0: AER: PCIe Bus Error: severity=Corrected, ...".
 std::optional<LineMatch> MatchAerHead(std::string_view s) {
-  auto received = s.find("error received: ");
+  auto source = AerSourceAt(s);
   bool bus_error = Has(s, "PCIe Bus Error");
-  if (received == std::string_view::npos && !bus_error) return std::nullopt;
+  if (source == std::string_view::npos && !bus_error) return std::nullopt;
   LineMatch m;
   m.kind = KernelEventKind::kPcieAer;
-  std::string_view target = received != std::string_view::npos ? s.substr(received + 16) : s;
+  std::string_view target = source != std::string_view::npos ? s.substr(source) : s;
   m.pci = NormalizeKernelPci(FindPci(target));
   m.detail = AerSeverity(s);
+  m.nvidia = IsNvidiaAerLine(s);
+  return m;
+}
+
+// The recovery that follows an uncorrected error (drivers/pci/pcie/err.c,
+// aer.c): "nvidia 0000:03:00.0: AER: can't recover (no error_detected
+// callback)", "pcieport 0000:00:03.0: AER: device recovery failed",
+// "pcieport 0000:00:03.0: AER: Root Port link has been reset (0)". The
+// device is the one the line's prefix names.
+std::optional<LineMatch> MatchAerRecovery(std::string_view s) {
+  std::string detail;
+  if (Has(s, "can't recover (no error_detected callback)")) {
+    detail = std::string(kAerCantRecover);
+  } else if (Has(s, "evice recovery failed")) {  // "device" (5.x+), "Device" (4.x)
+    detail = std::string(kAerRecoveryFailed);
+  } else if (Has(s, "link has been reset")) {
+    detail = std::string(kAerLinkReset);
+  } else {
+    return std::nullopt;
+  }
+  LineMatch m;
+  m.kind = KernelEventKind::kPcieAer;
+  m.pci = NormalizeKernelPci(FindPci(s));
+  m.detail = std::move(detail);
   m.nvidia = IsNvidiaAerLine(s);
   return m;
 }
@@ -191,6 +228,10 @@ std::optional<LineMatch> MatchFabricManager(std::string_view s, std::string_view
 
 bool IsNvidiaAerLine(std::string_view s) { return s.substr(0, 7) == "nvidia " || Has(s, "[10de:"); }
 
+bool IsSurpriseDownLine(std::string_view s) {
+  return Has(s, "] SDES") || Has(s, "Surprise Down");
+}
+
 std::optional<LineMatch> MatchOther(std::string_view message, std::string_view ident) {
   if (auto m = MatchSxid(message)) return m;
   if (auto m = MatchNcclTimeout(message)) return m;
@@ -198,6 +239,7 @@ std::optional<LineMatch> MatchOther(std::string_view message, std::string_view i
   if (auto m = MatchOom(message)) return m;
   if (auto m = MatchPcieLimited(message)) return m;
   if (auto m = MatchAerHead(message)) return m;
+  if (auto m = MatchAerRecovery(message)) return m;
   if (auto m = MatchProbe(message)) return m;
   return MatchFabricManager(message, ident);
 }
@@ -211,8 +253,15 @@ bool IsOtherFollowUp(std::string_view message, const KernelEvent& open) {
     case KernelEventKind::kNcclTimeout:
       return !Has(message, "Watchdog caught") && (Has(message, "NCCL") || Has(message, "atchdog"));
     case KernelEventKind::kPcieAer: {
-      if (!Has(message, "AER") && !Has(message, "PCIe Bus Error")) return false;
-      if (Has(message, "error received: ")) return false;
+      // The bus-error line, its "device [10de:2204] error status/mask=..." line
+      // and the status bits ("[ 5] SDES (First)"), or "AER:   TLP Header: ...".
+      bool detail_line = Has(message, "status/mask") || IsSurpriseDownLine(message);
+      if (!Has(message, "AER") && !Has(message, "PCIe Bus Error") && !detail_line) return false;
+      if (AerSourceAt(message) != std::string_view::npos || MatchAerRecovery(message)) return false;
+      if (open.detail == kAerCantRecover || open.detail == kAerRecoveryFailed ||
+          open.detail == kAerLinkReset) {
+        return false;  // a recovery line is one event of its own
+      }
       auto pci = NormalizeKernelPci(FindPci(message));
       return pci.empty() || pci == open.pci_bus_id;
     }

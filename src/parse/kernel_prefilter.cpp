@@ -23,6 +23,8 @@ constexpr Needle kNeedles[] = {
     {"Killed process", 0}, {"oom-killer", 2},   {"AER", 0},            {"PCIe Bus Error", 2},
     {"PCIe bandwidth", 2}, {"fabric", 2},       {"[ERROR]", 0},        {"failed with error", 5},
     {"\"MESSAGE\":[", 8},  // journald JSON: a message that is not UTF-8, as bytes
+    // AER status and recovery lines that carry no "AER" of their own.
+    {"status/mask", 5},    {"SDES", 0},         {"Surprise Down", 9},  {"link has been reset", 3},
 };
 constexpr std::size_t kNeedleCount = std::size(kNeedles);
 

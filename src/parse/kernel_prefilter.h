@@ -2,8 +2,9 @@
 // without looking at the others. A line "may matter" when it contains one of
 // a few literal needles ("NVRM", "Xid", "NCCL", "libnccl", "Killed process",
 // "oom-killer", "AER", "PCIe Bus Error", "PCIe bandwidth", "fabric",
-// "[ERROR]", "failed with error", and journald JSON's byte-array
-// "\"MESSAGE\":["). Every event the extractor knows contains
+// "[ERROR]", "failed with error", journald JSON's byte-array "\"MESSAGE\":[",
+// and the AER detail lines' "status/mask", "SDES", "Surprise Down", "link has
+// been reset"). Every event the extractor knows contains
 // at least one of them, and so does every continuation line it accepts.
 //
 // The search classifies 32 positions at a time by three adjacent bytes of

@@ -63,6 +63,17 @@ bool StartsWithIndex(std::string_view line) {
   return !words.empty() && nvsmi::ParseInteger(words[0]).has_value();
 }
 
+// "|   0  NVIDIA GeForce RTX 2080 ...    Off |   00000000:0C:00.0 Off | ...":
+// the first row of a GPU block, told by its index and its bus id, for a
+// fragment pasted without the banner and the column header.
+bool IsGpuFirstRow(std::string_view line) {
+  if (!StartsWithIndex(line)) return false;
+  auto cells = Cells(line);
+  if (cells.size() < 2) return false;
+  auto words = Words(cells[1]);
+  return !words.empty() && !NormalizePciBusId(std::string(words[0])).empty();
+}
+
 void ReadBanner(std::string_view cell, SystemStatus& system) {
   auto driver = ValueAfter(cell, "Driver Version:");
   if (!driver) driver = ValueAfter(cell, "KMD Version:");
@@ -166,6 +177,12 @@ struct Parser {
       case Table::kMig:
         return;
       case Table::kNone:
+        if (header == Table::kNone && IsGpuFirstRow(line)) {
+          body = Table::kGpus;  // rows pasted without their header
+          gpu_header = true;
+          block.push_back(line);
+          return;
+        }
         Header(line);
         return;
     }
@@ -250,7 +267,8 @@ bool LooksLikeNvidiaSmiTable(std::string_view head) {
     auto words = Words(line.substr(1));
     found = (words.size() >= 3 && words[0] == "NVIDIA-SMI" && Contains(line, "Version:")) ||
             (words.size() >= 2 && words[0] == "GPU" && words[1] == "Name" &&
-             Contains(line, "Bus-Id"));
+             Contains(line, "Bus-Id")) ||
+            IsGpuFirstRow(line);
     return !found;
   });
   return found;

@@ -38,8 +38,12 @@ inline constexpr std::string_view kTableErrCell = "nvidia-smi showed ERR! (the q
 // drivers before 340 is read as MiB. One table is expected (see
 // SplitNvidiaSmiTables); a GPU row repeated within it replaces the earlier.
 //
+// A fragment pasted without the banner or the column header is read the
+// same way when its GPU rows are there ("|   0  NVIDIA ... | 00000000:0C:00.0
+// Off | ...": an index and a bus id).
+//
 // Errors: ErrorCode::kCorrupt, "<source_name>: not an nvidia-smi table:
-// <why>", when there is no GPU table header, a GPU row is not a table row,
+// <why>", when there is no GPU table header or GPU row, a GPU row is not a table row,
 // or there are more than 1024 GPU rows. Never throws.
 Result<SystemStatus> ParseNvidiaSmiTable(std::string_view text, std::string_view source_name);
 
@@ -51,8 +55,8 @@ inline constexpr std::size_t kMaxTables = 3600;
 std::vector<std::string_view> SplitNvidiaSmiTables(std::string_view text);
 
 // True when the start of a file holds the table's banner ("| NVIDIA-SMI
-// <version> ... Version: ...") or its GPU column header ("| GPU  Name ...
-// Bus-Id ...").
+// <version> ... Version: ..."), its GPU column header ("| GPU  Name ...
+// Bus-Id ...") or a GPU block's first row.
 bool LooksLikeNvidiaSmiTable(std::string_view head);
 
 }  // namespace gpudoctor

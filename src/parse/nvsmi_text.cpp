@@ -77,13 +77,33 @@ std::string GpuHeaderBusId(const TextLine& line) {
 
 bool IsMigBlock(std::string_view lower_label) { return StartsWith(lower_label, "mig device"); }
 
-// Top-level lines; true when the line was one.
-bool ApplyTopLevel(const TextLine& line, SystemStatus& system) {
+// "610.57.04 [Deprecated; will be removed in CUDA 14.0. Use KMD Version
+// instead]" (610 and later) -> "610.57.04".
+std::string_view WithoutBracketNote(std::string_view value) {
+  value = nvsmi::Trim(value);
+  if (!value.empty() && value.back() == ']') {
+    if (std::size_t open = value.rfind(" ["); open != std::string_view::npos) {
+      value = nvsmi::Trim(value.substr(0, open));
+    }
+  }
+  return value;
+}
+
+// Top-level lines; true when the line was one. 610 and later print "KMD
+// Version" and "CUDA UMD Version" beside the deprecated "Driver Version" and
+// "CUDA Version"; the new names win when both are there.
+bool ApplyTopLevel(const TextLine& line, SystemStatus& system, bool& kmd_seen) {
   if (line.indent != 0 || !line.value) return false;
-  if (line.label == "driver version") {
-    system.driver_version = nvsmi::ParseText(*line.value);
+  std::string_view value = WithoutBracketNote(*line.value);
+  if (line.label == "kmd version") {
+    system.driver_version = nvsmi::ParseText(value);
+    kmd_seen = true;
+  } else if (line.label == "driver version") {
+    if (!kmd_seen || !system.driver_version) system.driver_version = nvsmi::ParseText(value);
+  } else if (line.label == "cuda umd version") {
+    system.cuda_driver_version = nvsmi::ParseCudaVersion(value);
   } else if (line.label == "cuda version") {
-    system.cuda_driver_version = nvsmi::ParseCudaVersion(*line.value);
+    if (!system.cuda_driver_version) system.cuda_driver_version = nvsmi::ParseCudaVersion(value);
   } else if (line.label != "timestamp" && line.label != "attached gpus") {
     return false;
   }
@@ -146,6 +166,7 @@ Result<SystemStatus> ParseNvidiaSmiText(std::string_view text, std::string_view 
   std::vector<std::string> path;
   int top_level = 0;
   bool implicit_gpu = false;
+  bool kmd_seen = false;
 
   std::size_t pos = 0;
   while (pos < text.size()) {
@@ -162,7 +183,7 @@ Result<SystemStatus> ParseNvidiaSmiText(std::string_view text, std::string_view 
       continue;
     }
     while (!stack.empty() && stack.back().first >= line->indent) stack.pop_back();
-    if (stack.empty() && ApplyTopLevel(*line, system)) {
+    if (stack.empty() && ApplyTopLevel(*line, system, kmd_seen)) {
       ++top_level;
       continue;
     }
@@ -185,8 +206,9 @@ Result<SystemStatus> ParseNvidiaSmiText(std::string_view text, std::string_view 
     }
   }
 
-  // A fragment's GPU that recognised nothing is noise, not a GPU.
-  if (implicit_gpu && gpus.size() == 1 && gpus.front().recognised == 0) gpus.clear();
+  // A fragment's GPU that recognised nothing is noise, not a GPU: also the
+  // one an unknown top-level line above the first "GPU <bus id>" opens.
+  if (implicit_gpu && gpus.front().recognised == 0) gpus.erase(gpus.begin());
   if (gpus.empty() && top_level == 0) {
     return NotNvsmiText(source_name, "no GPU block and no known nvidia-smi line");
   }
@@ -215,7 +237,7 @@ bool LooksLikeNvidiaSmiText(std::string_view head) {
     if (!line) continue;
     if (!GpuHeaderBusId(*line).empty()) return true;
     for (std::string_view known :
-         {"driver version", "cuda version", "product name", "gpu uuid", "attached gpus",
+         {"driver version", "kmd version", "cuda version", "product name", "gpu uuid", "attached gpus",
           "ecc errors", "remapped rows", "fb memory usage", "clocks event reasons"}) {
       if (line->label == known) return true;
     }

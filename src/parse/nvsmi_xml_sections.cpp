@@ -23,8 +23,8 @@ auto FirstOf(pugi::xml_node node, std::initializer_list<const char*> paths,
 
 // Adds b to a, keeping null only when both are null; saturates instead of
 // overflowing on absurd inputs.
-std::optional<std::int64_t> AddXmlCounts(std::optional<std::int64_t> a,
-                                      std::optional<std::int64_t> b) {
+std::optional<std::int64_t> XmlAddCounts(std::optional<std::int64_t> a,
+                                         std::optional<std::int64_t> b) {
   if (!a) return b;
   if (!b) return a;
   std::int64_t sum = 0;
@@ -37,7 +37,7 @@ std::optional<std::int64_t> SumChildren(pugi::xml_node node) {
   for (pugi::xml_node child : node.children()) {
     if (child.type() != pugi::node_element) continue;
     if (std::string_view(child.name()) == "total") continue;
-    sum = AddXmlCounts(sum, ParseInteger(child.child_value()));
+    sum = XmlAddCounts(sum, ParseInteger(child.child_value()));
   }
   return sum;
 }
@@ -62,7 +62,7 @@ std::optional<std::int64_t> NewSchemaCount(pugi::xml_node block,
     bool is_corr = !is_unc && name.size() > 12 &&
                    name.substr(name.size() - 12) == "_correctable";
     if ((corrected && is_corr) || (!corrected && is_unc)) {
-      sum = AddXmlCounts(sum, ParseInteger(child.child_value()));
+      sum = XmlAddCounts(sum, ParseInteger(child.child_value()));
     }
   }
   return sum;

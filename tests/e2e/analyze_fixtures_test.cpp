@@ -2,7 +2,8 @@
 // ../shared/fixtures, one file at a time. The table holds, for each file, the
 // exit code, the verdict and the finding ids. Each row was reviewed against
 // the file itself (see SOURCES.md for what each shows): e.g. the Xid 79 log
-// is critical with xid.fallen_off_bus, a steady x8 link on a cloud A10G is
+// is critical with xid.fallen_off_bus, and gpu.lost for the GPU whose
+// "Unable to determine the device handle" nvidia-smi printed above it, a steady x8 link on a cloud A10G is
 // info (the slot may be x8), the sw-power-cap capture of 8 RTX 4090s is a
 // warning for memory above 90 %, the default tables whose GPU shows ERR! in
 // most cells after an Xid 119 are critical with gpu.lost only (not also a
@@ -65,7 +66,7 @@ const Expected kExpected[] = {
     {"text/gpuexporter-rtx4080super-595.71.05-idle-q.txt", 0, "info", "config.persistence_mode utilization.low"},
     {"text/mlengineering-a100-sxm4-80gb-510.73.08-q-excerpt-ecc-remapped-rows.txt", 1, "warning", "ecc.row_remap ecc.uncorrectable"},
     {"text/mlengineering-q-ecc-errors-sram-uncorrectable-excerpt.txt", 2, "critical", "ecc.uncorrectable"},
-    {"kernel/akash-support-issue-209-xid79-crash-dump-multiline-535.161.07-dmesg-T.log", 2, "critical", "xid.fallen_off_bus"},
+    {"kernel/akash-support-issue-209-xid79-crash-dump-multiline-535.161.07-dmesg-T.log", 2, "critical", "gpu.lost xid.fallen_off_bus"},
     {"kernel/bumblebee-issue-329-xid16-xid8-legacy-304-no-pci-prefix.log", 1, "warning", "xid.other"},
     {"kernel/bumblebee-issue-677-xid32-31-legacy-engmask.log", 1, "warning", "xid.application xid.other"},
     {"kernel/cube-studio-issue-29-fabricmanager-start-failed-rtx4090.log", 0, "info", "fabricmanager.log_events"},

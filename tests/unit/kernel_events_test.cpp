@@ -154,6 +154,134 @@ TEST(KernelEvents, AerOnlyForNvidiaDevices) {
   EXPECT_EQ(ev[1].detail, "uncorrected fatal");
 }
 
+// dmesg of rwth-i6/returnn#1500 (2024-01-21), relative stamps cut: the fatal
+// error and Surprise Down are reported by the root port above the GPU, and
+// only the "can't recover" lines name the GPU (nvidia 0000:03:00.0).
+const std::vector<std::string> kReturnnAerBurst = {
+    "nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)",
+    "snd_hda_intel 0000:03:00.1: AER: can't recover (no error_detected callback)",
+    "pcieport 0000:00:03.0: AER: device recovery failed",
+    "pcieport 0000:00:03.0: AER: Multiple Uncorrected (Fatal) error received: 0000:00:03.0",
+    "pcieport 0000:00:03.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction "
+    "Layer, (Requester ID)",
+    "pcieport 0000:00:03.0:   device [8086:6f08] error status/mask=00004020/00000000",
+    "pcieport 0000:00:03.0:    [ 5] SDES                  ",
+    "pcieport 0000:00:03.0:    [14] CmpltTO                (First)",
+    "nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)",
+    "snd_hda_intel 0000:03:00.1: AER: can't recover (no error_detected callback)",
+    "pcieport 0000:00:03.0: AER: Root Port link has been reset (0)",
+    "pcieport 0000:00:03.0: AER: device recovery failed",
+};
+
+TEST(KernelEvents, PortAerLinesOfABurstNamingTheGpuAreTheGpus) {
+  auto ev = Extract(kReturnnAerBurst);
+  ASSERT_FALSE(ev.empty());
+  for (const auto& e : ev) {
+    EXPECT_EQ(e.kind, K::kPcieAer);
+    EXPECT_EQ(e.pci_bus_id, "0000:03:00.0") << e.message;  // the port's lines too
+    EXPECT_EQ(e.message.find("snd_hda_intel"), std::string::npos);  // not the audio function
+  }
+  auto has = [&](const std::string& detail) {
+    for (const auto& e : ev) {
+      if (e.detail == detail) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has("can't recover"));
+  EXPECT_TRUE(has("recovery failed"));
+  EXPECT_TRUE(has("link reset"));
+  EXPECT_TRUE(has("uncorrected fatal, surprise down"));
+  for (const auto& e : ev) {
+    if (e.detail == "uncorrected fatal, surprise down") {
+      EXPECT_EQ(e.continuation.size(), 3u);  // bus error, status/mask, SDES
+      EXPECT_EQ(e.message.rfind("pcieport 0000:00:03.0", 0), 0u);
+    }
+  }
+}
+
+TEST(KernelEvents, PortAerWithoutAnNvidiaLineIsNotAGpus) {
+  // The same burst without the nvidia lines: a port's trouble, no GPU named.
+  std::vector<std::string> lines;
+  for (const auto& l : kReturnnAerBurst) {
+    if (l.rfind("nvidia ", 0) != 0) lines.push_back(l);
+  }
+  EXPECT_TRUE(Extract(lines).empty());
+  // A port relaying another device's error next to a GPU's own error: only the GPU's.
+  auto ev = Extract({
+      "pcieport 0000:80:01.1: AER: Uncorrected (Non-Fatal) error received: 0000:81:00.0",
+      "nvidia 0000:3b:00.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer",
+  });
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].pci_bus_id, "0000:3b:00.0");
+  // Bursts far apart in the file are not one burst.
+  std::vector<std::string> apart = {kReturnnAerBurst[3]};
+  for (int i = 0; i < 100; ++i) apart.push_back("usb 1-1: new device");
+  apart.push_back(kReturnnAerBurst[0]);
+  ev = Extract(apart);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].detail, "can't recover");
+}
+
+TEST(KernelEvents, AerHeadOfLaterKernelsAndSurpriseDownWording) {
+  auto ev = Extract({
+      "pcieport 0000:00:01.1: AER: Uncorrectable (Fatal) error message received from 0000:01:00.0",
+      "nvidia 0000:01:00.0: PCIe Bus Error: severity=Uncorrectable (Fatal), type=Data Link Layer",
+      "nvidia 0000:01:00.0:   device [10de:2204] error status/mask=00000020/00000000",
+      "nvidia 0000:01:00.0:    [ 5] Surprise Down Error    (First)",
+  });
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].pci_bus_id, "0000:01:00.0");
+  EXPECT_EQ(ev[0].detail, "uncorrected fatal, surprise down");
+  EXPECT_EQ(ev[0].continuation.size(), 3u);
+}
+
+TEST(KernelEvents, GspLinesWithAGpuNumberTakeTheBusIdTheLogPairsItWith) {
+  auto ev = Extract({
+      // A line of the heartbeat kind naming GPU4, before the pairing line.
+      "NVRM: GPU4 _kgspRpcGspEventPmuHalted: Received signal from GSP that PMU has halted.",
+      "usb 1-1: new device",
+      // kernel/gpud-testdata-xid119-gsp-rpc-history-dmesg-T.log line 3 (prefix cut).
+      "NVRM: Xid (PCI:0000:9b:00): 119, pid=2024380, name=nvidia-smi, Timeout after 6s of "
+      "waiting for RPC response from GPU4 GSP! Expected function 103 (GSP_RM_ALLOC) (0x2081 0x4).",
+      "usb 1-1: new device",
+      "NVRM: GPU7 _kgspRpcGspEventPmuHalted: Received signal from GSP that PMU has halted.",
+  });
+  ASSERT_GE(ev.size(), 3u);
+  EXPECT_EQ(ev[0].kind, K::kGspTimeout);
+  EXPECT_EQ(ev[0].detail, "PMU halted");
+  EXPECT_EQ(ev[0].gpu_number, 4);
+  EXPECT_EQ(ev[0].pci_bus_id, "0000:9b:00.0");  // paired by the Xid line further down
+  EXPECT_EQ(ev.back().gpu_number, 7);
+  EXPECT_TRUE(ev.back().pci_bus_id.empty());  // nothing pairs GPU7
+}
+
+TEST(KernelEvents, GspTroubleWithoutAnXid) {
+  // Texts from NVIDIA/open-gpu-kernel-modules kernel_gsp.c and kern_gmmu.c
+  // (595.45.04), as NV_PRINTF prints them (function name first).
+  auto ev = Extract({
+      "NVRM: _kgspLogRpcTimeout: ********************************* GSP Timeout "
+      "**********************************",
+      "NVRM: _kgspLogRpcTimeout: Note: Please also check logs above.",
+      "usb 1-1: new device",
+      "NVRM: kgmmuCheckMemSubsysError_IMPL: Memory Subsystem Error detected. kgmmuInvalidateTlb "
+      "failed.",
+      "usb 1-1: new device",
+      "NVRM: GPU1 sanity check failed 0x65 waiting for RPC response from GSP. Expected function "
+      "76 (GSP_RM_CONTROL) sequence 5 (0x20801813 0x4c).",
+      // open-gpu-kernel-modules#1200 (the shared fixture's first line).
+      "NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out",
+  });
+  ASSERT_EQ(ev.size(), 4u);
+  EXPECT_EQ(ev[0].detail, "GSP Timeout");
+  EXPECT_EQ(ev[0].continuation.size(), 1u);
+  EXPECT_EQ(ev[1].detail, "memory subsystem error");
+  EXPECT_EQ(ev[2].kind, K::kGspTimeout);
+  EXPECT_EQ(ev[2].gpu_number, 1);
+  EXPECT_EQ(ev[2].detail, "76 (GSP_RM_CONTROL)");
+  EXPECT_EQ(ev[3].kind, K::kGspHeartbeat);
+  EXPECT_FALSE(ev[3].gpu_number);
+}
+
 TEST(KernelEvents, OomInvocationAndVictimAreOneEvent) {
   auto ev = Extract({
       "[ 10.0] python3 invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0",
@@ -282,6 +410,8 @@ TEST(KernelPrefilter, FindsEveryNeedleAndSkipsNoise) {
       {"AER: x", 0},           {"PCIe Bus Error", 0},
       {"PCIe bandwidth", 0},   {"nvidia-fabricmanager", 7},
       {"[ERROR] [tid 1]", 0},  {"probe failed with error -1", 6},
+      {"x error status/mask=0", 8}, {"  [ 5] SDES", 7},
+      {"[ 5] Surprise Down Error", 5}, {"Root Port link has been reset", 10},
   };
   for (const auto& [s, at] : cases) {
     EXPECT_TRUE(LineMayMatter(s)) << s;

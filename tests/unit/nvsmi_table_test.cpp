@@ -428,5 +428,43 @@ TEST(NvsmiTable, EveryFixtureTable) {
   EXPECT_EQ(a30->gpus[1].utilization_gpu_percent, 88);
 }
 
+// GPU rows pasted without the banner and the column header: the rows of
+// the real tables other/gpuexporter-rtx2080super-610.57.04-idle-table-kmd-header.txt
+// (new layout) and other/open-gpu-kernel-modules-issue-446-...-a40x8-...txt
+// (old layout, ERR! rows), cut out of them.
+TEST(NvsmiTable, RowsWithoutBannerOrHeaderAreRead) {
+  std::string table = test::ReadFixtureFile(
+      "other", "gpuexporter-rtx2080super-610.57.04-idle-table-kmd-header.txt");
+  if (table.empty()) GTEST_SKIP() << "shared fixtures missing";
+  std::size_t from = table.find("|   0  NVIDIA GeForce");
+  ASSERT_NE(from, std::string::npos);
+  std::size_t to = table.find("+---", from);
+  std::string rows = table.substr(from, to - from);
+  EXPECT_TRUE(LooksLikeNvidiaSmiTable(rows));
+  auto doc = ParseNvidiaSmiTable(rows, "rows.txt");
+  ASSERT_TRUE(doc.ok()) << doc.error().message;
+  ASSERT_EQ(doc->gpus.size(), 1u);
+  EXPECT_EQ(doc->gpus[0].pci_bus_id, "0000:0c:00.0");
+  EXPECT_EQ(doc->gpus[0].temperature_c, 33);
+  EXPECT_EQ(doc->gpus[0].memory_used_bytes, 211 * kMiB);
+  EXPECT_FALSE(doc->driver_version);
+
+  std::string a40 = test::ReadFixtureFile(
+      "other", "open-gpu-kernel-modules-issue-446-nvidia-smi-table-a40x8-err-after-xid119-525.60.13.txt");
+  if (a40.empty()) GTEST_SKIP() << "shared fixtures missing";
+  std::size_t body = a40.find("|=====");
+  ASSERT_NE(body, std::string::npos);
+  body = a40.find('\n', body) + 1;
+  std::size_t end = a40.find("\n\n", body);
+  auto old_rows = ParseNvidiaSmiTable(a40.substr(body, end - body), "a40-rows.txt");
+  ASSERT_TRUE(old_rows.ok()) << old_rows.error().message;
+  EXPECT_EQ(old_rows->gpus.size(), 8u);
+  std::size_t err_gpus = 0;
+  for (const GpuStatus& g : old_rows->gpus) err_gpus += g.field_errors.size() >= 5;
+  EXPECT_EQ(err_gpus, 1u);  // GPU 4's row of ERR! cells
+  // A line that only looks like a row (no bus id) is no table.
+  EXPECT_FALSE(LooksLikeNvidiaSmiTable("|   0  something | else | more |\n"));
+}
+
 }  // namespace
 }  // namespace gpudoctor

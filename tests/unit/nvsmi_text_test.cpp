@@ -12,6 +12,7 @@
 
 #include "core/clock_reasons.h"
 #include "support/fixtures.h"
+#include "support/nvsmi_610_header.h"
 
 namespace gpudoctor {
 namespace {
@@ -382,6 +383,43 @@ TEST(NvsmiText, SramUncorrectableFragmentWithoutHeader) {
   EXPECT_EQ(g.ecc_volatile_uncorrected, 1);
   EXPECT_EQ(g.ecc_aggregate_corrected, 0);
   EXPECT_EQ(g.ecc_aggregate_uncorrected, 5);
+}
+
+// 610's header (support/nvsmi_610_header.h) on a real 595 dump.
+TEST(NvsmiText, Driver610HeaderGivesTheDumpsGpusAndTheCleanVersion) {
+  std::string q595 = ReadFixture("gpuexporter-rtx4080super-595.71.05-idle-q.txt");
+  if (q595.empty()) GTEST_SKIP() << "shared fixtures missing";
+  std::string text = test::With610Header(q595);
+  ASSERT_FALSE(text.empty());
+  auto doc = ParseNvidiaSmiText(text, "610.txt");
+  ASSERT_TRUE(doc.ok()) << doc.error().message;
+  EXPECT_EQ(doc->driver_version, "610.57.04");
+  EXPECT_EQ(doc->cuda_driver_version, 13030);
+  ASSERT_EQ(doc->gpus.size(), 1u);  // no phantom GPU without a bus id
+  EXPECT_EQ(doc->gpus[0].pci_bus_id, "0000:01:00.0");
+  EXPECT_EQ(doc->gpus[0].index, 0u);
+
+  // Only the deprecated lines (a 610 dump cut short): their clean values.
+  auto deprecated_only = ParseNvidiaSmiText(
+      "Driver Version : 610.57.04 [Deprecated; will be removed in CUDA 14.0. Use KMD Version "
+      "instead]\nCUDA Version : 13.3 [Deprecated; will be removed in CUDA 14.0. Use CUDA UMD "
+      "Version instead]\nGPU 00000000:0C:00.0\n    Product Name : NVIDIA GeForce RTX 2080 SUPER\n",
+      "cut.txt");
+  ASSERT_TRUE(deprecated_only.ok());
+  EXPECT_EQ(deprecated_only->driver_version, "610.57.04");
+  EXPECT_EQ(deprecated_only->cuda_driver_version, 13030);
+  ASSERT_EQ(deprecated_only->gpus.size(), 1u);
+}
+
+// A top-level line no parser knows above the first GPU block opens no GPU.
+TEST(NvsmiText, UnknownTopLevelLineAboveTheGpusIsNoGpu) {
+  auto doc = ParseNvidiaSmiText(
+      "Driver Version : 595.71.05\nSome Future Version : 1.2\nGPU 00000000:01:00.0\n"
+      "    Product Name : NVIDIA GeForce RTX 4080 SUPER\n",
+      "future.txt");
+  ASSERT_TRUE(doc.ok());
+  ASSERT_EQ(doc->gpus.size(), 1u);
+  EXPECT_EQ(doc->gpus[0].pci_bus_id, "0000:01:00.0");
 }
 
 TEST(NvsmiText, EveryFixtureParsesAndEveryTruncationIsSafe) {

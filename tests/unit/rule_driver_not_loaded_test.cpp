@@ -45,6 +45,33 @@ TEST(DriverNotLoadedRule, VersionMismatchIsExplainedAsAnUpgradeWithoutReboot) {
   EXPECT_EQ(f.evidence.size(), 3u);  // the NVML error, the detail line, the GPU count
 }
 
+// nvidia-smi's own messages (as `analyze` reads them from a pasted session),
+// each with its explanation. No PCI list: a file from another machine.
+TEST(DriverNotLoadedRule, NvidiaSmiMessagesGetTheirOwnExplanations) {
+  struct Case {
+    const char* message;
+    const char* title_part;
+  };
+  for (const Case& c : {Case{"No devices were found", "finds no GPU"},
+                        Case{"NVIDIA-SMI has failed because it couldn't communicate with the "
+                             "NVIDIA driver. Make sure that the latest NVIDIA driver is installed "
+                             "and running.",
+                             "cannot reach the NVIDIA driver"},
+                        Case{"Failed to initialize NVML: Driver/library version mismatch",
+                             "kernel module and libraries differ"}}) {
+    DiagnosisInput input;
+    SystemStatus s;
+    s.nvml_error = c.message;
+    AddReading(input, s, std::nullopt);
+    auto d = RunRule(kDriverNotLoadedRule, input);
+    ASSERT_EQ(d.findings.size(), 1u) << c.message;
+    EXPECT_EQ(d.findings[0].severity, Severity::kCritical);
+    EXPECT_NE(d.findings[0].title.en.find(c.title_part), std::string::npos)
+        << d.findings[0].title.en;
+    EXPECT_NE(d.findings[0].evidence[0].text.en.find(c.message), std::string::npos);
+  }
+}
+
 TEST(DriverNotLoadedRule, ModuleAbsentIsCaughtEvenWithoutAReading) {
   DiagnosisInput input;
   input.pci = TestPci({TestPciGpu(0)});

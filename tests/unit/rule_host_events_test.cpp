@@ -61,6 +61,35 @@ TEST(PcieAerRule, SeverityFollowsTheErrorKind) {
   EXPECT_TRUE(RunRule(kPcieAerRule, WithEvents({})).findings.empty());
 }
 
+TEST(PcieAerRule, LinkLossWordsAreCriticalAndAResetAWarning) {
+  for (const char* detail :
+       {"uncorrected fatal, surprise down", "can't recover", "recovery failed", ", surprise down"}) {
+    auto d = RunRule(kPcieAerRule, WithEvents({Aer(detail, 1)}));
+    ASSERT_EQ(d.findings.size(), 1u) << detail;
+    EXPECT_EQ(d.findings[0].severity, Severity::kCritical) << detail;
+  }
+  for (const char* detail : {"link reset", "uncorrected non-fatal"}) {
+    auto d = RunRule(kPcieAerRule, WithEvents({Aer(detail, 1)}));
+    ASSERT_EQ(d.findings.size(), 1u) << detail;
+    EXPECT_EQ(d.findings[0].severity, Severity::kWarning) << detail;
+  }
+}
+
+TEST(PcieAerRule, QuietWhenTheGpuThenFellOffTheBus) {
+  // xid.fallen_off_bus tells that story; a corrected error alone stays this rule's.
+  KernelEvent fatal = Aer("uncorrected fatal", 1);
+  fatal.time = TestTime(1);
+  KernelEvent lost = MakeEvent(KernelEventKind::kFallenOffBus, 79, "0000:18:00.0",
+                               "GPU has fallen off the bus.", TestTime(3));
+  EXPECT_TRUE(RunRule(kPcieAerRule, WithEvents({fatal, lost})).findings.empty());
+  KernelEvent corrected = Aer("corrected", 1);
+  corrected.time = TestTime(1);
+  EXPECT_EQ(RunRule(kPcieAerRule, WithEvents({corrected, lost})).findings.size(), 1u);
+  // A loss long after is another story.
+  lost.time = TestTime(5000);
+  EXPECT_EQ(RunRule(kPcieAerRule, WithEvents({fatal, lost})).findings.size(), 1u);
+}
+
 KernelEvent Limited(const std::string& bus) {
   KernelEvent e = MakeEvent(KernelEventKind::kPcieBandwidthLimited, std::nullopt, bus,
                             "252.048 Gb/s available PCIe bandwidth, limited by ...");

@@ -57,6 +57,37 @@ TEST(XidFallenOffBusRule, AerOnTheSameBusPointsToTheSlot) {
   EXPECT_NE(d.findings[0].explanation.en.find("slot, riser or cable"), std::string::npos);
 }
 
+TEST(XidFallenOffBusRule, UncorrectedAerThenXid79IsOneLinkLossStory) {
+  auto events = Xid79At(5);
+  KernelEvent fatal = MakeEvent(KernelEventKind::kPcieAer, std::nullopt, kBus,
+                                "pcieport 0000:00:03.0: AER: Uncorrected (Fatal) error received: "
+                                "0000:00:03.0",
+                                TestTime(4));
+  fatal.detail = "uncorrected fatal, surprise down";
+  KernelEvent failed = MakeEvent(KernelEventKind::kPcieAer, std::nullopt, kBus,
+                                 "pcieport 0000:00:03.0: AER: device recovery failed", TestTime(4));
+  failed.detail = "recovery failed";
+  events.insert(events.begin(), {fatal, failed});
+  auto d = RunRule(kXidFallenOffBusRule, WithEvents(events));
+  ASSERT_EQ(d.findings.size(), 1u);
+  const Finding& f = d.findings[0];
+  EXPECT_EQ(f.severity, Severity::kCritical);
+  EXPECT_NE(f.title.en.find("The PCIe link to"), std::string::npos) << f.title.en;
+  EXPECT_NE(f.title.en.find("slot, riser, cable or power"), std::string::npos);
+  EXPECT_NE(f.explanation.en.find("Surprise Down"), std::string::npos);
+  std::size_t aer_lines = 0;
+  for (const auto& e : f.evidence) aer_lines += e.text.en.find("pcieport") != std::string::npos;
+  EXPECT_EQ(aer_lines, 2u);
+  ExpectBilingual(d);
+  // The same errors on another GPU tell nothing about this loss.
+  for (auto& e : events) {
+    if (e.kind == KernelEventKind::kPcieAer) e.pci_bus_id = "0000:3b:00.0";
+  }
+  auto other = RunRule(kXidFallenOffBusRule, WithEvents(events));
+  ASSERT_EQ(other.findings.size(), 1u);
+  EXPECT_EQ(other.findings[0].title.en.find("The PCIe link"), std::string::npos);
+}
+
 TEST(XidFallenOffBusRule, ProbeTimeLossWithoutXid) {
   KernelEvent probe =
       MakeEvent(KernelEventKind::kFallenOffBus, std::nullopt, kBus, "The NVIDIA GPU");

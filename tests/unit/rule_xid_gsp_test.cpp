@@ -15,14 +15,16 @@ KernelEvent Timeout(std::size_t line) {
   return e;
 }
 
-TEST(XidGspRule, OneTimeoutIsAWarningWithTheWorkaround) {
+// Xid 119 is one of DCGM's always-fatal Xids: critical at once (the one
+// severity policy, knowledge/xid_severity.h).
+TEST(XidGspRule, OneXid119IsCriticalWithTheWorkaround) {
   KernelEvent derived = Timeout(1);
   derived.kind = KernelEventKind::kGspTimeout;
   auto d = RunRule(kXidGspRule, WithEvents({Timeout(1), derived}));
   ASSERT_EQ(d.findings.size(), 1u);
   const Finding& f = d.findings[0];
   EXPECT_EQ(f.id, "xid.gsp");
-  EXPECT_EQ(f.severity, Severity::kWarning);
+  EXPECT_EQ(f.severity, Severity::kCritical);
   EXPECT_EQ(f.gpus, std::vector<std::string>{kBus});
   EXPECT_EQ(f.xids, std::vector<int>{119});
   EXPECT_EQ(f.evidence.size(), 1u);
@@ -35,6 +37,21 @@ TEST(XidGspRule, OneTimeoutIsAWarningWithTheWorkaround) {
   ExpectBilingual(d);
 }
 
+// An RPC timeout printed without an Xid ("... sanity check failed ...
+// waiting for RPC response from GSP").
+KernelEvent TimeoutWithoutXid() {
+  KernelEvent rpc = Timeout(1);
+  rpc.kind = KernelEventKind::kGspTimeout;
+  rpc.code.reset();
+  return rpc;
+}
+
+TEST(XidGspRule, OneTimeoutWithoutAnXidIsAWarning) {
+  auto d = RunRule(kXidGspRule, WithEvents({TimeoutWithoutXid()}));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].severity, Severity::kWarning);
+}
+
 TEST(XidGspRule, RepeatedOrWithGpuErrorIsCritical) {
   auto d = RunRule(kXidGspRule, WithEvents({Timeout(1), Timeout(2)}));
   ASSERT_EQ(d.findings.size(), 1u);
@@ -44,8 +61,8 @@ TEST(XidGspRule, RepeatedOrWithGpuErrorIsCritical) {
   EXPECT_EQ(e.findings[0].severity, Severity::kCritical);
 }
 
-// One timeout, and the GPU answers most queries with errors (an nvidia-smi
-// table full of ERR!): the GPU is in error, so critical.
+// One timeout without an Xid, and the GPU answers most queries with errors
+// (an nvidia-smi table full of ERR!): the GPU is in error, so critical.
 TEST(XidGspRule, TimeoutWithTheGpuFailingMostQueriesIsCritical) {
   DiagnosisInput input;
   GpuStatus g;
@@ -55,10 +72,10 @@ TEST(XidGspRule, TimeoutWithTheGpuFailingMostQueriesIsCritical) {
   SystemStatus status;
   status.gpus = {g};
   AddReading(input, status, std::nullopt);
-  EXPECT_EQ(RunRule(kXidGspRule, WithEvents({Timeout(1)}, input)).findings.at(0).severity,
+  EXPECT_EQ(RunRule(kXidGspRule, WithEvents({TimeoutWithoutXid()}, input)).findings.at(0).severity,
             Severity::kWarning);  // four failing fields are not yet "most"
   input.gpus[0].readings[0].field_errors["fan_speed_percent"] = "nvidia-smi showed ERR! (the query failed)";
-  EXPECT_EQ(RunRule(kXidGspRule, WithEvents({Timeout(1)}, input)).findings.at(0).severity,
+  EXPECT_EQ(RunRule(kXidGspRule, WithEvents({TimeoutWithoutXid()}, input)).findings.at(0).severity,
             Severity::kCritical);
 }
 
@@ -80,6 +97,47 @@ TEST(XidGspRule, HeartbeatWithoutBusIsHostWide) {
   ASSERT_EQ(d.findings.size(), 1u);
   EXPECT_TRUE(d.findings[0].gpus.empty());
   EXPECT_TRUE(d.findings[0].xids.empty());
+}
+
+TEST(XidGspRule, HeartbeatOnANodeWithOneGpuIsThatGpus) {
+  // open-gpu-kernel-modules#1200: heartbeat lines, then Xid 154 on the only GPU.
+  KernelEvent heartbeat =
+      MakeEvent(KernelEventKind::kGspHeartbeat, std::nullopt, "", "GSP RM heartbeat timed out");
+  KernelEvent recovery = MakeEvent(KernelEventKind::kRecoveryAction, 154, kBus,
+                                   "GPU recovery action changed from 0x0 (None) to 0x1");
+  auto d = RunRule(kXidGspRule, WithEvents({heartbeat, recovery}));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].gpus, std::vector<std::string>{kBus});
+  EXPECT_EQ(d.findings[0].severity, Severity::kCritical);  // with a GPU error
+  // Two GPUs in the log: the heartbeat stays unattributed.
+  KernelEvent other = recovery;
+  other.pci_bus_id = "0000:01:00.0";
+  auto two = RunRule(kXidGspRule, WithEvents({heartbeat, recovery, other}));
+  ASSERT_EQ(two.findings.size(), 1u);
+  EXPECT_TRUE(two.findings[0].gpus.empty());
+}
+
+TEST(XidGspRule, GpuNumberWithoutBusIdIsNamedByNumberOrByTheReadings) {
+  KernelEvent halted = MakeEvent(KernelEventKind::kGspTimeout, std::nullopt, "",
+                                 "GPU2 _kgspRpcGspEventPmuHalted: Received signal from GSP that "
+                                 "PMU has halted.");
+  halted.detail = "PMU halted";
+  halted.gpu_number = 2;
+  auto by_number = RunRule(kXidGspRule, WithEvents({halted}));
+  ASSERT_EQ(by_number.findings.size(), 1u);
+  EXPECT_NE(by_number.findings[0].title.en.find("GPU2 (the driver's number"), std::string::npos)
+      << by_number.findings[0].title.en;
+  EXPECT_TRUE(by_number.findings[0].gpus.empty());
+  EXPECT_EQ(by_number.findings[0].severity, Severity::kWarning);  // once, no GPU error
+  ExpectBilingual(by_number);
+  // A dump that indexes GPU 2 names its bus id; repeated, it is critical.
+  halted.count = 3;
+  auto input = WithEvents({halted}, RepeatedReadings({HealthyGpu(0), HealthyGpu(2)}, 2));
+  auto mapped = RunRule(kXidGspRule, input);
+  ASSERT_EQ(mapped.findings.size(), 1u);
+  ASSERT_EQ(mapped.findings[0].gpus.size(), 1u);
+  EXPECT_EQ(mapped.findings[0].gpus[0], input.gpus[1].pci_bus_id);
+  EXPECT_EQ(mapped.findings[0].severity, Severity::kCritical);
 }
 
 TEST(XidGspRule, QuietWithoutGspEvents) {

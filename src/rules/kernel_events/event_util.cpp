@@ -52,6 +52,16 @@ Severity FromXidSeverity(XidSeverity severity) {
   }
 }
 
+Severity XidPolicyFloor(const EventList& events) {
+  Severity floor = Severity::kInfo;
+  for (const KernelEvent* e : events) {
+    if (!e->code || (e->kind != KernelEventKind::kXid && e->kind != KernelEventKind::kRecoveryAction))
+      continue;
+    floor = std::max(floor, FromXidSeverity(XidOccurrenceFloor(*e->code, e->detail)));
+  }
+  return floor;
+}
+
 const std::vector<KernelEvent>& AllEvents(const DiagnosisInput& input) {
   static const std::vector<KernelEvent> kNone;
   return input.kernel ? input.kernel->events : kNone;
@@ -125,6 +135,29 @@ std::optional<double> SecondsBetween(const KernelEvent& a, const KernelEvent& b)
   if (a.time && b.time) return std::chrono::duration<double>(*b.time - *a.time).count();
   if (a.monotonic_s && b.monotonic_s) return *b.monotonic_s - *a.monotonic_s;
   return std::nullopt;
+}
+
+bool IsLinkLossAer(const KernelEvent& e) {
+  if (e.kind != KernelEventKind::kPcieAer) return false;
+  const std::string& d = e.detail;
+  return d.find("uncorrected") != std::string::npos || d.find("surprise down") != std::string::npos ||
+         d == "can't recover" || d == "recovery failed" || d == "link reset";
+}
+
+bool IsFatalAer(const KernelEvent& e) {
+  if (e.kind != KernelEventKind::kPcieAer) return false;
+  const std::string& d = e.detail;
+  return d.find("uncorrected fatal") != std::string::npos ||
+         d.find("surprise down") != std::string::npos || d == "can't recover" ||
+         d == "recovery failed";
+}
+
+bool AerExplainsLoss(const KernelEvent& aer, const KernelEvent& lost) {
+  // The kernel may print the port's recovery lines just after the Xid 79.
+  constexpr double kPrintedAfterS = 5;
+  if (aer.pci_bus_id.empty() || aer.pci_bus_id != lost.pci_bus_id) return false;
+  if (auto gap = SecondsBetween(aer, lost)) return *gap >= -kPrintedAfterS && *gap <= kAerBeforeLossS;
+  return aer.source.file == lost.source.file && aer.source.line <= lost.source.line + 40;
 }
 
 std::map<std::string, std::string> UuidByBus(const DiagnosisInput& input) {

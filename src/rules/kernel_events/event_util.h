@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "knowledge/xid_catalog.h"
+#include "knowledge/xid_severity.h"
 #include "rules/engine/diagnosis_input.h"
 #include "rules/engine/finding.h"
 
@@ -46,6 +47,11 @@ EventList WithDerived(const DiagnosisInput& input, EventList xids, KernelEventKi
 // Events grouped by bus id ("" for events that name none), in first-seen order.
 std::vector<std::pair<std::string, EventList>> ByGpu(const EventList& events);
 
+// The one severity policy (knowledge/xid_severity.h) over these events: the
+// least severity their Xids give a finding (info when none sets a floor).
+// Every xid.* rule raises its finding to it.
+Severity XidPolicyFloor(const EventList& events);
+
 // Sum of the folded repeat counts.
 std::size_t TotalCount(const EventList& events);
 // The Xid codes of the events, ascending and unique.
@@ -55,6 +61,20 @@ bool HasCode(const EventList& events, int code);
 // Seconds from `a` to `b` (b later: positive), by wall time when both have
 // it, else by seconds since boot; nullopt when neither pair is known.
 std::optional<double> SecondsBetween(const KernelEvent& a, const KernelEvent& b);
+
+// PCIe AER events (their `detail`, parse/kernel_events.h) that say the link
+// to the device failed: an uncorrected error, fatal or not, Surprise Down, or
+// the recovery lines ("can't recover", "recovery failed", "link reset").
+bool IsLinkLossAer(const KernelEvent& e);
+// Of those, the ones that are critical by themselves: fatal, Surprise Down,
+// no recovery ("can't recover", "recovery failed").
+bool IsFatalAer(const KernelEvent& e);
+// How long before a GPU loss an AER report still explains it.
+inline constexpr double kAerBeforeLossS = 600;
+// True when `aer` comes before `lost` (by time when both have one, at most
+// kAerBeforeLossS earlier, a few seconds later allowed for the order of
+// printing; else by line in the same file) on the same GPU.
+bool AerExplainsLoss(const KernelEvent& aer, const KernelEvent& lost);
 
 // The GPU's bus id -> UUID, from the driver's "GPU at PCI:...: GPU-<uuid>" lines.
 std::map<std::string, std::string> UuidByBus(const DiagnosisInput& input);

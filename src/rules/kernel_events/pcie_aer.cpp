@@ -1,8 +1,12 @@
-// pcie.aer: PCIe Advanced Error Reporting messages about NVIDIA devices, one
-// finding per device: uncorrected fatal -> critical, uncorrected non-fatal ->
-// warning, corrected -> info unless many (then a warning: a marginal slot,
-// riser or cable corrects errors until it drops the GPU). Field notes:
-// "replay counters and AER correctable errors rising before it drops".
+// pcie.aer: PCIe Advanced Error Reporting messages about NVIDIA devices (or
+// the port above one, in the same burst), one finding per device:
+// uncorrected fatal, Surprise Down, "can't recover" or "device recovery
+// failed" -> critical; uncorrected non-fatal or a link reset -> warning;
+// corrected -> info unless many (then a warning: a marginal slot, riser or
+// cable corrects errors until it drops the GPU). Field notes: "replay
+// counters and AER correctable errors rising before it drops". When the GPU
+// then falls off the bus, xid.fallen_off_bus tells the one story with these
+// lines as its evidence, and this rule stays quiet for that GPU.
 #include <fmt/format.h>
 
 #include "rules/kernel_events/event_util.h"
@@ -18,14 +22,27 @@ using events::EventList;
 constexpr std::size_t kManyCorrected = 10;
 
 Severity SeverityOf(const EventList& group) {
-  bool fatal = false, non_fatal = false;
+  bool fatal = false, link_loss = false;
   for (const KernelEvent* e : group) {
-    fatal = fatal || e->detail == "uncorrected fatal";
-    non_fatal = non_fatal || e->detail == "uncorrected non-fatal";
+    fatal = fatal || events::IsFatalAer(*e);
+    link_loss = link_loss || events::IsLinkLossAer(*e);
   }
   if (fatal) return Severity::kCritical;
-  if (non_fatal || events::TotalCount(group) >= kManyCorrected) return Severity::kWarning;
+  if (link_loss || events::TotalCount(group) >= kManyCorrected) return Severity::kWarning;
   return Severity::kInfo;
+}
+
+// xid.fallen_off_bus explains the loss with these errors as its evidence:
+// one finding for one cause.
+bool ExplainedByLoss(const DiagnosisInput& input, const EventList& group) {
+  EventList lost = events::EventsOfKind(input, {KernelEventKind::kFallenOffBus});
+  for (const KernelEvent* aer : group) {
+    if (!events::IsLinkLossAer(*aer)) continue;
+    for (const KernelEvent* l : lost) {
+      if (events::AerExplainsLoss(*aer, *l)) return true;
+    }
+  }
+  return false;
 }
 
 void AddLink(const DiagnosisInput& input, const std::string& bus, Finding& f) {
@@ -52,6 +69,7 @@ void AddLink(const DiagnosisInput& input, const std::string& bus, Finding& f) {
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   EventList aer = events::EventsOfKind(input, {KernelEventKind::kPcieAer});
   for (const auto& [bus, group] : events::ByGpu(aer)) {
+    if (ExplainedByLoss(input, group)) continue;
     Severity severity = SeverityOf(group);
     Finding& f = out.Add(severity);
     if (!bus.empty()) f.gpus.push_back(bus);
@@ -87,8 +105,9 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 }  // namespace
 
 const Rule kPcieAerRule{"pcie.aer", "pcie",
-                        "PCIe AER errors on NVIDIA devices: corrected (info unless many), "
-                        "uncorrected non-fatal or fatal",
+                        "PCIe AER errors on NVIDIA devices or the port above them: corrected "
+                        "(info unless many), uncorrected non-fatal, fatal or Surprise Down, "
+                        "failed recovery",
                         kNeedsKernelLog, pcie_aer_rule::Evaluate};
 
 }  // namespace gpudoctor

@@ -60,7 +60,8 @@ void ReportFaults(const EventList& faults, RuleOutput& out) {
   Spread s = SpreadOf(faults);
   std::size_t total = events::TotalCount(faults);
   std::size_t names = s.pids_by_name.size();
-  Finding& f = out.Add(total >= kManyFaults || names >= 2 ? Severity::kWarning : Severity::kInfo);
+  Severity severity = total >= kManyFaults || names >= 2 ? Severity::kWarning : Severity::kInfo;
+  Finding& f = out.Add(std::max(severity, events::XidPolicyFloor(faults)));
   for (const std::string& bus : s.gpus) {
     if (!bus.empty()) f.gpus.push_back(bus);
   }

@@ -1,8 +1,10 @@
 // xid.fallen_off_bus: a GPU stopped answering on the PCIe bus (Xid 79, or the
 // driver's "fallen off the bus" message, also at load time without an Xid).
 // Always critical: the GPU is gone until the node reboots. When readings or
-// other events allow, says which cause they point to: heat just before the
-// loss, or PCIe errors on the same device (slot, riser, cable).
+// other events allow, says which cause they point to: uncorrected PCIe AER
+// errors on the GPU or its port just before (the link dropped: one finding,
+// "the PCIe link to GPU X dropped", with those lines as evidence), heat just
+// before the loss, or other PCIe errors on the same device (slot, riser, cable).
 // MISSION rows 13 and the "Xid 79 twenty seconds after 91 °C" correlation.
 #include <fmt/format.h>
 
@@ -78,10 +80,52 @@ void AddHeat(const DiagnosisInput& input, const std::string& bus, const KernelEv
       fmt::format("{}{}温度达到 {} °C：首先应怀疑散热问题。", label.zh, when_zh, temp);
 }
 
+// The AER reports of a failing link that come just before the loss.
+EventList LinkLossBefore(const DiagnosisInput& input, const EventList& lost) {
+  EventList out;
+  for (const KernelEvent* e : events::EventsOfKind(input, {KernelEventKind::kPcieAer})) {
+    if (!events::IsLinkLossAer(*e)) continue;
+    for (const KernelEvent* l : lost) {
+      bool loss = l->kind == KernelEventKind::kFallenOffBus || l->code == 79;
+      if (loss && events::AerExplainsLoss(*e, *l)) {
+        out.push_back(e);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// Uncorrected AER errors on the GPU or its port, then the loss: the link
+// dropped. Returns true when it told that story.
+bool AddLinkLoss(const DiagnosisInput& input, const EventList& lost, const Text& label,
+                 const std::string& tag, Finding& f) {
+  EventList aer = LinkLossBefore(input, lost);
+  if (aer.empty()) return false;
+  bool surprise = std::any_of(aer.begin(), aer.end(), [](const KernelEvent* e) {
+    return e->detail.find("surprise down") != std::string::npos;
+  });
+  f.title =
+      Text{fmt::format("The PCIe link to {} dropped{}: slot, riser, cable or power", label.en, tag),
+           fmt::format("到 {} 的 PCIe 链路断开{}：插槽、转接卡、线缆或供电问题", label.zh, tag)};
+  f.explanation = Text{
+      fmt::format("PCIe Advanced Error Reporting logged uncorrectable errors on the link to {}{} "
+                  "and the kernel could not recover it; then the GPU fell off the bus. The link "
+                  "itself failed, not the driver: the slot, the riser, the cable or the power to "
+                  "the card, more rarely the GPU. A reboot brings it back until it drops again.",
+                  label.en, surprise ? " (Surprise Down: the link went away)" : ""),
+      fmt::format("PCIe 高级错误报告（AER）记录了到 {} 的链路上的不可纠正错误{}，内核无法恢复，"
+                  "随后 GPU 从总线掉线。出故障的是链路本身而不是驱动：插槽、转接卡、线缆或该卡的供电，"
+                  "较少是 GPU 本身。重启可以恢复，但会再次掉线。",
+                  label.zh, surprise ? "（Surprise Down：链路突然断开）" : "")};
+  events::AddEventEvidence(f, aer, 8);
+  return true;
+}
+
 void AddPcie(const DiagnosisInput& input, const std::string& bus, Finding& f) {
   EventList aer;
   for (const KernelEvent* e : events::EventsOfKind(input, {KernelEventKind::kPcieAer})) {
-    if (!bus.empty() && e->pci_bus_id == bus) aer.push_back(e);
+    if (!bus.empty() && e->pci_bus_id == bus && !events::IsLinkLossAer(*e)) aer.push_back(e);
   }
   std::int64_t replays = 0;
   if (const GpuSeries* gpu = FindGpu(input, bus)) {
@@ -144,6 +188,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
         "GPU 已不再响应 PCIe 总线访问：其上所有任务失败，NVML 报告该 GPU 丢失。NVIDIA 的 Xid "
         "目录要求重启节点，重置 GPU 通常无效。常见原因按频率依次为：供电、PCIe 插槽/转接卡/线缆、"
         "过热，最后才是 GPU 本身故障。"};
+    bool link = AddLinkLoss(input, group, label, tag, f);
     std::size_t times = events::TotalCount(group);
     if (times > 1) {
       f.explanation.en += fmt::format(
@@ -153,7 +198,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
       f.explanation.zh += fmt::format("此处共发生 {} 次：反复掉卡指向硬件问题。", times);
     }
     events::AddEventEvidence(f, group);
-    AddHeat(input, bus, *group.front(), label, f);
+    if (!link) AddHeat(input, bus, *group.front(), label, f);
     AddPcie(input, bus, f);
     AddActions(bus, f);
   }
@@ -164,7 +209,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 
 const Rule kXidFallenOffBusRule{
     "xid.fallen_off_bus", "xid",
-    "A GPU fell off the bus (Xid 79 or the driver's message), with heat or PCIe correlations",
+    "A GPU fell off the bus (Xid 79 or the driver's message), with PCIe link loss (AER), heat "
+    "or PCIe correlations",
     kNeedsKernelLog, xid_fallen_off_bus_rule::Evaluate};
 
 }  // namespace gpudoctor

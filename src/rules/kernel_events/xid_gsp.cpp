@@ -1,12 +1,21 @@
 // xid.gsp: the GPU System Processor firmware hung or faulted: Xid 119 (RPC
-// timeout), Xid 120 (GSP error), RPC timeouts without an Xid, and heartbeat
-// timeouts. Critical when repeated or together with a GPU error (Xid 120, a
-// recovery action, a lost GPU, init failure, NVML errors); a single timeout is
-// a warning. Gives NVIDIA's documented workaround (GSP off, proprietary module
-// only) besides reset and driver update. MISSION row 13.
+// timeout), Xid 120 (GSP error), and without an Xid: RPC timeouts, heartbeat
+// timeouts, the "GSP Timeout" banner, memory-subsystem errors, the PMU
+// halting. Lines that name the GPU only as "GPUn" are that GPU's when the
+// log pairs n with a bus id (parse/kernel_events.h) or the readings index a
+// GPU as n, else reported as "GPUn"; lines naming no GPU at all are the
+// GPU's on a node whose readings and log name only one. Critical when
+// repeated or together with a GPU error (Xid 120, a recovery action, a lost
+// GPU, init failure, NVML errors); a single timeout without an Xid is a
+// warning, a single Xid 119 or 120 critical (the one Xid severity policy,
+// knowledge/xid_severity.h: DCGM treats both as fatal). Gives
+// NVIDIA's documented workaround (GSP off, proprietary module only) besides
+// reset and driver update. MISSION row 13.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
+#include <set>
 
 #include "parse/kernel_events.h"
 #include "rules/engine/gpu_broken.h"
@@ -82,19 +91,82 @@ void AddActions(const DiagnosisInput& input, const std::string& bus, Finding& f)
   f.actions.push_back(events::CollectBugReportAction());
 }
 
+// The events of one GPU: by bus id, or by the driver's GPU number when the
+// log never paired it with a bus id.
+struct GspGroup {
+  std::string bus;
+  std::optional<int> number;
+  EventList events;
+};
+
+// The bus id of the GPU the readings index as `number`: nvidia-smi and NVML
+// number the GPUs in PCI bus order, as the driver does.
+std::string BusOfNumber(const DiagnosisInput& input, int number) {
+  for (const GpuSeries& gpu : input.gpus) {
+    if (static_cast<int>(gpu.latest().index) == number) return gpu.pci_bus_id;
+  }
+  return {};
+}
+
+// The one GPU that the readings and the log name, or "" when not exactly one.
+std::string OnlyGpu(const DiagnosisInput& input) {
+  std::set<std::string> buses;
+  for (const GpuSeries& gpu : input.gpus) buses.insert(gpu.pci_bus_id);
+  for (const KernelEvent& e : events::AllEvents(input)) {
+    if (!e.pci_bus_id.empty()) buses.insert(e.pci_bus_id);
+  }
+  return buses.size() == 1 ? *buses.begin() : std::string();
+}
+
+std::vector<GspGroup> GroupByGpu(const DiagnosisInput& input, const EventList& gsp) {
+  std::vector<GspGroup> groups;
+  const std::string only = OnlyGpu(input);
+  for (const KernelEvent* e : gsp) {
+    std::string bus = e->pci_bus_id;
+    std::optional<int> number;
+    if (bus.empty() && e->gpu_number) {
+      bus = BusOfNumber(input, *e->gpu_number);
+      if (bus.empty()) number = e->gpu_number;
+    } else if (bus.empty()) {
+      bus = only;  // a heartbeat line names no GPU: on a one-GPU node it is that one
+    }
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const GspGroup& g) {
+      return g.bus == bus && g.number == number;
+    });
+    if (it == groups.end()) {
+      groups.push_back(GspGroup{bus, number, {}});
+      it = std::prev(groups.end());
+    }
+    it->events.push_back(e);
+  }
+  return groups;
+}
+
+Text GroupLabel(const DiagnosisInput& input, const GspGroup& g) {
+  if (g.number) {
+    return Text{fmt::format("GPU{} (the driver's number; the log names no bus id for it)",
+                            *g.number),
+                fmt::format("GPU{}（驱动编号；日志中没有它的总线地址）", *g.number)};
+  }
+  return events::GpuText(input, g.bus);
+}
+
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   EventList gsp = events::WithDerived(
       input,
       events::WithDerived(input, events::XidEventsOwnedBy(input, events::XidOwner::kGsp),
                           KernelEventKind::kGspTimeout),
       KernelEventKind::kGspHeartbeat);
-  for (const auto& [bus, group] : events::ByGpu(gsp)) {
+  for (const GspGroup& g : GroupByGpu(input, gsp)) {
+    const std::string& bus = g.bus;
+    const EventList& group = g.events;
     std::size_t times = events::TotalCount(group);
     bool error = GpuInError(input, bus, group);
-    Finding& f = out.Add(times >= 2 || error ? Severity::kCritical : Severity::kWarning);
+    Severity severity = times >= 2 || error ? Severity::kCritical : Severity::kWarning;
+    Finding& f = out.Add(std::max(severity, events::XidPolicyFloor(group)));
     if (!bus.empty()) f.gpus.push_back(bus);
     f.xids = events::CodesOf(group);
-    Text label = events::GpuText(input, bus);
+    Text label = GroupLabel(input, g);
     f.title =
         Text{fmt::format("GSP firmware of {} timed out or failed ({} times)", label.en, times),
              fmt::format("{} 的 GSP 固件超时或出错（{} 次）", label.zh, times)};

@@ -136,7 +136,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     std::vector<int> codes = events::CodesOf(group);
     Severity severity = Severity::kInfo;
     for (int code : codes) severity = std::max(severity, CodeSeverity(code));
-    Finding& f = out.Add(severity);
+    Finding& f = out.Add(std::max(severity, events::XidPolicyFloor(group)));
     if (!bus.empty()) f.gpus.push_back(bus);
     f.xids = codes;
     Text label = events::GpuText(input, bus);

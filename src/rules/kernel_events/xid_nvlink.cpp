@@ -85,6 +85,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   for (const auto& [bus, group] : events::ByGpu(nvlink)) {
     Severity severity = Severity::kInfo;
     for (const KernelEvent* e : group) severity = std::max(severity, EventSeverity(*e));
+    severity = std::max(severity, events::XidPolicyFloor(group));
     Finding& f = out.Add(severity);
     if (!bus.empty()) f.gpus.push_back(bus);
     f.xids = events::CodesOf(group);

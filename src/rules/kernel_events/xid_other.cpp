@@ -4,6 +4,8 @@
 // from the catalog (unknown codes: its safe default, a warning). MISSION row 13.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "knowledge/xid_catalog.h"
 #include "rules/kernel_events/event_util.h"
 #include "rules/kernel_events/group.h"
@@ -32,7 +34,8 @@ std::optional<Action> BucketAction(XidResolution r, const std::string& bus) {
 void Report(const DiagnosisInput& input, const std::string& bus, int code, const EventList& group,
             RuleOutput& out) {
   const XidInfo& info = LookupXid(code);
-  Finding& f = out.Add(events::FromXidSeverity(info.severity));
+  Finding& f =
+      out.Add(std::max(events::FromXidSeverity(info.severity), events::XidPolicyFloor(group)));
   if (!bus.empty()) f.gpus.push_back(bus);
   f.xids = {code};
   Text label = events::GpuText(input, bus);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <set>
 
 #include "rules/kernel_events/event_util.h"
@@ -89,12 +90,13 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     const KernelEvent* last = group.back();
     std::string action = last->detail.empty() ? "unknown" : last->detail;
     Remedy remedy = RemedyFor(action, bus);
-    Finding& f = out.Add(remedy.severity);
+    // The latest action decides (an action back to None is recovery).
+    Finding& f = out.Add(std::max(remedy.severity, events::XidPolicyFloor({last})));
     if (!bus.empty()) f.gpus.push_back(bus);
     f.xids = {154};
     Text label = events::GpuText(input, bus);
     f.title = Text{fmt::format("Driver's recovery action for {}: {}", label.en, action),
-                   fmt::format("驱动对 {} 给出的恢复操作：{}", label.zh, action)};
+                   fmt::format("驱动对 {} 给出的恢复操作：`{}`", label.zh, action)};
     f.explanation =
         Text{fmt::format("With Xid 154 the driver states what it takes to bring the GPU back: {}.",
                          remedy.meaning.en),

@@ -1,9 +1,12 @@
 // driver.not_loaded: NVML could not start (or the kernel module is absent)
 // while NVIDIA GPUs are on the PCI bus: no GPU can be used. The commonest
-// cause, a driver upgrade without a reboot, is named when the versions show it.
+// cause, a driver upgrade without a reboot, is named when the versions show it;
+// nvidia-smi's "No devices were found" and "couldn't communicate with the
+// NVIDIA driver" get their own explanations.
 #include <fmt/format.h>
 
 #include <cctype>
+#include <string_view>
 
 #include "rules/system/group.h"
 #include "rules/system/system_util.h"
@@ -43,6 +46,17 @@ void ExplainMismatch(const DiagnosisInput& input, Finding& f) {
       "nvidia && sudo modprobe nvidia && nvidia-smi"});
 }
 
+// Load the module and read why it fails; check its build and Secure Boot.
+void AddLoadModuleActions(Finding& f) {
+  f.actions.push_back(
+      Action{Text{"Try to load it and read why it fails.", "尝试加载模块并查看失败原因。"},
+             "sudo modprobe nvidia; sudo dmesg -T | grep -i -E 'nvrm|nvidia' | tail -20"});
+  f.actions.push_back(Action{
+      Text{"Check that the module is built for the running kernel, and whether Secure Boot is on.",
+           "检查模块是否针对当前运行的内核编译，以及是否开启了安全启动。"},
+      "dkms status; uname -r; mokutil --sb-state"});
+}
+
 void ExplainNoModule(Finding& f) {
   f.title = Text{"The NVIDIA kernel module is not loaded: no GPU can be used",
                  "NVIDIA 内核模块未加载：所有 GPU 均无法使用"};
@@ -53,13 +67,51 @@ void ExplainNoModule(Finding& f) {
       "PCI 总线上有 NVIDIA GPU，但驱动的内核模块没有加载，NVML、nvidia-smi 和 CUDA "
       "都无法访问它们。常见原因："
       "升级内核后没有重新编译模块（DKMS）、安全启动拒绝未签名的模块，或模块加载失败。"};
-  f.actions.push_back(
-      Action{Text{"Try to load it and read why it fails.", "尝试加载模块并查看失败原因。"},
-             "sudo modprobe nvidia; sudo dmesg -T | grep -i -E 'nvrm|nvidia' | tail -20"});
+  AddLoadModuleActions(f);
+}
+
+bool Mentions(const std::string& error, std::string_view what) {
+  return error.find(what) != std::string::npos;
+}
+
+// nvidia-smi's "No devices were found": NVML started, but the driver drives no GPU.
+void ExplainNoDevices(Finding& f) {
+  f.title = Text{"The NVIDIA driver is running but finds no GPU",
+                 "NVIDIA 驱动在运行，但找不到任何 GPU"};
+  f.explanation = Text{
+      "NVML started, so the driver is loaded, but it drives no GPU: the GPUs fell off the bus or "
+      "failed to initialise (the kernel log then holds Xid 79, \"fallen off the bus\" or "
+      "RmInitAdapter failed), they are not attached to this VM or container, or the driver "
+      "excluded them. Every job that needs a GPU fails.",
+      "NVML 已启动，说明驱动已加载，但它没有驱动任何 GPU：GPU 已从总线掉线或初始化失败"
+      "（内核日志中会有 Xid 79、`fallen off the bus` 或 `RmInitAdapter failed`），"
+      "GPU 没有挂载到该虚拟机或容器，或被驱动排除。所有需要 GPU 的任务都会失败。"};
   f.actions.push_back(Action{
-      Text{"Check that the module is built for the running kernel, and whether Secure Boot is on.",
-           "检查模块是否针对当前运行的内核编译，以及是否开启了安全启动。"},
-      "dkms status; uname -r; mokutil --sb-state"});
+      Text{"See whether the GPUs are still on the PCI bus ((rev ff) means one stopped answering).",
+           "查看 GPU 是否仍在 PCI 总线上（`(rev ff)` 表示设备已不再响应）。"},
+      "lspci -d 10de: -nn"});
+  f.actions.push_back(
+      Action{Text{"Read why the driver did not take them.", "查看驱动没有接管它们的原因。"},
+             "sudo dmesg -T | grep -i -E 'nvrm|xid|fallen off|rminitadapter'"});
+  f.actions.push_back(Action{
+      Text{"When they fell off the bus, reboot the node; if it recurs, check power and slots.",
+           "若 GPU 已掉线，请重启节点；若反复出现，请检查供电和插槽。"},
+      "sudo reboot"});
+}
+
+// nvidia-smi's "couldn't communicate with the NVIDIA driver": no module answers.
+void ExplainDriverUnreachable(Finding& f) {
+  f.title = Text{"nvidia-smi cannot reach the NVIDIA driver: no GPU can be used",
+                 "nvidia-smi 无法与 NVIDIA 驱动通信：所有 GPU 均无法使用"};
+  f.explanation = Text{
+      "The NVIDIA kernel module is not loaded, failed to load, or stopped answering, so NVML, "
+      "nvidia-smi and CUDA cannot reach any GPU. Usual causes: a kernel upgrade without a "
+      "rebuilt module (DKMS), Secure Boot refusing an unsigned module, a driver installation "
+      "left half done, or the module failing at load on a GPU in trouble.",
+      "NVIDIA 内核模块未加载、加载失败或不再响应，NVML、nvidia-smi 和 CUDA 都无法访问任何 GPU。"
+      "常见原因：升级内核后没有重新编译模块（DKMS）、安全启动拒绝未签名的模块、驱动安装未完成，"
+      "或模块在有故障的 GPU 上加载失败。"};
+  AddLoadModuleActions(f);
 }
 
 void ExplainNvmlError(Finding& f) {
@@ -101,6 +153,10 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     ExplainMismatch(input, f);
   } else if (module_missing) {
     ExplainNoModule(f);
+  } else if (Mentions(input.nvml_error, "No devices were found")) {
+    ExplainNoDevices(f);
+  } else if (Mentions(input.nvml_error, "couldn't communicate with the NVIDIA driver")) {
+    ExplainDriverUnreachable(f);
   } else {
     ExplainNvmlError(f);
   }
