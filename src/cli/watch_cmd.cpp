@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/nvml_options.h"
+#include "collect/process_owners.h"
 #include "core/duration.h"
 #include "core/history.h"
 #include "core/terminal.h"
@@ -81,6 +82,7 @@ class Watcher {
   std::set<unsigned> selected_;
   SystemStatus last_;
   History history_;
+  ProcessOwnerCache owners_;
   bool saw_lost_ = false;
 };
 
@@ -95,6 +97,8 @@ void Watcher::Record(SystemStatus status) {
       saw_lost_ = true;
     }
   }
+  // Who runs each process (user, container, pod), looked up once per pid.
+  owners_.Annotate(CollectContext{}, status);
   history_.Record(status);
   last_ = std::move(status);
 }
@@ -111,6 +115,7 @@ void Watcher::DrawScreen() {
   auto size = GetTerminalSize(STDOUT_FILENO);
   WatchViewOptions view;
   view.width = size ? size->columns : 80;
+  view.height = size ? size->rows : 0;
   view.color = color_;
   view.now = std::chrono::system_clock::now();
   view.interval = interval_;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ctime>
 #include <vector>
 
@@ -253,6 +254,187 @@ void AppendGpuBlock(const GpuStatus& gpu, const History& history,
   lines.push_back(DetailLine(gpu, o));
 }
 
+// --- compact layout: one row per GPU ---
+
+struct CompactColumn {
+  const char* title;
+  std::size_t value_width;
+};
+// util, SM activity, memory, temperature, power, SM clock.
+constexpr CompactColumn kCompactColumns[] = {{"util", 4}, {"SM act", 4}, {"mem", 4},
+                                             {"temp", 4}, {"power", 5}, {"clock", 4}};
+constexpr std::size_t kIndexWidth = 3;
+constexpr std::size_t kMinReasonsWidth = 8;
+
+// Sparkline cells per column for this width.
+std::size_t CompactSparkCells(const WatchViewOptions& o, const History& history) {
+  std::size_t fixed = kIndexWidth + 2 + kMinReasonsWidth;
+  for (const auto& c : kCompactColumns) fixed += 2 + c.value_width;
+  if (o.width <= fixed) return 0;
+  return std::min(history.capacity(), (o.width - fixed) / std::size(kCompactColumns));
+}
+
+std::string PadLeft(std::string text, std::size_t width) {
+  std::size_t visible = VisibleWidth(text);
+  if (visible < width) text.insert(0, width - visible, ' ');
+  return text;
+}
+
+std::string CompactHeader(std::size_t cells) {
+  std::string line = PadRight("GPU", kIndexWidth);
+  for (const auto& c : kCompactColumns) {
+    line += " " + PadRight(c.title, c.value_width + (cells > 0 ? 1 + cells : 0));
+  }
+  return line + "  slowdown";
+}
+
+// "8 x NVIDIA H100 80GB HBM3, 1 x NVIDIA A100": the models, in index order.
+std::string ModelsLine(const SystemStatus& status) {
+  std::vector<std::pair<std::string, std::size_t>> models;
+  for (const auto& gpu : status.gpus) {
+    std::string name = gpu.name.empty() ? std::string("(unknown)") : gpu.name;
+    auto it = std::find_if(models.begin(), models.end(),
+                           [&](const auto& m) { return m.first == name; });
+    if (it == models.end()) {
+      models.emplace_back(name, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  std::string line;
+  for (const auto& [name, count] : models) {
+    if (!line.empty()) line += ", ";
+    line += fmt::format("{} x {}", count, name);
+  }
+  return line;
+}
+
+std::string CompactCell(const GpuStatus& gpu, const History& history, HistoryMetric metric,
+                        const WatchCell& cell, std::size_t value_width, std::size_t cells,
+                        const WatchViewOptions& o) {
+  std::string out = " " + PadLeft(Colorize(cell.text, cell.level, o.color), value_width);
+  if (cells == 0) return out;
+  auto values = history.Values(gpu.index, metric);
+  SparkRange range = RangeFor(gpu, metric, values);
+  return out + " " + Sparkline(values, range.min, range.max, cells);
+}
+
+std::string CompactRow(const GpuStatus& gpu, const History& history, std::size_t cells,
+                       const WatchViewOptions& o) {
+  const Thresholds& t = o.thresholds;
+  std::string line = PadLeft(std::to_string(gpu.index), kIndexWidth);
+  if (gpu.state != GpuState::kOk) {
+    std::string why = gpu.state_detail.empty() ? "" : ": " + gpu.state_detail;
+    return line + " " +
+           Colorize(std::string(GpuStateName(gpu.state)) + why, StateLevel(gpu.state), o.color);
+  }
+  WatchCell util = UtilizationCell(gpu, t);
+  WatchCell sm = SmActivityCell(gpu);
+  if (!gpu.gpm_sm_activity_percent) sm.text = "-";  // no GPM: nothing to show
+  WatchCell mem;
+  if (auto percent = HistoryValue(gpu, HistoryMetric::kMemoryPercent)) {
+    mem.text = fmt::format("{:.0f}%", *percent);
+    mem.level = GradeMemory(percent, t);
+  }
+  WatchCell temp = TemperatureCell(gpu, t, kLineUnits);
+  WatchCell power;
+  if (gpu.power_draw_w) {
+    power.text = fmt::format("{:.0f}W", *gpu.power_draw_w);
+    power.level = GradePower(gpu.power_draw_w, gpu.power_limit_w, t);
+  }
+  WatchCell clock;
+  if (gpu.clocks_sm_mhz) clock.text = std::to_string(*gpu.clocks_sm_mhz);
+  const std::pair<HistoryMetric, const WatchCell*> columns[] = {
+      {HistoryMetric::kUtilization, &util}, {HistoryMetric::kSmActivity, &sm},
+      {HistoryMetric::kMemoryPercent, &mem}, {HistoryMetric::kTemperature, &temp},
+      {HistoryMetric::kPower, &power},       {HistoryMetric::kSmClock, &clock}};
+  for (std::size_t i = 0; i < std::size(columns); ++i) {
+    line += CompactCell(gpu, history, columns[i].first, *columns[i].second,
+                        kCompactColumns[i].value_width, cells, o);
+  }
+  WatchCell reasons = ReasonsCell(gpu);
+  return line + "  " + Colorize(reasons.text, reasons.level, o.color);
+}
+
+void AppendCompactRows(const SystemStatus& status, const History& history,
+                       const WatchViewOptions& o, std::vector<std::string>& lines) {
+  const std::size_t cells = CompactSparkCells(o, history);
+  lines.push_back(ModelsLine(status));
+  lines.push_back(Bold(CompactHeader(cells), o.color));
+  for (const auto& gpu : status.gpus) lines.push_back(CompactRow(gpu, history, cells, o));
+}
+
+// --- processes, below either layout ---
+
+constexpr const char* kProcessRowFormat = "{:>3}  {:>7}  {:<10} {:>4} {:>4}  {:>9}  {}";
+
+struct ProcessRow {
+  unsigned gpu;
+  const GpuProcess* process;
+};
+
+std::string ProcessOwner(const GpuProcess& p) {
+  if (!p.user.empty()) return p.user;
+  if (!p.pod_uid.empty()) return "pod";
+  if (!p.container_id.empty()) return "container";
+  return "-";
+}
+
+// At most `room` lines (unlimited when 0): a title, a column header and one
+// row per process, the last row saying how many more there are when they do
+// not all fit. Nothing when no GPU lists its processes.
+void AppendProcesses(const SystemStatus& status, std::size_t room, const WatchViewOptions& o,
+                     std::vector<std::string>& lines) {
+  std::vector<ProcessRow> rows;
+  bool listed = false;
+  for (const auto& gpu : status.gpus) {
+    if (!gpu.processes) continue;
+    listed = true;
+    std::vector<ProcessRow> mine;
+    for (const auto& p : *gpu.processes) mine.push_back({gpu.index, &p});
+    std::stable_sort(mine.begin(), mine.end(), [](const ProcessRow& a, const ProcessRow& b) {
+      const auto sa = a.process->sm_util_percent.value_or(-1);
+      const auto sb = b.process->sm_util_percent.value_or(-1);
+      if (sa != sb) return sa > sb;
+      return a.process->used_memory_bytes.value_or(0) > b.process->used_memory_bytes.value_or(0);
+    });
+    rows.insert(rows.end(), mine.begin(), mine.end());
+  }
+  if (!listed || (room != 0 && room < 2)) return;
+  lines.emplace_back();
+  if (rows.empty()) {
+    lines.push_back("processes: none");
+    return;
+  }
+  lines.push_back(Bold(fmt::format(kProcessRowFormat, "GPU", "PID", "owner", "SM", "mem",
+                                   "GPU mem", "process"),
+                       o.color));
+  std::size_t fit = rows.size();
+  if (room != 0) {
+    const std::size_t left = room - 2;  // the blank line and the column header
+    // The last line says how many more.
+    if (rows.size() > left) fit = left > 0 ? left - 1 : 0;
+  }
+  if (fit == 0) {
+    lines.back() = fmt::format("{} processes (no room to list them)", rows.size());
+    return;
+  }
+  auto percent = [](const std::optional<std::int64_t>& v) {
+    return v ? fmt::format("{}%", *v) : std::string("-");
+  };
+  for (std::size_t i = 0; i < fit; ++i) {
+    const GpuProcess& p = *rows[i].process;
+    std::string owner = ProcessOwner(p);
+    if (owner.size() > 10) owner = owner.substr(0, 9) + "~";
+    lines.push_back(fmt::format(
+        kProcessRowFormat, rows[i].gpu, p.pid, owner,
+        percent(p.sm_util_percent), percent(p.memory_util_percent),
+        p.used_memory_bytes ? fmt::format("{}MiB", *p.used_memory_bytes / kMiB) : std::string("-"),
+        p.name.empty() ? std::string("?") : p.name));
+  }
+  if (fit < rows.size()) lines.push_back(fmt::format("... {} more", rows.size() - fit));
+}
+
 }  // namespace
 
 std::string RenderWatchFrame(const SystemStatus& status, const History& history,
@@ -264,10 +446,27 @@ std::string RenderWatchFrame(const SystemStatus& status, const History& history,
   } else if (status.gpus.empty()) {
     lines.push_back("no NVIDIA GPU found");
   }
+  std::vector<std::string> full;
   for (const auto& gpu : status.gpus) {
-    lines.emplace_back();
-    AppendGpuBlock(gpu, history, options, lines);
+    full.emplace_back();
+    AppendGpuBlock(gpu, history, options, full);
   }
+  const bool compact =
+      !status.gpus.empty() &&
+      (options.layout == WatchLayout::kCompact ||
+       (options.layout == WatchLayout::kAuto && options.height > 0 &&
+        lines.size() + full.size() > options.height));
+  if (compact) {
+    AppendCompactRows(status, history, options, lines);
+  } else {
+    lines.insert(lines.end(), full.begin(), full.end());
+  }
+  if (options.height == 0) {
+    AppendProcesses(status, 0, options, lines);
+  } else if (lines.size() < options.height) {
+    AppendProcesses(status, options.height - lines.size(), options, lines);
+  }
+  if (options.height > 0 && lines.size() > options.height) lines.resize(options.height);
   std::string frame;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (i > 0) frame += '\n';

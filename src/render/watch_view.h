@@ -14,21 +14,38 @@
 
 namespace gpudoctor {
 
+// The per-GPU part of the screen: six lines per GPU, or one row per GPU.
+enum class WatchLayout {
+  kAuto,     // full when it fits options.height rows, else compact
+  kFull,     // a block of lines per GPU
+  kCompact,  // one row per GPU: every value with its sparkline
+};
+
 struct WatchViewOptions {
   std::size_t width = 80;  // terminal columns; no line is wider
+  std::size_t height = 0;  // terminal rows; 0: unlimited (the full layout)
+  WatchLayout layout = WatchLayout::kAuto;
   bool color = false;      // ANSI colours for graded values and states
   std::chrono::system_clock::time_point now{};  // shown in the header
   std::chrono::milliseconds interval{1000};     // shown in the header
   Thresholds thresholds{};
 };
 
-// One refresh of the screen: a header line (time, driver and CUDA versions),
+// One refresh of the screen. The full layout, when it fits options.height
+// (or is asked for): a header line (time, driver and CUDA versions),
 // then per GPU a title line (index, name, state), one line each for
 // utilisation, SM activity (GPUs with GPM), memory, temperature and power with a sparkline of their
 // history, and a line with clock, P-state and active slowdown reasons. Lines
 // are joined by '\n' (no trailing newline); each fits in options.width
 // visible columns. Sparklines are history.capacity() cells wide, or as many
-// as fit.
+// as fit. The compact layout, when the full one does not fit: the header, a
+// line naming the GPU models, a column header, then one row per GPU with
+// utilisation, SM activity (GPM), memory, temperature, power and SM clock,
+// each value with a sparkline as wide as the width allows, and the active
+// slowdown reasons. Below either, as many rows as are left list the compute
+// processes (GPU, pid, owner, SM and memory share, GPU memory, name), most
+// SM time first within each GPU, and say how many did not fit. No more than
+// options.height lines when it is set.
 std::string RenderWatchFrame(const SystemStatus& status, const History& history,
                              const WatchViewOptions& options);
 
