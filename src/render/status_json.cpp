@@ -9,7 +9,7 @@ namespace gpudoctor {
 namespace {
 
 template <typename T>
-nlohmann::ordered_json OrNull(const std::optional<T>& value) {
+nlohmann::ordered_json StatusOrNull(const std::optional<T>& value) {
   return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
 }
 
@@ -17,11 +17,11 @@ nlohmann::ordered_json NvLinksToJson(const std::vector<NvLinkStatus>& links) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& l : links) {
     out.push_back({{"link", l.link},
-                   {"active", OrNull(l.active)},
-                   {"crc_flit_errors", OrNull(l.crc_flit_errors)},
-                   {"crc_data_errors", OrNull(l.crc_data_errors)},
-                   {"replay_errors", OrNull(l.replay_errors)},
-                   {"recovery_errors", OrNull(l.recovery_errors)}});
+                   {"active", StatusOrNull(l.active)},
+                   {"crc_flit_errors", StatusOrNull(l.crc_flit_errors)},
+                   {"crc_data_errors", StatusOrNull(l.crc_data_errors)},
+                   {"replay_errors", StatusOrNull(l.replay_errors)},
+                   {"recovery_errors", StatusOrNull(l.recovery_errors)}});
   }
   return out;
 }
@@ -35,9 +35,9 @@ nlohmann::ordered_json ProcessesToJson(const std::optional<std::vector<GpuProces
     };
     out.push_back({{"pid", p.pid},
                    {"name", p.name},
-                   {"used_memory_bytes", OrNull(p.used_memory_bytes)},
-                   {"sm_util_percent", OrNull(p.sm_util_percent)},
-                   {"memory_util_percent", OrNull(p.memory_util_percent)},
+                   {"used_memory_bytes", StatusOrNull(p.used_memory_bytes)},
+                   {"sm_util_percent", StatusOrNull(p.sm_util_percent)},
+                   {"memory_util_percent", StatusOrNull(p.memory_util_percent)},
                    {"user", text(p.user)},
                    {"container_id", text(p.container_id)},
                    {"pod_uid", text(p.pod_uid)}});
@@ -55,7 +55,7 @@ nlohmann::ordered_json GpuToJson(const GpuStatus& gpu) {
                       {"state", GpuStateName(gpu.state)}};
   if (!gpu.state_detail.empty()) j["state_detail"] = gpu.state_detail;
   for (const auto& field : ScalarGpuFields()) {
-    std::visit([&](auto member) { j[std::string(field.name)] = OrNull(gpu.*member); },
+    std::visit([&](auto member) { j[std::string(field.name)] = StatusOrNull(gpu.*member); },
                field.member);
   }
   j["pstate"] = gpu.pstate ? nlohmann::ordered_json("P" + std::to_string(*gpu.pstate))
@@ -77,12 +77,12 @@ nlohmann::ordered_json GpuToJson(const GpuStatus& gpu) {
 nlohmann::ordered_json StatusToJson(const SystemStatus& status) {
   nlohmann::ordered_json j = {{"schema", "gpudoctor.status/v1"},
                       {"nvml_loaded", status.nvml_loaded},
-                      {"driver_version", OrNull(status.driver_version)}};
+                      {"driver_version", StatusOrNull(status.driver_version)}};
   j["cuda_driver_version"] =
       status.cuda_driver_version
           ? nlohmann::ordered_json(CudaVersionText(*status.cuda_driver_version))
           : nlohmann::ordered_json(nullptr);
-  j["nvml_version"] = OrNull(status.nvml_version);
+  j["nvml_version"] = StatusOrNull(status.nvml_version);
   if (!status.nvml_loaded) j["error"] = status.nvml_error;
   nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
   for (const auto& g : status.gpus) gpus.push_back(GpuToJson(g));
