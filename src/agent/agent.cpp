@@ -118,9 +118,9 @@ void Agent::Sample(WallTime now) {
   if (!session_) return;
   const auto sample_start = Clock::now();
   SystemStatus status = session_->Sample();
-  metrics_.OnSample(status, now,
-                    std::chrono::duration<double>(Clock::now() - sample_start).count());
+  const double latency_s = std::chrono::duration<double>(Clock::now() - sample_start).count();
   owners_.Annotate(o_.evidence.ctx, status);
+  metrics_.OnSample(status, now, latency_s);
   state_.nvml_loaded = status.nvml_loaded;
   state_.nvml_error = status.nvml_error;
   bool every_gpu_failed = status.nvml_loaded && !status.gpus.empty();

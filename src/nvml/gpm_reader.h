@@ -35,7 +35,9 @@ struct GpmState {
   int previous = -1;  // which of samples holds the last sample; -1: none
   std::chrono::steady_clock::time_point previous_at{};
   // True when the GPU still needs its first sample (prime pass).
-  bool NeedsPrime() const { return support == Support::kUnknown || (support == Support::kYes && previous < 0); }
+  bool NeedsPrime() const {
+    return support == Support::kUnknown || (support == Support::kYes && previous < 0);
+  }
 };
 
 namespace nvml_detail {

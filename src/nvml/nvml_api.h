@@ -232,6 +232,8 @@ typedef struct {
 } nvmlEventData_t;
 
 // GPM, GPU performance monitoring (nvml.h 11.8 / R520 on; Hopper and later).
+// Layouts from NVIDIA/go-nvml's copies of nvml.h: the first with GPM (11.8)
+// and the current one (13.x); they agree on every struct below.
 // Two samples taken at least 100 ms apart (nvml.h: the driver refreshes its
 // counters no faster) give metrics averaged between them. nvmlGpmMigSampleGet
 // is R525 on (12.0 header).

@@ -7,10 +7,19 @@
 
 namespace gpudoctor {
 
+namespace {
+constexpr unsigned long long kStaleSampleUs = 5'000'000;
+}  // namespace
+
 void ApplyProcessUtilization(const std::vector<ProcessUtilizationSample>& samples,
                              std::vector<GpuProcess>& processes) {
+  // lastSeenTimeStamp 0 asks for every sample the driver still holds: one
+  // well older than the newest is from a process that has gone quiet since.
+  unsigned long long newest = 0;
+  for (const auto& s : samples) newest = std::max(newest, s.time_us);
   std::map<std::uint32_t, const ProcessUtilizationSample*> latest;
   for (const auto& s : samples) {
+    if (s.time_us + kStaleSampleUs < newest) continue;
     auto& slot = latest[s.pid];
     if (slot == nullptr || s.time_us >= slot->time_us) slot = &s;
   }

@@ -25,7 +25,7 @@ struct ProcessUtilizationSample {
 
 // Sets sm_util_percent and memory_util_percent of every process from the
 // samples: the latest sample of its pid (values above 100 clamped), 0 when
-// it has none.
+// it has none or only samples more than 5 s older than the newest of all.
 void ApplyProcessUtilization(const std::vector<ProcessUtilizationSample>& samples,
                              std::vector<GpuProcess>& processes);
 

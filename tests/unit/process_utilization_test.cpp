@@ -21,6 +21,10 @@ TEST(ProcessUtilization, LatestSamplePerPidAndZeroWithoutOne) {
   EXPECT_EQ(processes[1].sm_util_percent, 100) << "clamped";
   EXPECT_EQ(processes[2].sm_util_percent, 0);
   EXPECT_EQ(processes[2].memory_util_percent, 0);
+  // A sample well older than the newest is from a process gone quiet since.
+  ApplyProcessUtilization({{1, 1'000'000, 80, 8}, {2, 10'000'000, 20, 2}}, processes);
+  EXPECT_EQ(processes[0].sm_util_percent, 0);
+  EXPECT_EQ(processes[1].sm_util_percent, 20);
 }
 
 std::vector<GpuProcess> DetailedProcesses() {
