@@ -19,9 +19,13 @@ using namespace gpudoctor;
 
 // The needles of kernel_prefilter.h, searched the slow way.
 std::size_t NaiveNeedle(std::string_view text, std::size_t from) {
-  static constexpr std::array<std::string_view, 12> kNeedles = {
-      "NVRM", "SXid",           "NCCL",           "libnccl", "Killed process", "oom-killer",
-      "AER",  "PCIe Bus Error", "PCIe bandwidth", "fabric",  "[ERROR]",        "failed with error"};
+  // The needles of src/parse/kernel_prefilter.cpp, searched the slow way.
+  static constexpr std::array<std::string_view, 17> kNeedles = {
+      "NVRM",          "Xid",           "NCCL",           "libnccl",
+      "Killed process", "oom-killer",   "AER",            "PCIe Bus Error",
+      "PCIe bandwidth", "fabric",       "[ERROR]",        "failed with error",
+      "\"MESSAGE\":[", "status/mask", "SDES",           "Surprise Down",
+      "link has been reset"};
   std::size_t best = std::string_view::npos;
   for (std::string_view n : kNeedles) best = std::min(best, text.find(n, from));
   return best;
