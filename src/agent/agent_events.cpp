@@ -1,6 +1,7 @@
 #include "agent/agent_events.h"
 
 #include "collect/journal.h"
+#include "collect/pci_devices.h"
 #include "parse/kernel_events.h"
 
 namespace gpudoctor {
@@ -10,7 +11,10 @@ AgentEventSources::AgentEventSources(CollectContext ctx, bool follow_kernel_log,
                                      std::optional<double> resume_monotonic_s)
     : ctx_(std::move(ctx)), follow_(follow_kernel_log), last_mono_(resume_monotonic_s) {
   journal_from_ = std::chrono::system_clock::now();
-  if (follow_) kmsg_ = std::make_unique<KmsgFollower>(ctx_);
+  if (follow_) {
+    kmsg_ = std::make_unique<KmsgFollower>(ctx_);
+    extract_.aer_owner = AerOwnerOfBus(ReadPciDevices(ctx_));
+  }
   if (watch_nvml) xid_ = NvmlXidWatcher::Start(nvml_library);
 }
 
@@ -37,7 +41,7 @@ std::vector<KernelEvent> AgentEventSources::PollKernel() {
     fresh.push_back(std::move(line));
   }
   if (fresh.empty()) return {};
-  return ExtractKernelEvents(fresh);
+  return ExtractKernelEvents(fresh, extract_);
 }
 
 std::vector<KernelEvent> AgentEventSources::PollJournal() {
@@ -65,7 +69,7 @@ std::vector<KernelEvent> AgentEventSources::PollJournal() {
   }
   journal_seen_ = std::move(seen);
   if (fresh.empty()) return {};
-  return ExtractKernelEvents(fresh);
+  return ExtractKernelEvents(fresh, extract_);
 }
 
 std::vector<KernelEvent> AgentEventSources::Poll() {

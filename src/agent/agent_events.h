@@ -15,6 +15,7 @@
 #include "core/gpu_status.h"
 #include "core/kernel_event.h"
 #include "nvml/nvml_xid_events.h"
+#include "parse/kernel_events.h"
 
 namespace gpudoctor {
 
@@ -44,6 +45,7 @@ class AgentEventSources {
   std::set<std::string> journal_seen_;  // time + message of the last poll's lines
   std::unique_ptr<NvmlXidWatcher> xid_;
   std::optional<double> last_mono_;
+  ExtractOptions extract_;  // with this machine's AER owners (pci_devices.h)
   std::string kernel_status_ = "not followed";
 };
 

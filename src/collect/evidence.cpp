@@ -68,7 +68,9 @@ Evidence CollectEvidence(const SystemStatus& nvml_reading, const EvidenceOptions
   std::unique_ptr<ServiceStateReader> services;
   if (ctx.root == "/") services = MakeSystemdServiceStateReader();
   ev.versions = CollectVersionFacts(ctx, MakeVersionInputs(ev.nvml, ev.pci, options, services.get()));
-  ev.kernel = CollectKernelFacts(ctx, options.kernel);
+  KernelFactsOptions kernel_options = options.kernel;
+  kernel_options.aer_owner = AerOwnerOfBus(ev.pci);
+  ev.kernel = CollectKernelFacts(ctx, kernel_options);
   ev.network = network.get();
   return ev;
 }

@@ -47,7 +47,9 @@ KernelFacts CollectKernelFacts(const CollectContext& ctx, const KernelFactsOptio
       facts.kmsg_records_lost = kmsg.lost;
       lines = std::move(kmsg.lines);
     }
-    auto events = ExtractKernelEvents(lines, extract);
+    ExtractOptions live_extract = extract;
+    live_extract.aer_owner = options.aer_owner;
+    auto events = ExtractKernelEvents(lines, live_extract);
     KeepWindow(events, from);
     facts.events.insert(facts.events.end(), events.begin(), events.end());
   }

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "collect/collect_context.h"
@@ -31,6 +33,10 @@ struct KernelFacts {
 struct KernelFactsOptions {
   bool live = true;  // read the journal / kmsg under ctx.root
   std::vector<std::filesystem::path> files;  // --kernel-log FILE
+  // This machine's PCI tree (AerOwnerOfBus): which GPU an AER report from
+  // the live log concerns. Not applied to files, which may come from
+  // another machine.
+  std::map<std::string, std::string> aer_owner;
 };
 
 KernelFacts CollectKernelFacts(const CollectContext& ctx, const KernelFactsOptions& options);

@@ -91,6 +91,8 @@ std::optional<PciDevice> ReadPciDevice(const CollectContext& ctx, const std::str
   dev.class_code = static_cast<std::uint32_t>(*klass);
   if (device.ok()) dev.device_id = static_cast<std::uint32_t>(*device);
   std::error_code ec;
+  auto self_link = std::filesystem::read_symlink(UnderRoot(ctx, std::string(kDevices) + name), ec);
+  if (!ec) dev.upstream_ports = PciUpstreamPorts(self_link.string());
   auto driver_link = std::filesystem::read_symlink(UnderRoot(ctx, dir + "driver"), ec);
   if (!ec) dev.driver = driver_link.filename().string();
   // A device that stopped answering may read 0xffff as vendor; it is still
@@ -139,6 +141,22 @@ PciFacts ReadPciDevices(const CollectContext& ctx) {
     (dev->kind == PciFunctionKind::kGpu ? facts.gpus : facts.nvswitches).push_back(std::move(*dev));
   }
   return facts;
+}
+
+std::map<std::string, std::string> AerOwnerOfBus(const PciFacts& facts) {
+  std::map<std::string, std::string> owner;
+  std::map<std::string, int> gpus_below;
+  for (const PciDevice& gpu : facts.gpus) {
+    for (const std::string& port : gpu.upstream_ports) {
+      ++gpus_below[port];
+      owner[port] = gpu.bus_id;
+    }
+  }
+  for (const auto& [port, count] : gpus_below) {
+    if (count > 1) owner.erase(port);
+  }
+  for (const PciDevice& gpu : facts.gpus) owner[gpu.bus_id] = gpu.bus_id;
+  return owner;
 }
 
 std::string PcieLinkDegradation(const PciDevice& d) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,9 @@ struct PciDevice {
 
   std::optional<int> numa_node;  // -1 in sysfs ("no NUMA") becomes nullopt
   std::string driver;            // bound driver ("nvidia", "vfio-pci"), "" when none
+  // The PCIe bridges above it, nearest first (the port its link hangs off,
+  // then any switch ports, then the root port), from the sysfs link.
+  std::vector<std::string> upstream_ports;
 
   std::vector<SourceStatus> sources;  // files of this device that could not be read
 };
@@ -67,6 +71,13 @@ std::optional<PciDevice> ReadPciDevice(const CollectContext& ctx, const std::str
 // GPUs lower the generation at idle to save power: judge the generation
 // under load (facts 6.1); the width normally stays fixed.
 std::string PcieLinkDegradation(const PciDevice& device);
+// Which GPU a PCIe AER report naming this bus id concerns: each GPU maps to
+// itself, and each bridge above exactly one of the GPUs maps to that GPU
+// (a port shared by several GPUs, a switch's upstream port, maps to none).
+// The kernel often reports a GPU's link failure only from the port above it
+// ("pcieport 0000:00:03.0: AER: ... error received: 0000:00:03.0").
+std::map<std::string, std::string> AerOwnerOfBus(const PciFacts& facts);
+
 inline bool PcieLinkDegraded(const PciDevice& device) {
   return !PcieLinkDegradation(device).empty();
 }

@@ -188,7 +188,9 @@ void KernelEventScanner::State::Close() {
     ev.detail = lost ? "probe" : (unsupported ? "unsupported GPU" : "probe");
   }
   if (ev.kind == KernelEventKind::kPcieAer) {
-    for (KernelEvent& claimed : aer_burst.Add(std::move(ev), open_nvidia)) Emit(std::move(claimed));
+    for (KernelEvent& claimed : aer_burst.Add(std::move(ev), open_nvidia, &opts.aer_owner)) {
+      Emit(std::move(claimed));
+    }
     return;
   }
   Emit(std::move(ev));

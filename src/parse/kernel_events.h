@@ -34,7 +34,8 @@
 //    "uncorrected non-fatal", "uncorrected fatal", with ", surprise down"
 //    appended when the status bits say so), or for the recovery lines
 //    "can't recover" (no error_detected callback), "recovery failed",
-//    "link reset".
+//    "link reset". With ExtractOptions::aer_owner (live logs), an event
+//    about a GPU's own bus id or the port above only that GPU is the GPU's.
 // Pure: no I/O. Not thread-safe per scanner; separate scanners are independent.
 #pragma once
 
@@ -54,6 +55,11 @@ struct ExtractOptions {
   LineTimeContext time;  // year (0: this year, UTC) and UTC offset for stamps that lack them
   bool fold_repeats = true;
   double fold_window_s = 300;  // repeats further apart stay separate events
+  // Live logs only (this machine's PCI tree, collect/pci_devices.h
+  // AerOwnerOfBus): bus id -> the GPU an AER event naming it concerns. An
+  // AER event whose bus id is listed is that GPU's even when no line of its
+  // burst names the nvidia driver or an NVIDIA device id.
+  std::map<std::string, std::string> aer_owner;
 };
 
 // Lines that mention NVRM or Xid: how many were read as (part of) an event,

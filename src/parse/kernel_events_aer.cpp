@@ -40,10 +40,17 @@ bool AerBurst::SameBurst(const KernelEvent& ev) const {
   return true;  // nothing to tell them apart: adjacent AER events are one burst
 }
 
-std::vector<KernelEvent> AerBurst::Add(KernelEvent ev, bool nvidia) {
+std::vector<KernelEvent> AerBurst::Add(KernelEvent ev, bool nvidia,
+                                       const std::map<std::string, std::string>* owner) {
   if (!SameBurst(ev)) {
     held_.clear();
     gpu_.clear();
+  }
+  if (owner && !ev.pci_bus_id.empty()) {
+    if (auto it = owner->find(ev.pci_bus_id); it != owner->end()) {
+      ev.pci_bus_id = it->second;
+      nvidia = true;
+    }
   }
   last_ = ev;
   have_last_ = true;

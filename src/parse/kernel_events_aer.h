@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,10 @@ class AerBurst {
   // Takes one closed AER event (`nvidia`: a line of its group named the
   // nvidia driver or an NVIDIA device id) and returns the events to emit
   // now, in order: held port events the GPU now claims, then this one.
-  std::vector<KernelEvent> Add(KernelEvent ev, bool nvidia);
+  // `owner` (may be null): bus id -> GPU, from this machine's PCI tree; an
+  // event whose bus id it lists is that GPU's (`nvidia` is then implied).
+  std::vector<KernelEvent> Add(KernelEvent ev, bool nvidia,
+                               const std::map<std::string, std::string>* owner = nullptr);
 
  private:
   bool SameBurst(const KernelEvent& ev) const;

@@ -1,5 +1,6 @@
 #include "parse/sysfs_pci.h"
 
+#include <cctype>
 #include <cmath>
 
 #include "parse/proc_text.h"
@@ -70,6 +71,46 @@ Result<AerCounters> ParseAerCounters(std::string_view text) {
   }
   out.total = total.value_or(sum);
   return out;
+}
+
+}  // namespace gpudoctor
+
+namespace gpudoctor {
+
+namespace {
+
+// "0000:03:00.0": four hex digits, ':', two, ':', two, '.', one.
+bool IsSysfsBusId(std::string_view s) {
+  if (s.size() != 12 || s[4] != ':' || s[7] != ':' || s[10] != '.') return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i == 4 || i == 7 || i == 10) continue;
+    if (!std::isxdigit(static_cast<unsigned char>(s[i]))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> PciUpstreamPorts(std::string_view device_link) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= device_link.size()) {
+    std::size_t end = device_link.find('/', start);
+    if (end == std::string_view::npos) end = device_link.size();
+    std::string_view part = device_link.substr(start, end - start);
+    if (!part.empty()) parts.emplace_back(part);
+    start = end + 1;
+  }
+  std::vector<std::string> ports;
+  if (parts.empty()) return ports;
+  parts.pop_back();  // the device itself
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+    if (!IsSysfsBusId(*it)) continue;
+    std::string bus = *it;
+    for (char& c : bus) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    ports.push_back(std::move(bus));
+  }
+  return ports;
 }
 
 }  // namespace gpudoctor

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 
@@ -45,5 +46,12 @@ struct AerCounters {
 };
 
 Result<AerCounters> ParseAerCounters(std::string_view text);
+
+// The PCI bridges above a device, nearest first, from the target of its
+// /sys/bus/pci/devices/<bdf> link ("../../../devices/pci0000:00/0000:00:01.0/
+// 0000:01:00.0/0000:02:08.0/0000:03:00.0" -> 0000:02:08.0, 0000:01:00.0,
+// 0000:00:01.0): every path component before the last that is a bus id.
+// The root complex ("pci0000:00") and anything else are skipped.
+std::vector<std::string> PciUpstreamPorts(std::string_view device_link);
 
 }  // namespace gpudoctor

@@ -13,6 +13,7 @@ nlohmann::ordered_json EventToJson(const KernelEvent& e) {
   j["kind"] = KernelEventKindName(e.kind);
   j["code"] = e.code ? J(*e.code) : J(nullptr);
   j["pci_bus_id"] = e.pci_bus_id.empty() ? J(nullptr) : J(e.pci_bus_id);
+  if (e.gpu_number) j["gpu_number"] = *e.gpu_number;  // the driver's "GPUn" (GSP lines)
   j["pid"] = e.pid ? J(*e.pid) : J(nullptr);
   j["process"] = e.process.empty() ? J(nullptr) : J(e.process);
   j["message"] = e.message;

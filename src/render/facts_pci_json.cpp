@@ -58,6 +58,7 @@ Json ToJson(const PciDevice& d) {
   out["aer"] = std::move(aer);
   out["numa_node"] = OrNull(d.numa_node);
   out["driver"] = d.driver;
+  out["upstream_ports"] = d.upstream_ports;
   out["sources"] = Sources(d.sources);
   return out;
 }

@@ -250,10 +250,13 @@ Result<StoredWindow> SqliteStore::ReadWindowOnce(WallTime from, WallTime to,
 Result<bool> SqliteStore::ReadEvents(std::int64_t from_ms, std::int64_t to_ms,
                                      const std::vector<std::string>& gpu_bus_ids,
                                      std::vector<KernelEvent>& out) {
+  // A version-1 store opened read-only has no gpu_number column.
   auto stmt = db_->Cached(
-      "SELECT t_ms, time_known, kind, code, bus_id, pid, process, message, continuation, count, "
-      "last_t_ms, monotonic_s, last_monotonic_s, source_file, source_line, detail FROM events "
-      "WHERE t_ms >= ? AND t_ms <= ? ORDER BY t_ms, id");
+      std::string("SELECT t_ms, time_known, kind, code, bus_id, pid, process, message, "
+                  "continuation, count, last_t_ms, monotonic_s, last_monotonic_s, source_file, "
+                  "source_line, detail, ") +
+      (schema_version_ >= 2 ? "gpu_number" : "NULL") +
+      " FROM events WHERE t_ms >= ? AND t_ms <= ? ORDER BY t_ms, id");
   if (!stmt) return stmt.error();
   Statement& s = **stmt;
   s.Bind(1, from_ms).Bind(2, to_ms);
@@ -275,6 +278,7 @@ Result<bool> SqliteStore::ReadEvents(std::int64_t from_ms, std::int64_t to_ms,
     e.source.file = s.Text(13);
     e.source.line = static_cast<std::size_t>(s.Int(14));
     e.detail = s.Text(15);
+    if (!s.IsNull(16)) e.gpu_number = static_cast<int>(s.Int(16));
     out.push_back(std::move(e));
     return true;
   });

@@ -30,7 +30,7 @@ CREATE TABLE events(id INTEGER PRIMARY KEY, t_ms INTEGER NOT NULL, time_known IN
                     kind TEXT NOT NULL, code INTEGER, bus_id TEXT, pid INTEGER, process TEXT,
                     message TEXT, continuation TEXT, count INTEGER, last_t_ms INTEGER,
                     monotonic_s REAL, last_monotonic_s REAL, source_file TEXT,
-                    source_line INTEGER, detail TEXT);
+                    source_line INTEGER, detail TEXT, gpu_number INTEGER);
 CREATE INDEX events_by_time ON events(t_ms);
 CREATE TABLE findings(id INTEGER PRIMARY KEY, finding_id TEXT NOT NULL, gpus TEXT NOT NULL,
                       severity INTEGER NOT NULL, title_en TEXT, title_zh TEXT,
@@ -177,6 +177,7 @@ Result<bool> SqliteStore::Prepare() {
   if (*version == 0 && *tables > 0) {
     return Error{ErrorCode::kCorrupt, path_ + ": not a gpudoctor store (it holds other tables)"};
   }
+  schema_version_ = *version == 0 ? kStoreSchemaVersion : *version;
   if (options_.read_only) {
     if (*version == 0) return Error{ErrorCode::kNotFound, path_ + ": the store is empty"};
     return true;
@@ -219,6 +220,11 @@ Result<bool> SqliteStore::Prepare() {
     std::string create = std::string("BEGIN;") + kSchema +
                          "PRAGMA user_version=" + std::to_string(kStoreSchemaVersion) + ";COMMIT;";
     if (auto created = db_->Exec(create); !created) return created;
+  } else if (*version == 1) {
+    auto upgraded = db_->Exec(
+        "BEGIN; ALTER TABLE events ADD COLUMN gpu_number INTEGER; PRAGMA user_version=2; COMMIT;");
+    if (!upgraded) return upgraded;
+    schema_version_ = 2;
   }
   return true;
 }
@@ -346,7 +352,7 @@ Result<bool> SqliteStore::AppendEvent(const KernelEvent& e) {
     auto stmt = db_->Cached(
         "INSERT INTO events(t_ms, time_known, kind, code, bus_id, pid, process, message, "
         "continuation, count, last_t_ms, monotonic_s, last_monotonic_s, source_file, "
-        "source_line, detail) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "source_line, detail, gpu_number) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!stmt) return stmt.error();
     Statement& s = **stmt;
     s.Bind(1, now).Bind(2, std::int64_t{e.time ? 1 : 0}).Bind(3, KernelEventKindName(e.kind));
@@ -358,6 +364,7 @@ Result<bool> SqliteStore::AppendEvent(const KernelEvent& e) {
     if (e.last_monotonic_s) s.Bind(13, *e.last_monotonic_s);
     s.Bind(14, e.source.file).Bind(15, static_cast<std::int64_t>(e.source.line));
     s.Bind(16, e.detail);
+    s.Bind(17, e.gpu_number ? std::optional<std::int64_t>(*e.gpu_number) : std::nullopt);
     return s.Run();
   });
 }

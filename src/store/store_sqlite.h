@@ -14,7 +14,10 @@
 
 namespace gpudoctor {
 
-inline constexpr int kStoreSchemaVersion = 1;
+// 1: the first layout; 2: events.gpu_number (the driver's "GPUn" of GSP
+// lines). A version-1 store is upgraded in place when opened for writing
+// and read as it is otherwise.
+inline constexpr int kStoreSchemaVersion = 2;
 // Samples are sealed into a chunk per GPU per this stretch of wall-clock
 // time (aligned, so a minute never spans two chunks unless Flush cut it).
 inline constexpr std::int64_t kChunkSpanMs = 10 * 60'000;
@@ -98,6 +101,7 @@ class SqliteStore final : public Store {
   std::string path_;
   std::unique_ptr<Db> db_;
   int lock_fd_ = -1;
+  std::int64_t schema_version_ = kStoreSchemaVersion;  // of the file, after Prepare
   std::map<std::string, GpuRow> gpus_;            // by bus id
   std::map<std::int64_t, PendingState> pending_;  // by gpu id
   std::int64_t last_maintenance_ms_ = 0;

@@ -74,6 +74,7 @@ TEST(AnalyzeGspE2E, GpuNumberedLinesTakeTheBusIdOfTheirXid) {
     if (e["message"].get<std::string>().find("PMU has halted") == std::string::npos) continue;
     halted = true;
     EXPECT_EQ(e["pci_bus_id"], "0000:9b:00.0");  // GPU4 is the GPU of the Xid 119 lines
+    EXPECT_EQ(e["gpu_number"], 4);                 // and the driver's number is kept
   }
   EXPECT_TRUE(halted) << a.doc["events"].dump(1);
   std::size_t gsp_findings = 0;

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "support/fake_host.h"
 #include "support/run_process.h"
 #include "support/temp_files.h"
 
@@ -20,31 +21,8 @@ std::string Scenario(const std::string& name) {
   return std::string(TEST_DATA_DIR) + "/scenarios/" + name;
 }
 
-// A roomy, quiet host: 64 cores, 1 TiB RAM, no swapping; one NVIDIA GPU in
-// sysfs per bus id given, each at Gen5 x16.
 void HealthyHost(const TempDir& root, const std::vector<std::string>& bus_ids) {
-  std::string stat = "cpu  1000 0 1000 80000 0 0 0 0 0 0\n";
-  for (int c = 0; c < 64; ++c) stat += "cpu" + std::to_string(c) + " 10 0 10 1000 0 0 0 0 0 0\n";
-  root.Write("proc/stat", stat + "btime 1700000000\n");
-  root.Write("proc/meminfo", "MemTotal:       1073741824 kB\nMemAvailable:    900000000 kB\n"
-                             "SwapTotal:             0 kB\nSwapFree:              0 kB\n");
-  root.Write("proc/vmstat", "pswpin 0\npswpout 0\npgmajfault 10\n");
-  root.Write("proc/loadavg", "4.00 4.00 4.00 1/900 1234\n");
-  root.Write("sys/devices/system/cpu/online", "0-63\n");
-  root.Write("proc/sys/kernel/hostname", "gpu-node-7\n");
-  root.Write("proc/sys/kernel/osrelease", "6.1.0-18-amd64\n");
-  for (const auto& bdf : bus_ids) {
-    std::string dir = "sys/bus/pci/devices/" + bdf + "/";
-    root.Write(dir + "vendor", "0x10de\n");
-    root.Write(dir + "device", "0x2330\n");
-    root.Write(dir + "class", "0x030200\n");
-    root.Write(dir + "revision", "0xa1\n");
-    root.Write(dir + "current_link_speed", "32.0 GT/s PCIe\n");
-    root.Write(dir + "max_link_speed", "32.0 GT/s PCIe\n");
-    root.Write(dir + "current_link_width", "16\n");
-    root.Write(dir + "max_link_width", "16\n");
-  }
-  root.Write("var/log/kern.log", "");
+  WriteQuietHost(root, bus_ids);
 }
 
 std::vector<std::string> Args(const TempDir& root, std::vector<std::string> extra) {

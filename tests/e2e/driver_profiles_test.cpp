@@ -14,6 +14,7 @@
 
 #include "http/httplib_config.h"
 #include "support/background_process.h"
+#include "support/fake_host.h"
 #include "support/loopback.h"
 #include "support/run_process.h"
 #include "support/temp_files.h"
@@ -96,21 +97,7 @@ void ExpectProcesses(const json& gpu, int index, const std::string& what) {
 
 // A quiet host with the three GPUs on its PCI bus.
 void ProfileHost(const TempDir& root) {
-  std::string stat = "cpu  1000 0 1000 80000 0 0 0 0 0 0\n";
-  for (int c = 0; c < 64; ++c) stat += "cpu" + std::to_string(c) + " 10 0 10 1000 0 0 0 0 0 0\n";
-  root.Write("proc/stat", stat + "btime 1700000000\n");
-  root.Write("proc/meminfo", "MemTotal:       1073741824 kB\nMemAvailable:    900000000 kB\n"
-                             "SwapTotal:             0 kB\nSwapFree:              0 kB\n");
-  root.Write("proc/vmstat", "pswpin 0\npswpout 0\npgmajfault 10\n");
-  root.Write("sys/devices/system/cpu/online", "0-63\n");
-  for (const char* bdf : {"0000:18:00.0", "0000:19:00.0", "0000:af:00.0"}) {
-    const std::string dir = std::string("sys/bus/pci/devices/") + bdf + "/";
-    root.Write(dir + "vendor", "0x10de\n");
-    root.Write(dir + "device", "0x2330\n");
-    root.Write(dir + "class", "0x030200\n");
-    root.Write(dir + "revision", "0xa1\n");
-  }
-  root.Write("var/log/kern.log", "");
+  WriteQuietHost(root, {"0000:18:00.0", "0000:19:00.0", "0000:af:00.0"});
 }
 
 class DriverProfiles : public ::testing::TestWithParam<DriverCase> {

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/fake_host.h"
 #include "support/run_process.h"
 #include "support/temp_files.h"
 
@@ -13,15 +14,7 @@ namespace {
 using nlohmann::json;
 
 void PciGpu(const TempDir& root, const std::string& bdf, const std::string& width) {
-  const std::string dir = "sys/bus/pci/devices/" + bdf + "/";
-  root.Write(dir + "vendor", "0x10de\n");
-  root.Write(dir + "device", "0x2330\n");
-  root.Write(dir + "class", "0x030200\n");
-  root.Write(dir + "revision", "0xa1\n");
-  root.Write(dir + "current_link_speed", "32.0 GT/s PCIe\n");
-  root.Write(dir + "max_link_speed", "32.0 GT/s PCIe\n");
-  root.Write(dir + "current_link_width", width + "\n");
-  root.Write(dir + "max_link_width", "16\n");
+  WriteH100Attributes(root, "sys/bus/pci/devices/" + bdf + "/", std::stoi(width));
 }
 
 TEST(FactsE2E, FakeRootWithDroppedGpuDegradedLinkAndXid) {

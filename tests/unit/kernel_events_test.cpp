@@ -222,6 +222,38 @@ TEST(KernelEvents, PortAerWithoutAnNvidiaLineIsNotAGpus) {
   EXPECT_EQ(ev[0].detail, "can't recover");
 }
 
+// Live logs: this machine's PCI tree says 0000:00:03.0 is the port above
+// GPU 0000:03:00.0 alone, so the port's own reports are the GPU's even when
+// no line of the burst names the nvidia driver (the driver was unbound, or
+// its lines were rate-limited away).
+TEST(KernelEvents, PortAerIsTheGpusWhenThePciTreeSaysSo) {
+  std::vector<std::string> lines;
+  for (const auto& l : kReturnnAerBurst) {
+    if (l.rfind("nvidia ", 0) != 0) lines.push_back(l);
+  }
+  ExtractOptions opts;
+  opts.aer_owner = {{"0000:00:03.0", "0000:03:00.0"}, {"0000:03:00.0", "0000:03:00.0"}};
+  auto ev = Extract(lines, opts);
+  ASSERT_FALSE(ev.empty());
+  bool fatal = false;
+  for (const auto& e : ev) {
+    EXPECT_EQ(e.pci_bus_id, "0000:03:00.0") << e.message;
+    EXPECT_EQ(e.message.find("snd_hda_intel"), std::string::npos);
+    fatal = fatal || e.detail == "uncorrected fatal, surprise down";
+  }
+  EXPECT_TRUE(fatal);
+  // A port the tree does not tie to one GPU (shared by two, or a NIC's) stays out.
+  opts.aer_owner = {{"0000:03:00.0", "0000:03:00.0"}, {"0000:04:00.0", "0000:04:00.0"}};
+  EXPECT_TRUE(Extract(lines, opts).empty());
+  // An error a port relays from the GPU itself, with no NVIDIA id on the line.
+  opts.aer_owner = {{"0000:81:00.0", "0000:81:00.0"}};
+  ev = Extract({"pcieport 0000:80:01.1: AER: Uncorrected (Non-Fatal) error received: 0000:81:00.0"},
+               opts);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].pci_bus_id, "0000:81:00.0");
+  EXPECT_EQ(ev[0].detail, "uncorrected non-fatal");
+}
+
 TEST(KernelEvents, AerHeadOfLaterKernelsAndSurpriseDownWording) {
   auto ev = Extract({
       "pcieport 0000:00:01.1: AER: Uncorrectable (Fatal) error message received from 0000:01:00.0",

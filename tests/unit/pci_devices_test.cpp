@@ -104,6 +104,59 @@ TEST(PciDevices, GpusNvSwitchesAudioAndOtherVendors) {
   EXPECT_EQ(facts.nvswitches[0].driver, "");
 }
 
+TEST(SysfsPci, UpstreamPortsFromTheDeviceLink) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(PciUpstreamPorts("../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:08.0/"
+                             "0000:03:00.0"),
+            (V{"0000:02:08.0", "0000:01:00.0", "0000:00:01.0"}));
+  EXPECT_EQ(PciUpstreamPorts("/sys/devices/pci0000:3A/0000:3A:00.0/0000:3B:00.0"),
+            (V{"0000:3a:00.0"}));
+  // Directly on the root complex (a VM's GPU): no port above it.
+  EXPECT_EQ(PciUpstreamPorts("../../../devices/pci0000:00/0000:00:05.0"), V{});
+  EXPECT_EQ(PciUpstreamPorts(""), V{});
+  EXPECT_EQ(PciUpstreamPorts("../devices/platform/x/0000:0g:00.0/0000:03:00.0"), V{});
+}
+
+// sysfs as the kernel lays it out: /sys/bus/pci/devices/<bdf> is a link
+// into /sys/devices/pci0000:00/<root port>/[<switch ports>/]<bdf>.
+void LinkedDevice(const test::TempDir& root, const std::string& chain, const std::string& bdf) {
+  const std::string real = "sys/devices/pci0000:00/" + chain + bdf;
+  root.Write(real + "/vendor", "0x10de\n");
+  root.Write(real + "/device", "0x2330\n");
+  root.Write(real + "/class", "0x030200\n");
+  root.Write(real + "/revision", "0xa1\n");
+  std::filesystem::create_directories(root.path() / "sys/bus/pci/devices");
+  std::filesystem::create_directory_symlink("../../../devices/pci0000:00/" + chain + bdf,
+                                            root.path() / ("sys/bus/pci/devices/" + bdf));
+}
+
+TEST(PciDevices, UpstreamPortsAndWhichGpuAnAerReportConcerns) {
+  test::TempDir root;
+  // Two GPUs behind one PCIe switch under root port 00:01.0, a third on its own root port.
+  LinkedDevice(root, "0000:00:01.0/0000:01:00.0/0000:02:08.0/", "0000:03:00.0");
+  LinkedDevice(root, "0000:00:01.0/0000:01:00.0/0000:02:10.0/", "0000:04:00.0");
+  LinkedDevice(root, "0000:00:03.0/", "0000:05:00.0");
+  CollectContext ctx;
+  ctx.root = root.path();
+  auto facts = ReadPciDevices(ctx);
+  ASSERT_EQ(facts.gpus.size(), 3u);
+  const PciDevice* first = nullptr;
+  for (const auto& g : facts.gpus) {
+    if (g.bus_id == "0000:03:00.0") first = &g;
+  }
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->upstream_ports,
+            (std::vector<std::string>{"0000:02:08.0", "0000:01:00.0", "0000:00:01.0"}));
+  auto owner = AerOwnerOfBus(facts);
+  EXPECT_EQ(owner.at("0000:02:08.0"), "0000:03:00.0");  // the switch port above it alone
+  EXPECT_EQ(owner.at("0000:02:10.0"), "0000:04:00.0");
+  EXPECT_EQ(owner.count("0000:01:00.0"), 0u);  // the switch's upstream port: both GPUs
+  EXPECT_EQ(owner.count("0000:00:01.0"), 0u);
+  EXPECT_EQ(owner.at("0000:00:03.0"), "0000:05:00.0");
+  EXPECT_EQ(owner.at("0000:05:00.0"), "0000:05:00.0");
+  EXPECT_EQ(owner.size(), 6u);
+}
+
 TEST(PciDevices, X16RunningAtX8IsDegraded) {
   test::TempDir root;
   Device(root, "0000:af:00.0", "0x030200", "0x2330");

@@ -107,6 +107,61 @@ TEST(StoreOpen, NewerSchemaIsRefused) {
   EXPECT_EQ(store.error().message.rfind(DbPath(dir), 0), 0u);
 }
 
+KernelEvent GspEvent(int second) {
+  KernelEvent e;
+  e.kind = KernelEventKind::kGspTimeout;
+  e.time = At(second);
+  e.gpu_number = 4;  // "GPU4 _kgspRpcGspEventPmuHalted": no bus id in the line
+  e.message = "GPU4 GSP Timeout";
+  e.detail = "GSP Timeout";
+  return e;
+}
+
+// Schema 2 keeps the driver's GPU number of an event; a schema-1 store (no
+// such column) is read as it is, and upgraded in place by the next writer.
+TEST(StoreOpen, EventGpuNumberAndTheUpgradeFromSchemaOne) {
+  test::TempDir dir;
+  {
+    auto store = test::OpenOrDie(OptionsFor(dir));
+    ASSERT_TRUE(store->AppendEvent(GspEvent(1)).ok());
+    auto w = store->ReadWindow(At(0), At(10), {});
+    ASSERT_TRUE(w.ok());
+    ASSERT_EQ(w->events.size(), 1u);
+    EXPECT_EQ(w->events[0].gpu_number, 4);
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(DbPath(dir).c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE events DROP COLUMN gpu_number; PRAGMA user_version=1",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  {
+    auto reader = Store::Open(OptionsFor(dir, true));
+    ASSERT_TRUE(reader.ok()) << reader.error().message;
+    auto w = (*reader)->ReadWindow(At(0), At(10), {});
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    ASSERT_EQ(w->events.size(), 1u);
+    EXPECT_FALSE(w->events[0].gpu_number.has_value());
+    EXPECT_EQ(w->events[0].detail, "GSP Timeout");
+  }
+  {
+    auto store = test::OpenOrDie(OptionsFor(dir));
+    ASSERT_TRUE(store->AppendEvent(GspEvent(2)).ok());
+    auto w = store->ReadWindow(At(0), At(10), {});
+    ASSERT_TRUE(w.ok());
+    ASSERT_EQ(w->events.size(), 2u);
+    EXPECT_FALSE(w->events[0].gpu_number.has_value());
+    EXPECT_EQ(w->events[1].gpu_number, 4);
+  }
+  ASSERT_EQ(sqlite3_open(DbPath(dir).c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &stmt, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(stmt, 0), 2);
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+}
+
 // A child appends samples forever and reports each committed second on a
 // pipe; the parent kills it with SIGKILL mid-write, several times over the
 // same store, and checks the store after each.
