@@ -3,8 +3,8 @@
 // against the plain line-by-line extractor, ParseKernelLine on every line,
 // and the SIMD needle search against a naive one.
 #include <algorithm>
-#include <array>
 #include <string>
+#include <vector>
 
 #include "analyze/input_file.h"
 #include "core/gpu_status.h"
@@ -19,13 +19,7 @@ using namespace gpudoctor;
 
 // The needles of kernel_prefilter.h, searched the slow way.
 std::size_t NaiveNeedle(std::string_view text, std::size_t from) {
-  // The needles of src/parse/kernel_prefilter.cpp, searched the slow way.
-  static constexpr std::array<std::string_view, 17> kNeedles = {
-      "NVRM",          "Xid",           "NCCL",           "libnccl",
-      "Killed process", "oom-killer",   "AER",            "PCIe Bus Error",
-      "PCIe bandwidth", "fabric",       "[ERROR]",        "failed with error",
-      "\"MESSAGE\":[", "status/mask", "SDES",           "Surprise Down",
-      "link has been reset"};
+  static const std::vector<std::string_view> kNeedles = KernelNeedles();
   std::size_t best = std::string_view::npos;
   for (std::string_view n : kNeedles) best = std::min(best, text.find(n, from));
   return best;

@@ -120,12 +120,12 @@ void AddSmiText(std::string_view content, AnalyzedFile& file, Gathered& g) {
   AddDump(std::move(status), TextDumpTime(content), file, g);
 }
 
-// nvidia-smi's messages in a kernel log (a shell session pasted with dmesg):
-// the whole text when it is in memory, the first kDetectHeadBytes of a
-// streamed one (where a pasted session puts them; scanning every chunk for
-// them would cost the streaming pass its speed).
-void AddLogSmiMessages(std::string_view content, AnalyzedFile& file, Gathered& g) {
-  if (auto reading = ReadingFromMessages(FindNvidiaSmiMessages(content))) {
+// nvidia-smi's messages in a kernel log (a shell session pasted with dmesg),
+// wherever they stand in it: the scanner's prefilter has their words among
+// its needles, so the streaming pass finds them at no extra cost.
+void AddLogSmiMessages(const std::vector<NvsmiMessage>& messages, AnalyzedFile& file,
+                       Gathered& g) {
+  if (auto reading = ReadingFromMessages(messages)) {
     file.gpu_count = reading->gpus.size();
     g.readings.push_back(Reading{std::move(*reading), std::nullopt});
   }
@@ -155,7 +155,6 @@ void AddContent(std::string content, std::size_t index, AnalyzedFile& file, Gath
       return;
     case InputKind::kBugReport:
     case InputKind::kKernelLog:
-      if (file.kind == InputKind::kKernelLog) AddLogSmiMessages(content, file, g);
       g.logs.push_back(PendingLog{index, file.kind == InputKind::kBugReport, LogShape::kLines,
                                   std::move(content)});
       file.ok = true;
@@ -212,7 +211,6 @@ void AddFile(const std::string& path, std::size_t index, AnalyzedFile& file, Gat
     LogShape shape = LooksLikeJournalExport(*head) ? LogShape::kJournalExport
                      : IsJsonDocument(*head)       ? LogShape::kJsonDocuments
                                                    : LogShape::kLines;
-    if (file.kind == InputKind::kKernelLog) AddLogSmiMessages(*head, file, g);
     g.logs.push_back(PendingLog{index, file.kind == InputKind::kBugReport, shape, std::nullopt});
     file.ok = true;
     return;
@@ -352,7 +350,11 @@ void AddLogs(Gathered& g, std::vector<AnalyzedFile>& files, DiagnosisInput& inpu
       file.error = r.error().message;
       continue;
     }
-    if (log.bug_report) AddBugReportFacts(facts, file, g);
+    if (log.bug_report) {
+      AddBugReportFacts(facts, file, g);
+    } else {
+      AddLogSmiMessages(scanner.nvsmi_messages(), file, g);
+    }
     std::vector<KernelEvent> events = scanner.Finish();
     file.event_count = events.size();
     const GpuLineStats& stats = scanner.gpu_line_stats();

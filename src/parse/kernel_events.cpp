@@ -31,6 +31,7 @@ struct KernelEventScanner::State {
   kevents::AerBurst aer_burst;             // which port AER events are a GPU's
   std::map<int, std::string> bus_of_gpu_number;  // "GPU4" -> bus id, as lines pair them
   GpuLineStats gpu_lines;
+  std::vector<NvsmiMessage> nvsmi_messages;
   std::optional<WallTime> record_time;  // AddRecord's, for the AddText it calls
 
   void CountGpuLine(bool decoded, const SourceRef& ref, std::string_view message) {
@@ -278,6 +279,12 @@ void KernelEventScanner::AddText(std::string_view text, const SourceRef& ref,
     if (!monotonic_s) monotonic_s = record->monotonic_s;
   }
   if (wrapper_time) ctx.year = RecordYear(*wrapper_time);  // for a year-less stamp inside
+  if (s_->nvsmi_messages.size() < kMaxNvsmiMessages) {
+    if (auto smi = MatchNvidiaSmiMessage(text)) {
+      smi->line = ref.line;
+      s_->nvsmi_messages.push_back(std::move(*smi));
+    }
+  }
   KernelLine kl = ParseKernelLine(text, ctx);
   auto t = s_->TimeOf(kl);
   if (time) t = time;
@@ -323,6 +330,10 @@ void KernelEventScanner::NoteTime(std::string_view text) {
 std::size_t KernelEventScanner::events_so_far() const { return s_->out.size(); }
 
 const GpuLineStats& KernelEventScanner::gpu_line_stats() const { return s_->gpu_lines; }
+
+const std::vector<NvsmiMessage>& KernelEventScanner::nvsmi_messages() const {
+  return s_->nvsmi_messages;
+}
 
 std::vector<KernelEvent> KernelEventScanner::Finish() {
   s_->Close();

@@ -48,6 +48,7 @@
 #include "core/kernel_event.h"
 #include "parse/kernel_line.h"
 #include "parse/log_record.h"
+#include "parse/nvsmi_messages.h"
 
 namespace gpudoctor {
 
@@ -70,6 +71,8 @@ struct GpuLineStats {
   SourceRef first_undecoded;
   std::string first_undecoded_text;  // its message, at most 300 bytes
 };
+
+inline constexpr std::size_t kMaxNvsmiMessages = 256;
 
 // Streaming extractor: feed lines in order, then Finish().
 // Lines may be JSON or logfmt records (log_record.h): their text is read
@@ -99,6 +102,10 @@ class KernelEventScanner {
 
   std::size_t events_so_far() const;
   const GpuLineStats& gpu_line_stats() const;
+  // nvidia-smi's messages found among the lines (nvsmi_messages.h: a shell
+  // session pasted into the log), in order, with their source line; at most
+  // kMaxNvsmiMessages.
+  const std::vector<NvsmiMessage>& nvsmi_messages() const;
   std::vector<KernelEvent> Finish();
 
  private:

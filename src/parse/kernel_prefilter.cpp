@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -25,6 +26,9 @@ constexpr Needle kNeedles[] = {
     {"\"MESSAGE\":[", 8},  // journald JSON: a message that is not UTF-8, as bytes
     // AER status and recovery lines that carry no "AER" of their own.
     {"status/mask", 5},    {"SDES", 0},         {"Surprise Down", 9},  {"link has been reset", 3},
+    // nvidia-smi's messages (nvsmi_messages.h), in a shell session pasted into a log.
+    {"the device handle for", 11}, {"No devices were found", 0},
+    {"Failed to initialize NVML", 22}, {"NVIDIA-SMI has failed", 6},
 };
 constexpr std::size_t kNeedleCount = std::size(kNeedles);
 
@@ -140,6 +144,12 @@ bool HaveAvx2() {
 #endif
 
 }  // namespace
+
+std::vector<std::string_view> KernelNeedles() {
+  std::vector<std::string_view> out;
+  for (const auto& n : kNeedles) out.push_back(n.text);
+  return out;
+}
 
 std::size_t NextKernelNeedle(std::string_view text, std::size_t from) {
   if (from >= text.size()) return std::string_view::npos;

@@ -3,9 +3,11 @@
 // a few literal needles ("NVRM", "Xid", "NCCL", "libnccl", "Killed process",
 // "oom-killer", "AER", "PCIe Bus Error", "PCIe bandwidth", "fabric",
 // "[ERROR]", "failed with error", journald JSON's byte-array "\"MESSAGE\":[",
-// and the AER detail lines' "status/mask", "SDES", "Surprise Down", "link has
-// been reset"). Every event the extractor knows contains
-// at least one of them, and so does every continuation line it accepts.
+// the AER detail lines' "status/mask", "SDES", "Surprise Down", "link has
+// been reset", and nvidia-smi's messages: "the device handle for", "No
+// devices were found", "Failed to initialize NVML", "NVIDIA-SMI has failed").
+// Every event the extractor knows contains at least one of them, and so does
+// every continuation line it accepts.
 //
 // The search classifies 32 positions at a time by three adjacent bytes of
 // each needle that ordinary traffic rarely holds ("NVR", "CCL", "AER", ...;
@@ -16,8 +18,12 @@
 
 #include <cstddef>
 #include <string_view>
+#include <vector>
 
 namespace gpudoctor {
+
+// The needles, as searched (for cross-checks).
+std::vector<std::string_view> KernelNeedles();
 
 // Offset of the first needle occurrence at or after `from`, or npos.
 std::size_t NextKernelNeedle(std::string_view text, std::size_t from = 0);

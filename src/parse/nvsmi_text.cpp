@@ -77,24 +77,12 @@ std::string GpuHeaderBusId(const TextLine& line) {
 
 bool IsMigBlock(std::string_view lower_label) { return StartsWith(lower_label, "mig device"); }
 
-// "610.57.04 [Deprecated; will be removed in CUDA 14.0. Use KMD Version
-// instead]" (610 and later) -> "610.57.04".
-std::string_view WithoutBracketNote(std::string_view value) {
-  value = nvsmi::Trim(value);
-  if (!value.empty() && value.back() == ']') {
-    if (std::size_t open = value.rfind(" ["); open != std::string_view::npos) {
-      value = nvsmi::Trim(value.substr(0, open));
-    }
-  }
-  return value;
-}
-
 // Top-level lines; true when the line was one. 610 and later print "KMD
 // Version" and "CUDA UMD Version" beside the deprecated "Driver Version" and
 // "CUDA Version"; the new names win when both are there.
 bool ApplyTopLevel(const TextLine& line, SystemStatus& system, bool& kmd_seen) {
   if (line.indent != 0 || !line.value) return false;
-  std::string_view value = WithoutBracketNote(*line.value);
+  std::string_view value = nvsmi::WithoutBracketNote(*line.value);
   if (line.label == "kmd version") {
     system.driver_version = nvsmi::ParseText(value);
     kmd_seen = true;

@@ -124,6 +124,16 @@ std::optional<std::string> ParseText(std::string_view text) {
   return std::string(Trim(text));
 }
 
+std::string_view WithoutBracketNote(std::string_view value) {
+  value = Trim(value);
+  if (!value.empty() && value.back() == ']') {
+    if (std::size_t open = value.rfind(" ["); open != std::string_view::npos) {
+      value = Trim(value.substr(0, open));
+    }
+  }
+  return value;
+}
+
 std::optional<double> ParseQuantity(std::string_view text,
                                     std::string_view unit) {
   text = Trim(text);

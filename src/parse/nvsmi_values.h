@@ -45,6 +45,10 @@ void MarkLostFromFailures(GpuStatus& gpu);
 // The trimmed text, or nullopt when IsUnavailable().
 std::optional<std::string> ParseText(std::string_view text);
 
+// Without a trailing bracketed note: "610.57.04 [Deprecated; will be removed
+// in CUDA 14.0. Use KMD Version instead]" (610 and later) -> "610.57.04".
+std::string_view WithoutBracketNote(std::string_view value);
+
 // A decimal number, optionally followed by whitespace and exactly `unit`
 // (e.g. ParseQuantity("11.60 W", "W") == 11.6). An empty unit accepts a
 // bare number only. Non-finite numbers are rejected.

@@ -166,9 +166,17 @@ Result<SystemStatus> ParseNvidiaSmiXml(std::string_view xml,
 
   SystemStatus system;
   system.nvml_loaded = true;
-  system.driver_version = nvsmi::ParseText(ValueAt(root, "driver_version"));
-  system.cuda_driver_version =
-      nvsmi::ParseCudaVersion(ValueAt(root, "cuda_version"));
+  // 610 and later deprecate "Driver Version" and "CUDA Version" for "KMD
+  // Version" and "CUDA UMD Version" (the -q text layout); in XML these are
+  // taken to be <kmd_version> and <cuda_umd_version>, nvidia-smi's naming
+  // of every other element, and win when present. A deprecation note in
+  // brackets after a version is dropped.
+  auto top = [&](const char* preferred, const char* deprecated) {
+    std::string_view v = nvsmi::WithoutBracketNote(ValueAt(root, preferred));
+    return v.empty() ? nvsmi::WithoutBracketNote(ValueAt(root, deprecated)) : v;
+  };
+  system.driver_version = nvsmi::ParseText(top("kmd_version", "driver_version"));
+  system.cuda_driver_version = nvsmi::ParseCudaVersion(top("cuda_umd_version", "cuda_version"));
   unsigned index = 0;
   for (pugi::xml_node gpu : root.children("gpu")) {
     system.gpus.push_back(ParseGpu(gpu, index++));

@@ -96,6 +96,33 @@ TEST(AnalyzeSmiMessagesE2E, DriverMessageFollowedByKernelLines) {
   EXPECT_TRUE(ids.count("xid.fallen_off_bus"));
 }
 
+// A shell session pasted into the middle of a long syslog, far past the
+// part read to tell the file's kind: the streaming pass still finds it.
+TEST(AnalyzeSmiMessagesE2E, MessagesDeepInALongStreamedLogAreFound) {
+  std::string filler;
+  for (int i = 0; filler.size() < 3 * 1024 * 1024; ++i) {
+    filler += "Feb 15 17:37:45 node1 systemd[1]: Started session-" + std::to_string(i) +
+              ".scope - Session of user alice.\n";
+  }
+  auto a = AnalyseText("syslog", filler + "root@node1:~# nvidia-smi\n" + kNoHandle610 + filler +
+                                     "Feb 15 17:38:00 node1 kernel: [82659.755847] NVRM: Xid "
+                                     "(PCI:0000:34:00): 79, pid='<unknown>', name=<unknown>, GPU "
+                                     "has fallen off the bus.\n");
+  ASSERT_EQ(a.exit_code, 2) << a.err;
+  EXPECT_EQ(a.doc["inputs"][0]["kind"], "kernel-log");
+  const json* lost = FindingOf(a.doc, "gpu.lost");
+  ASSERT_NE(lost, nullptr) << a.doc["findings"].dump(1);
+  EXPECT_EQ((*lost)["gpus"], json::array({"0000:34:00.0"}));
+  // Without the session, only the Xid tells of it: no nvidia-smi evidence.
+  auto plain = AnalyseText("syslog", filler +
+                                         "Feb 15 17:38:00 node1 kernel: [82659.755847] NVRM: Xid "
+                                         "(PCI:0000:34:00): 79, pid='<unknown>', name=<unknown>, "
+                                         "GPU has fallen off the bus.\n");
+  ASSERT_EQ(plain.exit_code, 2) << plain.err;
+  EXPECT_EQ(plain.doc.dump().find("Unable to determine the device handle"), std::string::npos);
+  EXPECT_NE(a.doc.dump().find("Unable to determine the device handle"), std::string::npos);
+}
+
 TEST(AnalyzeSmiMessagesE2E, Driver610QueryHasNoPhantomGpu) {
   std::string q595 = ReadFixtureFile("text", "gpuexporter-rtx4080super-595.71.05-idle-q.txt");
   if (q595.empty()) GTEST_SKIP() << "shared fixtures missing";

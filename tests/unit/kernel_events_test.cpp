@@ -444,6 +444,10 @@ TEST(KernelPrefilter, FindsEveryNeedleAndSkipsNoise) {
       {"[ERROR] [tid 1]", 0},  {"probe failed with error -1", 6},
       {"x error status/mask=0", 8}, {"  [ 5] SDES", 7},
       {"[ 5] Surprise Down Error", 5}, {"Root Port link has been reset", 10},
+      {"Unable to determine the device handle for GPU1: 0000:34:00.0", 20},
+      {"$ nvidia-smi\tNo devices were found", 13},
+      {"Failed to initialize NVML: Driver/library version mismatch", 0},
+      {"NVIDIA-SMI has failed because it couldn't communicate", 0},
   };
   for (const auto& [s, at] : cases) {
     EXPECT_TRUE(LineMayMatter(s)) << s;

@@ -178,3 +178,38 @@ TEST(NvsmiXmlInline, EmptyLogHasNoGpus) {
 
 }  // namespace
 }  // namespace gpudoctor
+
+namespace gpudoctor {
+namespace {
+
+// 610's top level as its -q text shows it (gpuexporter 610.57.04 fixture):
+// "Driver Version" marked deprecated, "KMD Version" and "CUDA UMD Version"
+// beside it. No 610 XML capture is at hand; the elements are written the
+// way nvidia-smi names every other one. Not a real capture.
+TEST(NvsmiXmlInline, Driver610TopLevelPrefersKmdAndUmdVersions) {
+  const char* xml = R"(<?xml version="1.0" ?>
+<nvidia_smi_log>
+  <driver_version>610.57.04 [Deprecated; will be removed in CUDA 14.0. Use KMD Version instead]</driver_version>
+  <kmd_version>610.57.04</kmd_version>
+  <cuda_version>14.0 [Deprecated]</cuda_version>
+  <cuda_umd_version>14.0</cuda_umd_version>
+  <attached_gpus>1</attached_gpus>
+  <gpu id="00000000:01:00.0"><product_name>NVIDIA GeForce RTX 2080 SUPER</product_name></gpu>
+</nvidia_smi_log>)";
+  auto doc = ParseNvidiaSmiXml(xml, "inline");
+  ASSERT_TRUE(doc.ok()) << doc.error().message;
+  EXPECT_EQ(doc->driver_version, "610.57.04");
+  EXPECT_EQ(doc->cuda_driver_version, 14000);
+  ASSERT_EQ(doc->gpus.size(), 1u);
+  // Only the deprecated element, with its note: the note is dropped.
+  auto old_only = ParseNvidiaSmiXml(
+      "<nvidia_smi_log><driver_version>610.57.04 [Deprecated; use KMD Version]</driver_version>"
+      "<cuda_version>13.1</cuda_version></nvidia_smi_log>",
+      "inline");
+  ASSERT_TRUE(old_only.ok());
+  EXPECT_EQ(old_only->driver_version, "610.57.04");
+  EXPECT_EQ(old_only->cuda_driver_version, 13010);
+}
+
+}  // namespace
+}  // namespace gpudoctor
