@@ -50,6 +50,8 @@ struct NvLinkStatus {
   std::optional<std::int64_t> recovery_errors;
 };
 
+struct MigDeviceStatus;
+
 struct GpuStatus {
   unsigned index = 0;
   GpuState state = GpuState::kOk;
@@ -156,10 +158,24 @@ struct GpuStatus {
 
   std::vector<NvLinkStatus> nvlinks;  // links that exist on this GPU
   std::optional<std::vector<GpuProcess>> processes;
+  // With MIG mode on: its MIG devices (one per compute instance), in the
+  // driver's order; empty otherwise.
+  std::vector<MigDeviceStatus> mig_devices;
 
   // Field name (as in status --json) -> why it could not be read, for
   // failures other than "not supported" (e.g. "permission denied").
   std::map<std::string, std::string> field_errors;
+};
+
+// One MIG device of a GPU in MIG mode: a compute instance of a GPU
+// instance. `status` holds what NVML answers for the MIG device handle
+// (uuid "MIG-...", memory) and the GPM metrics of its GPU instance
+// (nvmlGpmMigSampleGet; every compute instance of a GPU instance shows the
+// same); its other fields stay null.
+struct MigDeviceStatus {
+  unsigned gpu_instance_id = 0;
+  std::optional<unsigned> compute_instance_id;
+  GpuStatus status;
 };
 
 struct SystemStatus {

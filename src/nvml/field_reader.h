@@ -105,5 +105,6 @@ void ReadModesAndMemoryErrors(Reader& r, nvmlDevice_t dev, GpuStatus& g);
 void ReadPcie(Reader& r, nvmlDevice_t dev, GpuStatus& g);
 void ReadNvLinks(Reader& r, nvmlDevice_t dev, GpuStatus& g);
 void ReadProcesses(Reader& r, nvmlDevice_t dev, GpuStatus& g);
+void ReadMemory(Reader& r, nvmlDevice_t dev, GpuStatus& g);
 
 }  // namespace gpudoctor::nvml_detail

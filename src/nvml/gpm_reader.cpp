@@ -101,6 +101,20 @@ void ApplyMetrics(const nvmlGpmMetricsGet_t& got, GpuStatus& g) {
   }
 }
 
+// A request for every metric gpudoctor shows, between two samples.
+// Allocated per read: about 13 KiB, too much for a worker's stack.
+std::unique_ptr<nvmlGpmMetricsGet_t> MetricsRequest(nvmlGpmSample_t first, nvmlGpmSample_t second) {
+  auto got = std::make_unique<nvmlGpmMetricsGet_t>();
+  got->version = NVML_GPM_METRICS_GET_VERSION;
+  got->sample1 = first;
+  got->sample2 = second;
+  unsigned k = 0;
+  for (const GpmPercent& m : kPercentMetrics) got->metrics[k++].metricId = m.id;
+  for (const GpmRate& m : kRateMetrics) got->metrics[k++].metricId = m.id;
+  got->numMetrics = k;
+  return got;
+}
+
 }  // namespace
 
 void BeginGpm(Reader& r, nvmlDevice_t dev, GpmState& state, GpuStatus& g) {
@@ -122,19 +136,64 @@ void FinishGpm(Reader& r, nvmlDevice_t dev, GpmState& state, GpuStatus& g) {
   if (!TakeSample(r, dev, state, slot)) return;
   const auto taken = std::chrono::steady_clock::now();
 
-  // Allocated per read: about 13 KiB, too much for a worker's stack.
-  auto got = std::make_unique<nvmlGpmMetricsGet_t>();
-  got->version = NVML_GPM_METRICS_GET_VERSION;
-  got->sample1 = state.samples[state.previous];
-  got->sample2 = state.samples[slot];
-  unsigned k = 0;
-  for (const GpmPercent& m : kPercentMetrics) got->metrics[k++].metricId = m.id;
-  for (const GpmRate& m : kRateMetrics) got->metrics[k++].metricId = m.id;
-  got->numMetrics = k;
+  auto got = MetricsRequest(state.samples[state.previous], state.samples[slot]);
   state.previous = slot;
   state.previous_at = taken;
   if (!r.Get("nvmlGpmMetricsGet", kGpmField, r.fn().nvmlGpmMetricsGet, got.get())) return;
   ApplyMetrics(*got, g);
+}
+
+void FinishMigGpm(Reader& r, nvmlDevice_t dev, GpmState& state, GpuStatus& g) {
+  const auto& f = r.fn();
+  if (state.support != GpmState::Support::kYes || g.mig_devices.empty() ||
+      f.nvmlGpmMigSampleGet == nullptr || r.stopped()) {
+    return;
+  }
+  auto take = [&](unsigned gi, MigGpmSamples& s, int slot) {
+    return r.Get("nvmlGpmMigSampleGet", "mig_devices", f.nvmlGpmMigSampleGet, dev, gi,
+                 s.samples[slot]);
+  };
+  // Samples for the GPU instances that have none yet.
+  std::vector<unsigned> instances;
+  for (const MigDeviceStatus& m : g.mig_devices) {
+    if (std::find(instances.begin(), instances.end(), m.gpu_instance_id) != instances.end()) {
+      continue;
+    }
+    instances.push_back(m.gpu_instance_id);
+    MigGpmSamples& s = state.mig[m.gpu_instance_id];
+    for (nvmlGpmSample_t& sample : s.samples) {
+      if (sample == nullptr && !r.Get("nvmlGpmSampleAlloc", "mig_devices", f.nvmlGpmSampleAlloc,
+                                      &sample)) {
+        sample = nullptr;
+      }
+    }
+    if (s.previous < 0 && s.samples[0] != nullptr && s.samples[1] != nullptr && take(m.gpu_instance_id, s, 0)) {
+      s.previous = 0;
+      s.previous_at = std::chrono::steady_clock::now();
+    }
+  }
+  for (unsigned gi : instances) {
+    MigGpmSamples& s = state.mig[gi];
+    if (s.previous < 0 || r.stopped()) continue;
+    const auto ready = s.previous_at + kGpmMinInterval;
+    if (auto now = std::chrono::steady_clock::now(); now < ready) {
+      std::this_thread::sleep_for(ready - now);
+    }
+    const int slot = 1 - s.previous;
+    if (!take(gi, s, slot)) {
+      s.previous = -1;
+      continue;
+    }
+    auto got = MetricsRequest(s.samples[s.previous], s.samples[slot]);
+    s.previous = slot;
+    s.previous_at = std::chrono::steady_clock::now();
+    if (!r.Get("nvmlGpmMetricsGet", "mig_devices", f.nvmlGpmMetricsGet, got.get())) continue;
+    for (MigDeviceStatus& m : g.mig_devices) {
+      if (m.gpu_instance_id != gi) continue;
+      m.status.gpm_supported = true;
+      ApplyMetrics(*got, m.status);
+    }
+  }
 }
 
 }  // namespace nvml_detail
@@ -156,11 +215,16 @@ void PrimeGpm(const NvmlFunctions& fn, unsigned index, CallTracker& tracker, Gpm
 }
 
 void FreeGpm(const NvmlFunctions& fn, GpmState& state) {
-  for (nvmlGpmSample_t& sample : state.samples) {
-    if (sample != nullptr && fn.nvmlGpmSampleFree != nullptr) fn.nvmlGpmSampleFree(sample);
-    sample = nullptr;
-  }
+  auto free_all = [&](nvmlGpmSample_t (&samples)[2]) {
+    for (nvmlGpmSample_t& sample : samples) {
+      if (sample != nullptr && fn.nvmlGpmSampleFree != nullptr) fn.nvmlGpmSampleFree(sample);
+      sample = nullptr;
+    }
+  };
+  free_all(state.samples);
   state.previous = -1;
+  for (auto& [gi, mig] : state.mig) free_all(mig.samples);
+  state.mig.clear();
 }
 
 }  // namespace gpudoctor

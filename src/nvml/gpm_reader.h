@@ -15,6 +15,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <optional>
 
 #include "core/gpu_status.h"
@@ -27,6 +28,13 @@ namespace gpudoctor {
 // driver refreshes its counters no faster).
 inline constexpr std::chrono::milliseconds kGpmMinInterval{110};
 
+// GPM samples of one GPU instance of a GPU in MIG mode.
+struct MigGpmSamples {
+  nvmlGpmSample_t samples[2] = {nullptr, nullptr};
+  int previous = -1;
+  std::chrono::steady_clock::time_point previous_at{};
+};
+
 struct GpmState {
   enum class Support { kUnknown, kNo, kYes };
   Support support = Support::kUnknown;
@@ -34,6 +42,7 @@ struct GpmState {
   nvmlGpmSample_t samples[2] = {nullptr, nullptr};
   int previous = -1;  // which of samples holds the last sample; -1: none
   std::chrono::steady_clock::time_point previous_at{};
+  std::map<unsigned, MigGpmSamples> mig;  // by GPU instance id
   // True when the GPU still needs its first sample (prime pass).
   bool NeedsPrime() const {
     return support == Support::kUnknown || (support == Support::kYes && previous < 0);
@@ -48,6 +57,11 @@ void BeginGpm(Reader& r, nvmlDevice_t dev, GpmState& state, GpuStatus& g);
 // Takes this read's sample (waiting out kGpmMinInterval since the previous)
 // and fills the metrics between the two.
 void FinishGpm(Reader& r, nvmlDevice_t dev, GpmState& state, GpuStatus& g);
+// With MIG mode on and GPM supported: the metrics of each GPU instance
+// (nvmlGpmMigSampleGet) into g.mig_devices. A GPU instance without a sample
+// yet gets two, kGpmMinInterval apart (one wait for all of them); later
+// reads use the previous read's.
+void FinishMigGpm(Reader& r, nvmlDevice_t dev, GpmState& state, GpuStatus& g);
 }  // namespace nvml_detail
 
 // The prime pass: gets the handle of GPU `index` and runs BeginGpm, so that

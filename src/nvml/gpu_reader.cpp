@@ -8,6 +8,7 @@
 
 #include "nvml/field_reader.h"
 #include "nvml/field_value.h"
+#include "nvml/mig_reader.h"
 
 namespace gpudoctor::nvml_detail {
 namespace {
@@ -84,6 +85,8 @@ void DropImplausibleReadings(GpuStatus& g) {
   }
 }
 
+}  // namespace
+
 void ReadMemory(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
   const auto& f = r.fn();
   nvmlUtilization_t util{};
@@ -118,6 +121,8 @@ void ReadMemory(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
     DropImplausibleMemory("nvmlDeviceGetMemoryInfo", mem.used, mem.free, mem.total, g);
   }
 }
+
+namespace {
 
 std::optional<std::int64_t> Threshold(Reader& r, nvmlDevice_t dev, int type,
                                       const char* field) {
@@ -272,10 +277,14 @@ void ReadGpu(const NvmlFunctions& fn, unsigned index, const GpuReadOptions& opti
   ReadPower(r, dev, out);
   ReadClocksAndPerformance(r, dev, out);
   ReadModesAndMemoryErrors(r, dev, out);
+  ReadMigDevices(r, dev, out);
   ReadPcie(r, dev, out);
   if (options.read_nvlink) ReadNvLinks(r, dev, out);
   if (options.read_processes) ReadProcesses(r, dev, out);
-  if (gpm != nullptr) FinishGpm(r, dev, *gpm, out);
+  if (gpm != nullptr) {
+    FinishGpm(r, dev, *gpm, out);
+    FinishMigGpm(r, dev, *gpm, out);
+  }
   DropImplausibleReadings(out);
 }
 

@@ -411,6 +411,10 @@ static_assert(sizeof(nvmlProcessesUtilizationInfo_v1_t) == 24 &&
   X(nvmlDeviceGetPersistenceMode, (nvmlDevice_t device, nvmlEnableState_t* mode)) \
   X(nvmlDeviceGetComputeMode, (nvmlDevice_t device, nvmlComputeMode_t* mode))  \
   X(nvmlDeviceGetMigMode, (nvmlDevice_t device, unsigned int* currentMode, unsigned int* pendingMode)) \
+  X(nvmlDeviceGetMaxMigDeviceCount, (nvmlDevice_t device, unsigned int* count)) \
+  X(nvmlDeviceGetMigDeviceHandleByIndex, (nvmlDevice_t device, unsigned int index, nvmlDevice_t* migDevice)) \
+  X(nvmlDeviceGetGpuInstanceId, (nvmlDevice_t device, unsigned int* id))       \
+  X(nvmlDeviceGetComputeInstanceId, (nvmlDevice_t device, unsigned int* id))   \
   X(nvmlDeviceGetEccMode, (nvmlDevice_t device, nvmlEnableState_t* current, nvmlEnableState_t* pending)) \
   X(nvmlDeviceGetTotalEccErrors, (nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long* eccCounts)) \
   X(nvmlDeviceGetRetiredPages, (nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int* pageCount, unsigned long long* addresses)) \

@@ -33,6 +33,8 @@ struct GpuMetric {
   const char* type;
   const char* help;
   MetricGetter get;
+  // Also served per MIG device (as gpudoctor_mig_*), from its own status.
+  bool per_mig = false;
 };
 
 const GpuMetric kGpuMetrics[] = {
@@ -42,9 +44,11 @@ const GpuMetric kGpuMetrics[] = {
      "Share of time GPU memory was read or written (0-1)",
      [](const GpuStatus& g) { return Scaled(g.utilization_memory_percent, 0.01); }},
     {"gpudoctor_gpu_memory_total_bytes", "gauge", "GPU memory installed",
-     [](const GpuStatus& g) { return D(g.memory_total_bytes); }},
+     [](const GpuStatus& g) { return D(g.memory_total_bytes); },
+     true},
     {"gpudoctor_gpu_memory_used_bytes", "gauge", "GPU memory in use",
-     [](const GpuStatus& g) { return D(g.memory_used_bytes); }},
+     [](const GpuStatus& g) { return D(g.memory_used_bytes); },
+     true},
     {"gpudoctor_gpu_memory_free_bytes", "gauge", "GPU memory free",
      [](const GpuStatus& g) { return D(g.memory_free_bytes); }},
     {"gpudoctor_gpu_memory_reserved_bytes", "gauge", "GPU memory reserved by the driver",
@@ -137,38 +141,50 @@ const GpuMetric kGpuMetrics[] = {
      [](const GpuStatus& g) { return D(g.gpm_supported); }},
     {"gpudoctor_gpu_sm_activity_ratio", "gauge",
      "GPM: share of SMs busy, averaged since the previous sample (0-1)",
-     [](const GpuStatus& g) { return Scaled(g.gpm_sm_activity_percent, 0.01); }},
+     [](const GpuStatus& g) { return Scaled(g.gpm_sm_activity_percent, 0.01); },
+     true},
     {"gpudoctor_gpu_sm_occupancy_ratio", "gauge",
      "GPM: warps resident on the SMs relative to the maximum (0-1)",
-     [](const GpuStatus& g) { return Scaled(g.gpm_sm_occupancy_percent, 0.01); }},
+     [](const GpuStatus& g) { return Scaled(g.gpm_sm_occupancy_percent, 0.01); },
+     true},
     {"gpudoctor_gpu_tensor_pipe_activity_ratio", "gauge",
      "GPM: share of time the SMs' tensor pipes were busy (0-1)",
-     [](const GpuStatus& g) { return Scaled(g.gpm_tensor_activity_percent, 0.01); }},
+     [](const GpuStatus& g) { return Scaled(g.gpm_tensor_activity_percent, 0.01); },
+     true},
     {"gpudoctor_gpu_fp64_pipe_activity_ratio", "gauge",
      "GPM: share of time the SMs did non-tensor FP64 math (0-1)",
-     [](const GpuStatus& g) { return Scaled(g.gpm_fp64_activity_percent, 0.01); }},
+     [](const GpuStatus& g) { return Scaled(g.gpm_fp64_activity_percent, 0.01); },
+     true},
     {"gpudoctor_gpu_fp32_pipe_activity_ratio", "gauge",
      "GPM: share of time the SMs did non-tensor FP32 math (0-1)",
-     [](const GpuStatus& g) { return Scaled(g.gpm_fp32_activity_percent, 0.01); }},
+     [](const GpuStatus& g) { return Scaled(g.gpm_fp32_activity_percent, 0.01); },
+     true},
     {"gpudoctor_gpu_fp16_pipe_activity_ratio", "gauge",
      "GPM: share of time the SMs did non-tensor FP16 math (0-1)",
-     [](const GpuStatus& g) { return Scaled(g.gpm_fp16_activity_percent, 0.01); }},
+     [](const GpuStatus& g) { return Scaled(g.gpm_fp16_activity_percent, 0.01); },
+     true},
     {"gpudoctor_gpu_integer_pipe_activity_ratio", "gauge",
      "GPM: share of time the SMs did integer math (0-1)",
-     [](const GpuStatus& g) { return Scaled(g.gpm_integer_activity_percent, 0.01); }},
+     [](const GpuStatus& g) { return Scaled(g.gpm_integer_activity_percent, 0.01); },
+     true},
     {"gpudoctor_gpu_dram_bandwidth_ratio", "gauge",
      "GPM: DRAM bandwidth used relative to the peak (0-1)",
-     [](const GpuStatus& g) { return Scaled(g.gpm_dram_bandwidth_percent, 0.01); }},
+     [](const GpuStatus& g) { return Scaled(g.gpm_dram_bandwidth_percent, 0.01); },
+     true},
     {"gpudoctor_gpu_gpm_pcie_tx_bytes_per_second", "gauge",
      "GPM: PCIe traffic from the GPU, averaged since the previous sample",
-     [](const GpuStatus& g) { return D(g.gpm_pcie_tx_bytes_per_s); }},
+     [](const GpuStatus& g) { return D(g.gpm_pcie_tx_bytes_per_s); },
+     true},
     {"gpudoctor_gpu_gpm_pcie_rx_bytes_per_second", "gauge",
      "GPM: PCIe traffic to the GPU, averaged since the previous sample",
-     [](const GpuStatus& g) { return D(g.gpm_pcie_rx_bytes_per_s); }},
+     [](const GpuStatus& g) { return D(g.gpm_pcie_rx_bytes_per_s); },
+     true},
     {"gpudoctor_gpu_nvlink_tx_bytes_per_second", "gauge", "GPM: NVLink writes, all links",
-     [](const GpuStatus& g) { return D(g.gpm_nvlink_tx_bytes_per_s); }},
+     [](const GpuStatus& g) { return D(g.gpm_nvlink_tx_bytes_per_s); },
+     true},
     {"gpudoctor_gpu_nvlink_rx_bytes_per_second", "gauge", "GPM: NVLink reads, all links",
-     [](const GpuStatus& g) { return D(g.gpm_nvlink_rx_bytes_per_s); }},
+     [](const GpuStatus& g) { return D(g.gpm_nvlink_rx_bytes_per_s); },
+     true},
     {"gpudoctor_gpu_processes", "gauge", "Compute processes on the GPU",
      [](const GpuStatus& g) {
        return g.processes ? std::optional<double>(static_cast<double>(g.processes->size()))
@@ -236,6 +252,33 @@ const MetricGpuLabels& LabelsOf(const AgentLiveSnapshot& s, const GpuStatus& g,
   return scratch;
 }
 
+// The MIG devices' memory and their GPU instances' GPM metrics: the GPU's
+// labels plus gpu_instance, compute_instance and mig_uuid.
+void WriteMigMetrics(const AgentLiveSnapshot& s, Exposition& e) {
+  MetricGpuLabels scratch;
+  for (const auto& m : kGpuMetrics) {
+    if (!m.per_mig) continue;
+    bool family = false;
+    const std::string name = "gpudoctor_mig_" + std::string(m.name).substr(14);
+    for (const auto& g : s.status.gpus) {
+      for (const auto& mig : g.mig_devices) {
+        auto v = m.get(mig.status);
+        if (!v) continue;
+        if (!family) e.Family(name, m.type, std::string("MIG device: ") + m.help);
+        family = true;
+        std::string labels =
+            Join(GpuLabelText(LabelsOf(s, g, scratch)),
+                 Label("gpu_instance", std::to_string(mig.gpu_instance_id)) + "," +
+                     Label("compute_instance", mig.compute_instance_id
+                                                   ? std::to_string(*mig.compute_instance_id)
+                                                   : std::string()) +
+                     "," + Label("mig_uuid", mig.status.uuid));
+        e.Sample(labels, *v);
+      }
+    }
+  }
+}
+
 void WriteGpuMetrics(const AgentLiveSnapshot& s, Exposition& e) {
   MetricGpuLabels scratch;
   for (const auto& m : kGpuMetrics) {
@@ -244,6 +287,7 @@ void WriteGpuMetrics(const AgentLiveSnapshot& s, Exposition& e) {
       if (auto v = m.get(g)) e.Sample(GpuLabelText(LabelsOf(s, g, scratch)), *v);
     }
   }
+  WriteMigMetrics(s, e);
   e.Family("gpudoctor_gpu_state", "gauge",
            "1 for the GPU's state in the latest sample (ok, lost, hung, error), 0 for the others");
   for (const auto& g : s.status.gpus) {

@@ -45,6 +45,26 @@ nlohmann::ordered_json ProcessesToJson(const std::optional<std::vector<GpuProces
   return out;
 }
 
+// A MIG device: its ids, uuid, memory and its GPU instance's GPM metrics
+// (the other fields NVML does not answer per MIG device).
+nlohmann::ordered_json MigDevicesToJson(const std::vector<MigDeviceStatus>& devices) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& m : devices) {
+    nlohmann::ordered_json j = {{"gpu_instance_id", m.gpu_instance_id},
+                                {"compute_instance_id", StatusOrNull(m.compute_instance_id)},
+                                {"uuid", m.status.uuid},
+                                {"state", GpuStateName(m.status.state)}};
+    for (const auto& field : ScalarGpuFields()) {
+      if (!field.name.starts_with("memory_") && !field.name.starts_with("gpm_")) continue;
+      std::visit([&](auto member) { j[std::string(field.name)] = StatusOrNull(m.status.*member); },
+                 field.member);
+    }
+    j["field_errors"] = m.status.field_errors;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::ordered_json GpuToJson(const GpuStatus& gpu) {
@@ -70,6 +90,7 @@ nlohmann::ordered_json GpuToJson(const GpuStatus& gpu) {
   j["fan_speeds_percent"] = gpu.fan_speeds_percent;
   j["nvlinks"] = NvLinksToJson(gpu.nvlinks);
   j["processes"] = ProcessesToJson(gpu.processes);
+  j["mig_devices"] = MigDevicesToJson(gpu.mig_devices);
   j["field_errors"] = gpu.field_errors;
   return j;
 }

@@ -147,6 +147,30 @@ std::string Gpm(const SystemStatus& s) {
   return out;
 }
 
+// MIG devices of GPUs in MIG mode: ids, memory, and their GPU instance's
+// GPM where there is one.
+std::string MigDevices(const SystemStatus& s) {
+  std::string out;
+  for (const auto& g : s.gpus) {
+    for (const auto& m : g.mig_devices) {
+      if (out.empty()) {
+        out = "\nMIG devices:\nGPU  GI  CI  UUID                                      Memory used / total"
+              "      SM active  Tensor  DRAM bw\n";
+      }
+      const GpuStatus& ms = m.status;
+      out += fmt::format("{:>3}  {:>2}  {:>2}  {:<40}  {:>9} / {:<11}  {:>9}  {:>6}  {:>7}\n",
+                         g.index, m.gpu_instance_id,
+                         m.compute_instance_id ? std::to_string(*m.compute_instance_id) : "-",
+                         ms.uuid.empty() ? std::string(kNa) : ms.uuid,
+                         FormatMiB(ms.memory_used_bytes), FormatMiB(ms.memory_total_bytes),
+                         Percent(ms.gpm_sm_activity_percent),
+                         Percent(ms.gpm_tensor_activity_percent),
+                         Percent(ms.gpm_dram_bandwidth_percent));
+    }
+  }
+  return out;
+}
+
 std::string Abnormal(const SystemStatus& s, const TableOptions& o) {
   std::vector<Anomaly> all;
   for (const auto& g : s.gpus) {
@@ -187,6 +211,7 @@ std::string RenderStatusTable(const SystemStatus& s, const TableOptions& o) {
   for (const auto& g : s.gpus) out += Row(g, o);
   if (s.gpus.empty()) out += "  (no GPUs found by the driver)\n";
   out += Gpm(s);
+  out += MigDevices(s);
   out += Processes(s);
   out += Abnormal(s, o);
   return out;

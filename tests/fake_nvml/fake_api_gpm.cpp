@@ -12,6 +12,7 @@
 
 struct nvmlGpmSample_st {
   int gpu = -1;  // -1 until nvmlGpmSampleGet filled it
+  int gpu_instance = -1;  // the MIG GPU instance of nvmlGpmMigSampleGet; -1: the whole GPU
   double steady_s = 0;
   gpudoctor::GpuStatus values;
 };
@@ -145,20 +146,35 @@ nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample) {
                          }
                          if (!fake_gpm::Supports(c.now)) return NVML_ERROR_NOT_SUPPORTED;
                          gpmSample->gpu = static_cast<int>(c.index);
+                         gpmSample->gpu_instance = -1;
                          gpmSample->steady_s = fake::SteadySeconds();
                          gpmSample->values = c.now;
                          return NVML_SUCCESS;
                        });
 }
 
-// MIG GPU instances are not modelled: every GPU answers as one without MIG.
+// A GPU instance's sample holds the gpm_* values of its first MIG device in
+// the scenario ("mig_devices" of the GPU; MIG mode must be on).
 nvmlReturn_t nvmlGpmMigSampleGet(nvmlDevice_t device, unsigned int gpuInstanceId,
                                  nvmlGpmSample_t gpmSample) {
-  (void)gpuInstanceId;
-  (void)gpmSample;
   return fake::WithGpu(__func__, device, {fake_gpm::kFaultField},
-                       [&](const fake::GpuCall&) -> nvmlReturn_t {
-                         return NVML_ERROR_NOT_SUPPORTED;
+                       [&](const fake::GpuCall& c) -> nvmlReturn_t {
+                         if (fake_gpm::LiveSamples().count(gpmSample) == 0) {
+                           return NVML_ERROR_INVALID_ARGUMENT;
+                         }
+                         if (!fake_gpm::Supports(c.now)) return NVML_ERROR_NOT_SUPPORTED;
+                         if (!c.now.mig_mode_enabled.value_or(false)) {
+                           return NVML_ERROR_NOT_SUPPORTED;
+                         }
+                         for (const auto& mig : c.now.mig_devices) {
+                           if (mig.gpu_instance_id != gpuInstanceId) continue;
+                           gpmSample->gpu = static_cast<int>(c.index);
+                           gpmSample->gpu_instance = static_cast<int>(gpuInstanceId);
+                           gpmSample->steady_s = fake::SteadySeconds();
+                           gpmSample->values = mig.status;
+                           return NVML_SUCCESS;
+                         }
+                         return NVML_ERROR_INVALID_ARGUMENT;  // no such GPU instance
                        });
 }
 
@@ -177,7 +193,8 @@ nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t* metricsGet) {
   nvmlGpmSample_t first = metricsGet->sample1;
   nvmlGpmSample_t second = metricsGet->sample2;
   if (live.count(first) == 0 || live.count(second) == 0 || first->gpu < 0 ||
-      first->gpu != second->gpu || second->steady_s - first->steady_s < 0.1) {
+      first->gpu != second->gpu || first->gpu_instance != second->gpu_instance ||
+      second->steady_s - first->steady_s < 0.1) {
     return NVML_ERROR_INVALID_ARGUMENT;
   }
   for (unsigned i = 0; i < metricsGet->numMetrics; ++i) {

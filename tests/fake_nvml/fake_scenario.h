@@ -95,6 +95,7 @@ const std::vector<ProfileSymbol>& ProfileSymbols();
 bool IsNvmlFunctionName(std::string_view name);
 
 constexpr unsigned kMaxGpus = 64;
+constexpr unsigned kMaxMigSlots = 8;  // MIG devices per GPU
 
 // Reads a scenario file. On failure returns nullopt and a one-line message
 // naming the file (and the offending key for unknown keys).

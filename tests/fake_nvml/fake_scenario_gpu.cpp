@@ -145,6 +145,44 @@ int ParseFieldValueType(const json& value, const std::string& where) {
 
 }  // namespace
 
+void ApplyGpuJson(const json& entry, const std::string& where, FakeGpu& gpu);
+
+namespace {
+
+// "mig_devices": [{"gpu_instance_id": 1, "compute_instance_id": 0, "uuid":
+// "MIG-...", "memory_total_bytes": ..., "gpm_sm_activity_percent": ...}]:
+// the ids, then any GPU key for what the MIG device handle answers.
+std::vector<gpudoctor::MigDeviceStatus> ParseMigDevices(const json& value,
+                                                        const std::string& where) {
+  std::vector<gpudoctor::MigDeviceStatus> out;
+  if (value.is_null()) return out;
+  if (!value.is_array()) Fail(where, "must be an array");
+  if (value.size() > kMaxMigSlots) Fail(where, "too many MIG devices");
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::string at = where + "[" + std::to_string(i) + "]";
+    const json& entry = value[i];
+    if (!entry.is_object() || !entry.contains("gpu_instance_id")) {
+      Fail(at, "needs an object with gpu_instance_id");
+    }
+    gpudoctor::MigDeviceStatus m;
+    m.gpu_instance_id = static_cast<unsigned>(Number(entry.at("gpu_instance_id"), at));
+    if (entry.contains("compute_instance_id") && !entry.at("compute_instance_id").is_null()) {
+      m.compute_instance_id = static_cast<unsigned>(Number(entry.at("compute_instance_id"), at));
+    }
+    json rest = entry;
+    rest.erase("gpu_instance_id");
+    rest.erase("compute_instance_id");
+    FakeGpu values;
+    values.status.index = static_cast<unsigned>(i);
+    ApplyGpuJson(rest, at, values);
+    m.status = std::move(values.status);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace
+
 FakeGpu DefaultGpu(unsigned index) {
   FakeGpu gpu;
   gpu.status.index = index;
@@ -201,6 +239,8 @@ void ApplyGpuJson(const json& entry, const std::string& where, FakeGpu& gpu) {
     } else if (key == "nvlinks") {
       g.nvlinks = value.is_null() ? std::vector<gpudoctor::NvLinkStatus>{}
                                   : ParseNvLinks(value, at);
+    } else if (key == "mig_devices") {
+      g.mig_devices = ParseMigDevices(value, at);
     } else if (key == "field_value_type") {
       gpu.field_value_type = ParseFieldValueType(value, at);
     } else if (key == "metrics") {

@@ -12,6 +12,7 @@ namespace {
 
 // Handles are addresses inside this array: stable, distinct and checkable.
 char g_handle_slots[kMaxGpus];
+char g_mig_handle_slots[kMaxGpus * kMaxMigSlots];
 
 const gpudoctor::GpuStatus& ApplyMetrics(FakeGpu& gpu, double t) {
   if (gpu.applied && t >= gpu.applied_t && t < gpu.applied_t + kSnapshotSeconds) {
@@ -48,6 +49,19 @@ double ElapsedLocked(const State& state) {
 
 nvmlDevice_t HandleOf(unsigned index) {
   return reinterpret_cast<nvmlDevice_t>(&g_handle_slots[index]);
+}
+
+nvmlDevice_t MigHandleOf(unsigned gpu, unsigned slot) {
+  return reinterpret_cast<nvmlDevice_t>(&g_mig_handle_slots[gpu * kMaxMigSlots + slot]);
+}
+
+MigSlot MigOf(nvmlDevice_t device) {
+  auto address = reinterpret_cast<std::uintptr_t>(device);
+  auto first = reinterpret_cast<std::uintptr_t>(&g_mig_handle_slots[0]);
+  if (address < first || address >= first + kMaxGpus * kMaxMigSlots) return {};
+  auto offset = static_cast<unsigned>(address - first);
+  if (offset / kMaxMigSlots >= TheState().scenario.gpus.size()) return {};
+  return MigSlot{static_cast<int>(offset / kMaxMigSlots), offset % kMaxMigSlots};
 }
 
 int IndexOf(nvmlDevice_t device) {

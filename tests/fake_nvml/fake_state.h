@@ -59,6 +59,14 @@ nvmlDevice_t HandleOf(unsigned index);
 // Index of a handle, or -1 when it is not one of ours.
 int IndexOf(nvmlDevice_t device);
 
+// MIG device handles: the `slot`th entry of GPU `gpu`'s "mig_devices".
+nvmlDevice_t MigHandleOf(unsigned gpu, unsigned slot);
+struct MigSlot {
+  int gpu = -1;  // -1 when the handle is not a MIG device handle
+  unsigned slot = 0;
+};
+MigSlot MigOf(nvmlDevice_t device);
+
 // With the lock held: checks init and the index, applies faults (slow, hang,
 // lost and error faults naming one of `fields`). On NVML_SUCCESS the lock is
 // still held and *gpu, *now and *t are set; *now stays valid while it is.
@@ -92,6 +100,10 @@ nvmlReturn_t WithGpu(std::string_view function, nvmlDevice_t device,
     return rc;
   }
   int index = IndexOf(device);
+  // A MIG device handle: its GPU's faults apply, and the body sees the MIG
+  // device's own values (uuid, memory, GPM; the rest null).
+  const MigSlot mig = index < 0 ? MigOf(device) : MigSlot{};
+  if (index < 0) index = mig.gpu;
   if (index < 0) return NVML_ERROR_INVALID_ARGUMENT;
   FakeGpu* gpu = nullptr;
   const gpudoctor::GpuStatus* now = nullptr;
@@ -99,6 +111,10 @@ nvmlReturn_t WithGpu(std::string_view function, nvmlDevice_t device,
   nvmlReturn_t rc = EnterGpu(function, static_cast<unsigned>(index), lock,
                              fields, &gpu, &now, &t);
   if (rc != NVML_SUCCESS) return rc;
+  if (mig.gpu >= 0) {
+    if (mig.slot >= now->mig_devices.size()) return NVML_ERROR_INVALID_ARGUMENT;
+    return body(GpuCall{static_cast<unsigned>(index), gpu, now->mig_devices[mig.slot].status, t});
+  }
   return body(GpuCall{static_cast<unsigned>(index), gpu, *now, t});
 }
 
