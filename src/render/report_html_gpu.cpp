@@ -17,6 +17,9 @@ namespace {
 
 using SeriesGetter = std::function<std::optional<double>(const GpuStatus&)>;
 
+// The chart line classes of report_html_style.cpp, one per MIG GPU instance.
+constexpr const char* kMigSeriesClasses[] = {"s0", "s1", "s2", "s3", "s4", "s5", "s6"};
+
 template <typename T>
 std::optional<double> AsDouble(const std::optional<T>& v) {
   if (!v) return std::nullopt;
@@ -244,6 +247,39 @@ std::vector<ChartSpec> Charts(const ReportContext& r, const GpuSeries& gpu,
     sm.series.push_back(series({"DRAM bandwidth", "显存带宽"}, "s3",
                                [](const GpuStatus& g) { return g.gpm_dram_bandwidth_percent; }));
     charts.push_back(std::move(sm));
+  }
+
+  // A GPU in MIG mode: SM activity per GPU instance (nvmlGpmMigSampleGet),
+  // one line each, up to the seven instances a GPU can have.
+  std::vector<unsigned> instances;
+  for (const GpuStatus& reading : gpu.readings) {
+    for (const MigDeviceStatus& m : reading.mig_devices) {
+      if (!m.status.gpm_sm_activity_percent || instances.size() >= std::size(kMigSeriesClasses) ||
+          std::find(instances.begin(), instances.end(), m.gpu_instance_id) != instances.end()) {
+        continue;
+      }
+      instances.push_back(m.gpu_instance_id);
+    }
+  }
+  if (!instances.empty()) {
+    std::sort(instances.begin(), instances.end());
+    ChartSpec mig = spec("mig_sm_activity",
+                         {"SM activity per MIG GPU instance (GPM)", "各 MIG GPU 实例的 SM 活跃度 (GPM)"},
+                         "%");
+    mig.y_min = 0;
+    mig.y_max = 100;
+    for (std::size_t i = 0; i < instances.size(); ++i) {
+      const unsigned gi = instances[i];
+      mig.series.push_back(series(
+          {fmt::format("GPU instance {}", gi), fmt::format("GPU 实例 {}", gi)},
+          kMigSeriesClasses[i], [gi](const GpuStatus& g) -> std::optional<double> {
+            for (const MigDeviceStatus& m : g.mig_devices) {
+              if (m.gpu_instance_id == gi) return m.status.gpm_sm_activity_percent;
+            }
+            return std::nullopt;
+          }));
+    }
+    charts.push_back(std::move(mig));
   }
 
   ChartSpec mem = spec("memory", {"Memory used", "显存占用"}, "%");

@@ -46,16 +46,25 @@ svg.chart .line.s0, svg.chart .dot.s0 { stroke: #1f77b4; }
 svg.chart .line.s1, svg.chart .dot.s1 { stroke: #ff7f0e; }
 svg.chart .line.s2, svg.chart .dot.s2 { stroke: #2ca02c; }
 svg.chart .line.s3, svg.chart .dot.s3 { stroke: #9467bd; }
+svg.chart .line.s4, svg.chart .dot.s4 { stroke: #8c564b; }
+svg.chart .line.s5, svg.chart .dot.s5 { stroke: #e377c2; }
+svg.chart .line.s6, svg.chart .dot.s6 { stroke: #17becf; }
 svg.chart .line.limit { stroke: #6e7781; stroke-dasharray: 6 4; stroke-width: 1.5; }
 svg.chart .dot.s0 { fill: #1f77b4; }
 svg.chart .dot.s1 { fill: #ff7f0e; }
 svg.chart .dot.s2 { fill: #2ca02c; }
 svg.chart .dot.s3 { fill: #9467bd; }
+svg.chart .dot.s4 { fill: #8c564b; }
+svg.chart .dot.s5 { fill: #e377c2; }
+svg.chart .dot.s6 { fill: #17becf; }
 svg.chart .dot.limit { fill: #6e7781; stroke: #6e7781; }
 .swatch.s0 { background: #1f77b4; }
 .swatch.s1 { background: #ff7f0e; }
 .swatch.s2 { background: #2ca02c; }
 .swatch.s3 { background: #9467bd; }
+.swatch.s4 { background: #8c564b; }
+.swatch.s5 { background: #e377c2; }
+.swatch.s6 { background: #17becf; }
 .swatch.limit { background: #6e7781; }
 svg.chart .threshold { stroke: #cf222e; stroke-dasharray: 3 3; stroke-width: 1.2; }
 svg.chart .threshold-label { font-size: 11px; fill: #cf222e; }

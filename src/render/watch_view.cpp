@@ -252,6 +252,18 @@ void AppendGpuBlock(const GpuStatus& gpu, const History& history,
   lines.push_back(MetricLine(gpu, history, HistoryMetric::kPower, "power",
                              PowerCell(gpu, t, kScreenUnits), o));
   lines.push_back(DetailLine(gpu, o));
+  // MIG devices, one line each: ids, their GPU instance's SM activity, memory.
+  for (const MigDeviceStatus& m : gpu.mig_devices) {
+    const GpuStatus& ms = m.status;
+    std::string ids = fmt::format("  MIG {}/{}", m.gpu_instance_id,
+                                  m.compute_instance_id ? std::to_string(*m.compute_instance_id)
+                                                        : std::string("-"));
+    lines.push_back(PadRight(std::move(ids), kLabelWidth) + "SM act " +
+                    (ms.gpm_sm_activity_percent
+                         ? fmt::format("{:.0f}%", *ms.gpm_sm_activity_percent)
+                         : std::string("n/a")) +
+                    "  memory " + MemoryCell(ms, t, kScreenUnits).text);
+  }
 }
 
 // --- compact layout: one row per GPU ---

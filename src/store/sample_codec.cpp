@@ -163,6 +163,17 @@ std::optional<unsigned> ParseNumber(std::string_view s) {
   return v;
 }
 
+// The fields a MIG device's status holds (mig_reader.h): memory and GPM.
+bool IsMigField(const GpuField& field) {
+  return field.name.starts_with("memory_") || field.name.starts_with("gpm_");
+}
+
+MigDeviceStatus& MigAt(GpuStatus& gpu, unsigned slot) {
+  if (gpu.mig_devices.size() <= slot) gpu.mig_devices.resize(slot + 1);
+  gpu.mig_devices[slot].status.index = slot;
+  return gpu.mig_devices[slot];
+}
+
 }  // namespace
 
 void StatusToCells(const GpuStatus& gpu, std::vector<NamedCell>& cells) {
@@ -205,6 +216,30 @@ void StatusToCells(const GpuStatus& gpu, std::vector<NamedCell>& cells) {
         Add(cells, prefix + "." + kNvlinkMembers[m + 1], *v);
     }
   }
+  for (std::size_t i = 0; i < gpu.mig_devices.size(); ++i) {
+    const MigDeviceStatus& m = gpu.mig_devices[i];
+    const std::string prefix = "mig." + std::to_string(i);
+    Add(cells, prefix, static_cast<std::int64_t>(m.gpu_instance_id));
+    if (m.compute_instance_id) {
+      Add(cells, prefix + ".ci", static_cast<std::int64_t>(*m.compute_instance_id));
+    }
+    if (!m.status.uuid.empty()) Add(cells, prefix + ".uuid", m.status.uuid);
+    for (const GpuField& field : ScalarGpuFields()) {
+      if (!IsMigField(field)) continue;
+      std::visit(
+          [&](auto member) {
+            const auto& value = m.status.*member;
+            if (!value) return;
+            using T = std::decay_t<decltype(*value)>;
+            if constexpr (std::is_same_v<T, double>) {
+              Add(cells, prefix + "." + std::string(field.name), *value);
+            } else if constexpr (!std::is_same_v<T, std::string>) {
+              Add(cells, prefix + "." + std::string(field.name), static_cast<std::int64_t>(*value));
+            }
+          },
+          field.member);
+    }
+  }
   if (gpu.processes) {
     Add(cells, "processes", ProcessesText(*gpu.processes));
     std::string details = ProcessDetailsText(*gpu.processes);
@@ -243,6 +278,28 @@ SampleColumn ResolveSampleColumn(std::string_view name) {
       c.kind = K::kFan;
       c.number = *n;
     }
+    return c;
+  }
+  if (name.starts_with("mig.")) {
+    std::string_view rest = name.substr(4);
+    auto dot = rest.find('.');
+    auto n = ParseNumber(rest.substr(0, dot));
+    if (!n || *n >= 64) return c;  // more slots than NVML has: not ours
+    c.number = *n;
+    std::string_view member = dot == std::string_view::npos ? "" : rest.substr(dot + 1);
+    if (member.empty()) {
+      c.mig_member = 0;
+    } else if (member == "ci") {
+      c.mig_member = 1;
+    } else if (member == "uuid") {
+      c.mig_member = 2;
+    } else if (const GpuField* f = FindGpuField(member); f && IsMigField(*f)) {
+      c.mig_member = 3;
+      c.field = f;
+    } else {
+      return c;
+    }
+    c.kind = SampleColumn::Kind::kMig;
     return c;
   }
   if (name.starts_with("nvlink.")) {
@@ -319,6 +376,21 @@ void ApplyCell(GpuStatus& gpu, const SampleColumn& column, const Cell& value) {
       NvLinkStatus& link = LinkAt(gpu, column.number);
       if (column.nvlink_member == 0) link.active = *number != 0;
       if (column.nvlink_member > 0) link.*kNvlinkCounters[column.nvlink_member - 1] = *number;
+      return;
+    }
+    case K::kMig: {
+      if (!number && !text) return;  // no value in this row
+      MigDeviceStatus& m = MigAt(gpu, column.number);
+      if (column.mig_member == 0 && number) {
+        m.gpu_instance_id = static_cast<unsigned>(*number);
+      } else if (column.mig_member == 1 && number) {
+        m.compute_instance_id = static_cast<unsigned>(*number);
+      } else if (column.mig_member == 2 && text) {
+        m.status.uuid = *text;
+      } else if (column.mig_member == 3 && number) {
+        const auto* d = std::get_if<double>(&value);
+        SetNumber(m.status, *column.field, d ? *d : static_cast<double>(*number));
+      }
       return;
     }
     case K::kProcesses:

@@ -34,11 +34,14 @@ struct SampleColumn {
     kProcesses,
     kProcessDetails,
     kFieldErrors,
+    kMig,  // "mig.<slot>" (its GPU instance id), "mig.<slot>.ci", ".uuid", ".<memory_/gpm_ field>"
   };
   Kind kind = Kind::kIgnored;
   const struct GpuField* field = nullptr;
   unsigned number = 0;     // fan or link number
   int nvlink_member = -1;  // -1: the link itself; 0 active; 1.. counters
+  // kMig: 0 the GPU instance id, 1 the compute instance id, 2 the uuid, 3 `field`.
+  int mig_member = -1;
 };
 
 SampleColumn ResolveSampleColumn(std::string_view name);

@@ -145,8 +145,24 @@ TEST(GpmMigE2E, AgentServesMigSeries) {
             std::string::npos);
   // The GPU without MIG has no MIG series.
   EXPECT_EQ(text.find("gpudoctor_mig_sm_activity_ratio{gpu=\"1\""), std::string::npos);
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // a few recorded samples
   agent.Signal(SIGTERM);
   EXPECT_NE(agent.Wait(std::chrono::seconds(20)), -1);
+
+  // The store kept the MIG devices: the report charts each GPU instance.
+  auto html = RunGpudoctor({"report", "--data-dir", data.path().string(), "--since", "10m",
+                            "--format", "html", "--lang", "en"},
+                           "");
+  ASSERT_TRUE(html.exit_code >= 0 && html.exit_code <= 2) << html.err;
+  EXPECT_NE(html.out.find("data-metric=\"mig_sm_activity\""), std::string::npos);
+  EXPECT_NE(html.out.find("SM activity per MIG GPU instance (GPM)"), std::string::npos);
+  EXPECT_NE(html.out.find("GPU instance 1"), std::string::npos);
+  EXPECT_NE(html.out.find("GPU instance 2"), std::string::npos);
+  // Only GPU 0 is in MIG mode: one such chart (figure).
+  const std::string figure = "<figure class=\"chart-box\" data-metric=\"mig_sm_activity\"";
+  const auto first = html.out.find(figure);
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_EQ(html.out.find(figure, first + 1), std::string::npos);
 }
 
 }  // namespace

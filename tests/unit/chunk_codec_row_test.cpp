@@ -84,6 +84,52 @@ TEST(EncodeRow, ReadingRoundTrips) {
   EXPECT_EQ(test::CellsOf(back[0]), test::CellsOf(gpu));
 }
 
+// A GPU in MIG mode: its MIG devices (ids, uuid, memory, GPM) come back
+// from the store as they went in; a row without them decodes to none.
+TEST(EncodeRow, MigDevicesRoundTrip) {
+  GpuStatus gpu = test::MakeGpu(0, 3);
+  gpu.mig_mode_enabled = true;
+  for (unsigned i = 0; i < 3; ++i) {
+    MigDeviceStatus m;
+    m.gpu_instance_id = i == 0 ? 1 : 2;
+    if (i != 1) m.compute_instance_id = i;
+    m.status.index = i;
+    m.status.uuid = "MIG-" + std::to_string(i);
+    m.status.memory_total_bytes = std::int64_t{10} << 30;
+    m.status.memory_used_bytes = std::int64_t{i} << 30;
+    m.status.gpm_sm_activity_percent = 12.5 * (i + 1);
+    gpu.mig_devices.push_back(m);
+  }
+  std::vector<NamedCell> cells;
+  StatusToCells(gpu, cells);
+  auto set = DecodeColumnSet(EncodeRow(42'000, cells, 1));
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  std::vector<GpuStatus> back = DecodeSamples(*set);
+  ASSERT_EQ(back.size(), 1u);
+  ASSERT_EQ(back[0].mig_devices.size(), 3u);
+  for (unsigned i = 0; i < 3; ++i) {
+    const MigDeviceStatus& m = back[0].mig_devices[i];
+    EXPECT_EQ(m.gpu_instance_id, gpu.mig_devices[i].gpu_instance_id);
+    EXPECT_EQ(m.compute_instance_id, gpu.mig_devices[i].compute_instance_id);
+    EXPECT_EQ(m.status.uuid, "MIG-" + std::to_string(i));
+    EXPECT_EQ(m.status.memory_total_bytes, std::int64_t{10} << 30);
+    EXPECT_EQ(m.status.memory_used_bytes, std::int64_t{i} << 30);
+    EXPECT_EQ(m.status.gpm_sm_activity_percent, 12.5 * (i + 1));
+    EXPECT_FALSE(m.status.gpm_tensor_activity_percent.has_value());
+  }
+  EXPECT_EQ(test::CellsOf(back[0]), test::CellsOf(gpu));
+  // Two rows of one chunk, the second without MIG devices: none for it.
+  ColumnSetBuilder builder;
+  builder.AddRow(1000, cells);
+  std::vector<NamedCell> plain;
+  StatusToCells(test::MakeGpu(0, 4), plain);
+  builder.AddRow(2000, plain);
+  auto two = DecodeSamples(builder.Take());
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].mig_devices.size(), 3u);
+  EXPECT_TRUE(two[1].mig_devices.empty());
+}
+
 // EncodeRow's precondition: StatusToCells never repeats a name.
 TEST(EncodeRow, StatusToCellsNamesAreDistinct) {
   for (std::int64_t second : {0, 7, 301}) {

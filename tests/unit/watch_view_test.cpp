@@ -81,6 +81,34 @@ TEST(WatchViewTest, FrameShowsEveryValue) {
   EXPECT_EQ(frame.find("gpu_idle"), std::string::npos);
 }
 
+TEST(WatchViewTest, MigDevicesGetALineEach) {
+  GpuStatus gpu = H100();
+  gpu.mig_mode_enabled = true;
+  MigDeviceStatus busy;
+  busy.gpu_instance_id = 1;
+  busy.compute_instance_id = 0;
+  busy.status.memory_used_bytes = 30720 * kMiB;
+  busy.status.memory_total_bytes = 40960 * kMiB;
+  busy.status.gpm_sm_activity_percent = 82.4;
+  MigDeviceStatus no_gpm;
+  no_gpm.gpu_instance_id = 2;
+  no_gpm.status.memory_used_bytes = 0;
+  no_gpm.status.memory_total_bytes = 20480 * kMiB;
+  gpu.mig_devices = {busy, no_gpm};
+  SystemStatus status = System({gpu});
+  History history(60);
+  history.Record(status);
+  std::string frame = RenderWatchFrame(status, history, Options(100, false));
+  std::string first = LineStarting(frame, "  MIG 1/0");
+  EXPECT_NE(first.find("SM act 82%"), std::string::npos) << frame;
+  EXPECT_NE(first.find("30720/40960 MiB (75.0%)"), std::string::npos) << first;
+  std::string second = LineStarting(frame, "  MIG 2/-");
+  EXPECT_NE(second.find("SM act n/a"), std::string::npos) << frame;
+  // A GPU without MIG devices has no such line.
+  std::string plain = RenderWatchFrame(System({H100()}), history, Options(100, false));
+  EXPECT_EQ(plain.find("  MIG "), std::string::npos);
+}
+
 TEST(WatchViewTest, SparklineCoversTheHistory) {
   SystemStatus status = System({H100()});
   History history(60);
