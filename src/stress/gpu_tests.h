@@ -1,0 +1,58 @@
+// The per-GPU tests of `gpudoctor stress`, each run on a thread of its own
+// against one CudaGpu (made current on that thread first). Each stops at its
+// deadline or when StressStopRequested(), between launches of at most a few
+// tens of milliseconds, and frees what it allocated before returning.
+// A CUDA failure ends the test on that GPU and comes back in `error`.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/active_run.h"
+#include "cuda/cuda_gpu.h"
+
+namespace gpudoctor {
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+struct GpuTestError {
+  std::string message;  // CudaCallError's text
+  SteadyTime at;
+};
+
+// The FMA burn: launches of about kBurnLaunchTarget each, back to back, from
+// `start_at` to `deadline`.
+struct BurnOutcome {
+  double flops = 0;      // floating-point operations done
+  double kernel_ms = 0;  // time the launches took, by CUDA events
+  std::optional<SteadyTime> first_launch;
+  std::optional<GpuTestError> error;
+};
+inline constexpr std::chrono::milliseconds kBurnLaunchTarget{20};
+BurnOutcome RunBurn(CudaGpu& gpu, SteadyTime start_at, SteadyTime deadline);
+
+// Device-to-device copies with the copy kernel, timed by events: one
+// untimed warm-up, then up to kHbmRepetitions.
+struct HbmOutcome {
+  std::vector<double> gbps;  // read + write bytes per second of each repetition, 1e9
+  std::optional<SteadyTime> first_launch;
+  std::optional<GpuTestError> error;
+};
+inline constexpr int kHbmRepetitions = 20;
+HbmOutcome RunHbm(CudaGpu& gpu, SteadyTime deadline);
+
+// Write/verify of 0x00, 0xFF, 0xAA, 0x55 and address-in-address over
+// `fraction` of the free device memory (less when that much cannot be had).
+struct MemoryOutcome {
+  MemoryTestResult result;  // NVML's counters are left for the caller
+  std::optional<SteadyTime> first_launch;
+  std::optional<GpuTestError> error;
+};
+MemoryOutcome RunMemory(CudaGpu& gpu, double fraction, SteadyTime deadline);
+
+// The median of values (nullopt when empty).
+std::optional<double> MedianOf(std::vector<double> values);
+
+}  // namespace gpudoctor
