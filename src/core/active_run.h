@@ -47,6 +47,14 @@ struct ActiveGpuResult {
   std::optional<double> hbm_peak_gbps;
   std::string hbm_peak_source;  // where the peak comes from
   std::optional<MemoryTestResult> memory;
+  // pcie: pinned host-to-device and device-to-host bandwidth (medians, GB/s),
+  // and when the test ran (its NVML samples give the link it trained at).
+  std::optional<double> pcie_h2d_gbps, pcie_d2h_gbps;
+  std::optional<double> pcie_started_s, pcie_ended_s;
+  // The fastest link NVML read during the pcie test (links idle at a lower
+  // generation and train up under load), and the link's maximum.
+  std::optional<std::int64_t> pcie_link_gen, pcie_link_width;
+  std::optional<std::int64_t> pcie_link_gen_max, pcie_link_width_max;
   std::vector<ActiveXid> xids;
   // The first CUDA error of the run on this GPU, as CudaCallError writes it.
   std::string cuda_error;
@@ -54,8 +62,16 @@ struct ActiveGpuResult {
   std::string cuda_error_test;  // the test it happened in
 };
 
+// p2p: one direction of one GPU pair.
+struct ActivePeerCopy {
+  unsigned src_index = 0, dst_index = 0;  // NVML indices
+  std::string src_bus, dst_bus;
+  bool peer_access = false;     // the driver offered peer access (else staged through the host)
+  std::optional<double> gbps;   // median of the timed copies, 1e9 bytes per second
+};
+
 struct ActiveRun {
-  std::vector<std::string> tests;  // "power", "hbm", "memory", in the order run
+  std::vector<std::string> tests;  // "hbm", "memory", "pcie", "p2p", "power", in the order run
   double duration_s = 0;           // --duration
   std::string start = "together";  // "together" | "staggered"
   double memory_fraction = 0.75;
@@ -63,6 +79,7 @@ struct ActiveRun {
   double ran_s = 0;                // how long it really ran
   bool interrupted = false;        // stopped by SIGINT / SIGTERM
   std::vector<ActiveGpuResult> gpus;
+  std::vector<ActivePeerCopy> p2p;  // every ordered pair, when p2p ran on 2+ GPUs
 };
 
 }  // namespace gpudoctor

@@ -38,6 +38,7 @@ enum : int {
   CUDA_ERROR_INVALID_CONTEXT = 201,
   CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
   CUDA_ERROR_ECC_UNCORRECTABLE = 214,
+  CUDA_ERROR_PEER_ACCESS_UNSUPPORTED = 217,
   CUDA_ERROR_INVALID_PTX = 218,
   CUDA_ERROR_JIT_COMPILER_NOT_FOUND = 221,
   CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
@@ -47,6 +48,7 @@ enum : int {
   CUDA_ERROR_ILLEGAL_ADDRESS = 700,
   CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
   CUDA_ERROR_LAUNCH_TIMEOUT = 702,
+  CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
   CUDA_ERROR_LAUNCH_FAILED = 719,
   CUDA_ERROR_NOT_SUPPORTED = 801,
   CUDA_ERROR_SYSTEM_NOT_READY = 802,
@@ -82,6 +84,10 @@ enum : unsigned {
   X(cuDevicePrimaryCtxRelease, (CUdevice dev))                                          \
   X(cuCtxSetCurrent, (CUcontext ctx))                                                   \
   X(cuCtxSynchronize, (void))                                                           \
+  X(cuDeviceCanAccessPeer, (int* canAccessPeer, CUdevice dev, CUdevice peerDev))        \
+  X(cuCtxEnablePeerAccess, (CUcontext peerContext, unsigned int Flags))                 \
+  X(cuMemcpyPeerAsync, (CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, \
+                        CUcontext srcContext, size_t ByteCount, CUstream hStream))      \
   X(cuMemGetInfo_v2, (size_t* free, size_t* total))                                     \
   X(cuMemAlloc_v2, (CUdeviceptr* dptr, size_t bytesize))                                \
   X(cuMemFree_v2, (CUdeviceptr dptr))                                                   \

@@ -98,6 +98,7 @@ CudaGpu::~CudaGpu() {
   f.cuCtxSetCurrent(context_);
   if (stream_ != nullptr) f.cuStreamSynchronize(stream_);
   for (CUdeviceptr p : allocations_) f.cuMemFree_v2(p);
+  for (void* p : pinned_) f.cuMemFreeHost(p);
   if (start_ != nullptr) f.cuEventDestroy_v2(start_);
   if (end_ != nullptr) f.cuEventDestroy_v2(end_);
   if (stream_ != nullptr) f.cuStreamDestroy_v2(stream_);
@@ -134,12 +135,27 @@ Result<bool> CudaGpu::Memset32(CUdeviceptr pointer, unsigned value, std::size_t 
 }
 
 Result<bool> CudaGpu::CopyToHost(void* host, CUdeviceptr device, std::size_t bytes) {
-  if (auto ok = Check("cuMemcpyDtoHAsync_v2",
-                      lib_->fn.cuMemcpyDtoHAsync_v2(host, device, bytes, stream_));
-      !ok) {
-    return ok;
-  }
+  if (auto ok = CopyToHostAsync(host, device, bytes); !ok) return ok;
   return Synchronize();
+}
+
+Result<void*> CudaGpu::AllocPinned(std::size_t bytes) {
+  void* p = nullptr;
+  if (auto ok = Check("cuMemAllocHost_v2", lib_->fn.cuMemAllocHost_v2(&p, bytes)); !ok) return ok.error();
+  pinned_.insert(p);
+  return p;
+}
+
+void CudaGpu::FreePinned(void* host) {
+  if (pinned_.erase(host) != 0) lib_->fn.cuMemFreeHost(host);
+}
+
+Result<bool> CudaGpu::CopyToDeviceAsync(CUdeviceptr device, const void* host, std::size_t bytes) {
+  return Check("cuMemcpyHtoDAsync_v2", lib_->fn.cuMemcpyHtoDAsync_v2(device, host, bytes, stream_));
+}
+
+Result<bool> CudaGpu::CopyToHostAsync(void* host, CUdeviceptr device, std::size_t bytes) {
+  return Check("cuMemcpyDtoHAsync_v2", lib_->fn.cuMemcpyDtoHAsync_v2(host, device, bytes, stream_));
 }
 
 Result<bool> CudaGpu::Launch(StressKernel kernel, unsigned grid, unsigned block, void** params) {
@@ -150,6 +166,26 @@ Result<bool> CudaGpu::Launch(StressKernel kernel, unsigned grid, unsigned block,
 
 Result<bool> CudaGpu::Synchronize() {
   return Check("cuStreamSynchronize", lib_->fn.cuStreamSynchronize(stream_));
+}
+
+Result<bool> CudaGpu::CanAccessPeer(const CudaGpu& peer) const {
+  int can = 0;
+  if (auto ok = Check("cuDeviceCanAccessPeer", lib_->fn.cuDeviceCanAccessPeer(&can, handle_, peer.handle_)); !ok) {
+    return ok;
+  }
+  return can != 0;
+}
+
+Result<bool> CudaGpu::EnablePeerAccess(const CudaGpu& peer) {
+  CUresult rc = lib_->fn.cuCtxEnablePeerAccess(peer.context_, 0);
+  if (rc == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) return true;
+  return Check("cuCtxEnablePeerAccess", rc);
+}
+
+Result<bool> CudaGpu::CopyFromPeerAsync(CUdeviceptr dst, const CudaGpu& peer, CUdeviceptr src,
+                                        std::size_t bytes) {
+  return Check("cuMemcpyPeerAsync",
+               lib_->fn.cuMemcpyPeerAsync(dst, context_, src, peer.context_, bytes, stream_));
 }
 
 Result<bool> CudaGpu::Record(CUevent event) {

@@ -52,6 +52,12 @@ class CudaGpu {
   Result<bool> Memset32(CUdeviceptr pointer, unsigned value, std::size_t words);
   // Copies device memory to the host and waits for it.
   Result<bool> CopyToHost(void* host, CUdeviceptr device, std::size_t bytes);
+  // Page-locked host memory (cuMemAllocHost), freed with the GPU at the latest.
+  Result<void*> AllocPinned(std::size_t bytes);
+  void FreePinned(void* host);
+  // Enqueue a copy on the GPU's stream (for TimeMs); `host` must be pinned.
+  Result<bool> CopyToDeviceAsync(CUdeviceptr device, const void* host, std::size_t bytes);
+  Result<bool> CopyToHostAsync(void* host, CUdeviceptr device, std::size_t bytes);
   // Enqueues a kernel on the GPU's stream. `params` as cuLaunchKernel takes them.
   Result<bool> Launch(StressKernel kernel, unsigned grid, unsigned block, void** params);
   // Records an event pair around what `enqueue` puts on the stream, waits for
@@ -64,6 +70,14 @@ class CudaGpu {
     return ElapsedMs();
   }
   Result<bool> Synchronize();
+
+  // Peer access from this GPU's context to `peer`'s memory: whether the
+  // driver offers it (NVLink or PCIe peer-to-peer), and turning it on
+  // (already on counts as done). Call with this GPU current.
+  Result<bool> CanAccessPeer(const CudaGpu& peer) const;
+  Result<bool> EnablePeerAccess(const CudaGpu& peer);
+  // Enqueues a copy from `src` on `peer` to `dst` on this GPU.
+  Result<bool> CopyFromPeerAsync(CUdeviceptr dst, const CudaGpu& peer, CUdeviceptr src, std::size_t bytes);
 
  private:
   CudaGpu(std::shared_ptr<const CudaLibrary> lib, CudaDeviceInfo device);
@@ -81,6 +95,7 @@ class CudaGpu {
   CUstream stream_ = nullptr;
   CUevent start_ = nullptr, end_ = nullptr;
   std::set<CUdeviceptr> allocations_;
+  std::set<void*> pinned_;
 };
 
 }  // namespace gpudoctor

@@ -9,6 +9,7 @@
 
 #include "core/clock_reasons.h"
 #include "core/time_format.h"
+#include "knowledge/pcie_link_rates.h"
 
 namespace gpudoctor {
 namespace {
@@ -81,6 +82,32 @@ J MemoryJson(const MemoryTestResult& m) {
            {"remapped_rows", {{"before", ActiveInt(m.remapped_rows_before)}, {"after", ActiveInt(m.remapped_rows_after)}}}};
 }
 
+// The link's theoretical one-direction GB/s, when its generation is known.
+std::optional<double> LinkTheoreticalGbps(const ActiveGpuResult& gpu) {
+  if (!gpu.pcie_link_gen || !gpu.pcie_link_width) return std::nullopt;
+  auto lane = PcieLaneGbps(static_cast<long>(*gpu.pcie_link_gen));
+  if (!lane) return std::nullopt;
+  return *lane * static_cast<double>(*gpu.pcie_link_width);
+}
+
+J PcieJson(const ActiveGpuResult& gpu) {
+  auto theoretical = LinkTheoreticalGbps(gpu);
+  auto share = [&](const std::optional<double>& v) -> std::optional<double> {
+    if (!v || !theoretical) return std::nullopt;
+    return *v / *theoretical;
+  };
+  return J{{"h2d_gbps", ActiveNumber(gpu.pcie_h2d_gbps)},
+           {"d2h_gbps", ActiveNumber(gpu.pcie_d2h_gbps)},
+           {"link_gen", ActiveInt(gpu.pcie_link_gen)},
+           {"link_width", ActiveInt(gpu.pcie_link_width)},
+           {"link_gen_max", ActiveInt(gpu.pcie_link_gen_max)},
+           {"link_width_max", ActiveInt(gpu.pcie_link_width_max)},
+           {"link_theoretical_gbps", ActiveNumber(theoretical)},
+           {"achievable_share", kPcieAchievableShare},
+           {"h2d_share_of_link", ActiveNumber(share(gpu.pcie_h2d_gbps))},
+           {"d2h_share_of_link", ActiveNumber(share(gpu.pcie_d2h_gbps))}};
+}
+
 J GpuJson(const DiagnosisInput& input, const ActiveGpuResult& gpu) {
   BurnSummary burn = SummarizeBurn(input, gpu);
   J j{{"index", gpu.index}, {"pci_bus_id", gpu.pci_bus_id}, {"name", gpu.name},
@@ -108,6 +135,7 @@ J GpuJson(const DiagnosisInput& input, const ActiveGpuResult& gpu) {
                  {"peak_source", gpu.hbm_peak_source.empty() ? J(nullptr) : J(gpu.hbm_peak_source)}};
   }
   if (gpu.memory) j["memory"] = MemoryJson(*gpu.memory);
+  if (gpu.pcie_started_s) j["pcie"] = PcieJson(gpu);
   J xids = J::array();
   for (const ActiveXid& x : gpu.xids) xids.push_back(J{{"xid", x.xid}, {"at_s", ActiveNumber(x.at_s)}});
   j["xids"] = std::move(xids);
@@ -128,6 +156,11 @@ nlohmann::ordered_json ActiveRunJson(const DiagnosisInput& input) {
   const ActiveRun& run = *input.active;
   J gpus = J::array();
   for (const ActiveGpuResult& gpu : run.gpus) gpus.push_back(GpuJson(input, gpu));
+  J p2p = J::array();
+  for (const ActivePeerCopy& p : run.p2p) {
+    p2p.push_back(J{{"src_index", p.src_index}, {"dst_index", p.dst_index}, {"src_pci_bus_id", p.src_bus},
+                    {"dst_pci_bus_id", p.dst_bus}, {"peer_access", p.peer_access}, {"gbps", ActiveNumber(p.gbps)}});
+  }
   return J{{"tests", run.tests},
            {"duration_s", ActiveNumber(run.duration_s)},
            {"start", run.start},
@@ -136,7 +169,8 @@ nlohmann::ordered_json ActiveRunJson(const DiagnosisInput& input) {
            {"started_at", FormatRfc3339(run.started_at)},
            {"ran_s", ActiveNumber(run.ran_s)},
            {"interrupted", run.interrupted},
-           {"gpus", std::move(gpus)}};
+           {"gpus", std::move(gpus)},
+           {"p2p", std::move(p2p)}};
 }
 
 std::string ActiveRunText(const DiagnosisInput& input, Lang lang) {
@@ -160,6 +194,17 @@ std::string ActiveRunText(const DiagnosisInput& input, Lang lang) {
                             : "    memory: {:.1f} GiB, {} patterns, {} mismatches\n"),
                          static_cast<double>(m.tested_bytes) / (1ull << 30), m.patterns.size(), m.mismatches);
     }
+    if (gpu.pcie_h2d_gbps || gpu.pcie_d2h_gbps) {
+      auto theoretical = LinkTheoreticalGbps(gpu);
+      std::string link = theoretical ? fmt::format(fmt::runtime(zh ? "，链路 Gen{} x{} 理论 {:.1f} GB/s（健康链路约可达 {:.0f} %）"
+                                                                   : ", link Gen{} x{} {:.1f} GB/s in theory (a healthy link gives about {:.0f} %)"),
+                                                   *gpu.pcie_link_gen, *gpu.pcie_link_width, *theoretical,
+                                                   100 * kPcieAchievableShare)
+                                     : "";
+      out += fmt::format(fmt::runtime(zh ? "    PCIe：主机到设备 {} GB/s，设备到主机 {} GB/s{}\n"
+                                         : "    pcie: host to device {} GB/s, device to host {} GB/s{}\n"),
+                         Opt(gpu.pcie_h2d_gbps, 1), Opt(gpu.pcie_d2h_gbps, 1), link);
+    }
     if (gpu.burn_started_s) {
       BurnSummary b = SummarizeBurn(input, gpu);
       out += fmt::format(fmt::runtime(zh ? "    功耗测试：{} TFLOPS，功耗峰值 {} W / 平均 {} W（上限 {} W），最高 {} °C，SM 频率 {}-{} MHz\n"
@@ -174,6 +219,11 @@ std::string ActiveRunText(const DiagnosisInput& input, Lang lang) {
       out += fmt::format(fmt::runtime(zh ? "    CUDA 错误（{} 测试）：{}\n" : "    CUDA error ({} test): {}\n"), gpu.cuda_error_test,
                          gpu.cuda_error);
     }
+  }
+  for (const ActivePeerCopy& p : run.p2p) {
+    out += fmt::format(fmt::runtime(zh ? "  p2p GPU {} → GPU {}：{} GB/s{}\n" : "  p2p GPU {} → GPU {}: {} GB/s{}\n"),
+                       p.src_index, p.dst_index, Opt(p.gbps, 1),
+                       p.peer_access ? "" : (zh ? "（经主机中转）" : " (staged through the host)"));
   }
   return out;
 }

@@ -52,6 +52,33 @@ struct MemoryOutcome {
 };
 MemoryOutcome RunMemory(CudaGpu& gpu, double fraction, SteadyTime deadline);
 
+// Pinned host-to-device, then device-to-host copies of 256 MiB, timed by
+// events: one untimed warm-up each, then up to kPcieRepetitions.
+struct PcieOutcome {
+  std::vector<double> h2d_gbps, d2h_gbps;  // each repetition, 1e9 bytes per second
+  std::optional<SteadyTime> first_copy;
+  std::optional<GpuTestError> error;
+};
+inline constexpr int kPcieRepetitions = 10;
+PcieOutcome RunPcie(CudaGpu& gpu, SteadyTime deadline);
+
+// Copies of 256 MiB from every GPU to every other, one pair at a time (so
+// that each link is measured alone), peer access enabled where the driver
+// offers it: one untimed warm-up, then up to kP2pRepetitions per pair.
+struct PeerCopyOutcome {
+  std::size_t src = 0, dst = 0;  // positions in the `gpus` given
+  bool peer_access = false;
+  std::vector<double> gbps;
+};
+struct P2pOutcome {
+  std::vector<PeerCopyOutcome> pairs;
+  std::optional<SteadyTime> first_copy;
+  std::optional<GpuTestError> error;
+  std::size_t error_gpu = 0;  // position of the GPU the error came from
+};
+inline constexpr int kP2pRepetitions = 5;
+P2pOutcome RunP2p(const std::vector<CudaGpu*>& gpus, SteadyTime deadline);
+
 // The median of values (nullopt when empty).
 std::optional<double> MedianOf(std::vector<double> values);
 

@@ -12,6 +12,8 @@ const char* StressTestName(StressTest test) {
     case StressTest::kPower: return "power";
     case StressTest::kHbm: return "hbm";
     case StressTest::kMemory: return "memory";
+    case StressTest::kPcie: return "pcie";
+    case StressTest::kP2p: return "p2p";
   }
   return "?";
 }
@@ -29,11 +31,11 @@ Result<StressPlan> MakeStressPlan(const StressOptions& options) {
     if (name == "power") test = StressTest::kPower;
     else if (name == "hbm") test = StressTest::kHbm;
     else if (name == "memory") test = StressTest::kMemory;
-    else if (name == "pcie" || name == "p2p") {
+    else if (name == "pcie") test = StressTest::kPcie;
+    else if (name == "p2p") test = StressTest::kP2p;
+    else {
       return Error{ErrorCode::kInvalid,
-                   "--tests: '" + name + "' is not implemented yet (power, hbm, memory are)"};
-    } else {
-      return Error{ErrorCode::kInvalid, "--tests: unknown test '" + name + "' (power, hbm, memory)"};
+                   "--tests: unknown test '" + name + "' (power, hbm, memory, pcie, p2p)"};
     }
     if (std::find(plan.tests.begin(), plan.tests.end(), test) == plan.tests.end()) {
       plan.tests.push_back(test);
@@ -43,7 +45,16 @@ Result<StressPlan> MakeStressPlan(const StressOptions& options) {
   // The short measurements first, the long burn last: a GPU that the burn
   // knocks off the bus has then already given its bandwidth and memory results.
   std::sort(plan.tests.begin(), plan.tests.end(), [](StressTest a, StressTest b) {
-    auto rank = [](StressTest t) { return t == StressTest::kHbm ? 0 : t == StressTest::kMemory ? 1 : 2; };
+    auto rank = [](StressTest t) {
+      switch (t) {
+        case StressTest::kHbm: return 0;
+        case StressTest::kMemory: return 1;
+        case StressTest::kPcie: return 2;
+        case StressTest::kP2p: return 3;
+        case StressTest::kPower: return 4;
+      }
+      return 4;
+    };
     return rank(a) < rank(b);
   });
   auto duration = ParseDuration(options.duration);

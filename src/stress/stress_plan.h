@@ -10,7 +10,7 @@
 namespace gpudoctor {
 
 struct StressOptions {
-  std::string tests = "power,hbm,memory";  // comma-separated
+  std::string tests = "power,hbm,memory,pcie,p2p";  // comma-separated
   std::string duration = "60s";
   std::vector<std::string> gpus;           // --gpu selectors; empty: all
   std::string start = "together";          // together | staggered
@@ -18,10 +18,10 @@ struct StressOptions {
   bool force = false;
 };
 
-enum class StressTest { kPower, kHbm, kMemory };
+enum class StressTest { kPower, kHbm, kMemory, kPcie, kP2p };
 
 struct StressPlan {
-  std::vector<StressTest> tests;  // in the order they run: hbm, memory, power
+  std::vector<StressTest> tests;  // in the order they run: hbm, memory, pcie, p2p, power
   std::chrono::milliseconds duration{60000};
   bool staggered = false;
   double memory_fraction = 0.75;
@@ -29,11 +29,11 @@ struct StressPlan {
   std::vector<std::string> gpus;
 };
 
-// "power", "hbm", "memory".
+// "power", "hbm", "memory", "pcie", "p2p".
 const char* StressTestName(StressTest test);
 
-// Errors name the option: "--tests: unknown test 'foo' (power, hbm, memory;
-// pcie and p2p are not implemented yet)", "--memory-fraction: 1.5 is not in (0, 0.95]".
+// Errors name the option: "--tests: unknown test 'foo' (power, hbm, memory,
+// pcie, p2p)", "--memory-fraction: 1.5 is not in (0, 0.95]".
 Result<StressPlan> MakeStressPlan(const StressOptions& options);
 
 }  // namespace gpudoctor

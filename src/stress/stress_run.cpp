@@ -63,12 +63,43 @@ void RunOneTest(StressTest test, const StressPlan& plan, StressGpu& gpu, std::si
     NoteLoad(gpu, hbm.first_launch, run_start);
     gpu.result->hbm_gbps = MedianOf(hbm.gbps);
     NoteError(gpu, hbm.error, test, run_start);
+  } else if (test == StressTest::kPcie) {
+    PcieOutcome pcie = RunPcie(*gpu.cuda, deadline);
+    NoteLoad(gpu, pcie.first_copy, run_start);
+    if (pcie.first_copy) {
+      gpu.result->pcie_started_s = SecondsBetween(run_start, *pcie.first_copy);
+      gpu.result->pcie_ended_s = SecondsBetween(run_start, Clock::now());
+    }
+    gpu.result->pcie_h2d_gbps = MedianOf(pcie.h2d_gbps);
+    gpu.result->pcie_d2h_gbps = MedianOf(pcie.d2h_gbps);
+    NoteError(gpu, pcie.error, test, run_start);
   } else {
     MemoryOutcome memory = RunMemory(*gpu.cuda, plan.memory_fraction, deadline);
     NoteLoad(gpu, memory.first_launch, run_start);
     if (!memory.result.patterns.empty()) gpu.result->memory = memory.result;
     NoteError(gpu, memory.error, test, run_start);
   }
+}
+
+// The p2p test over every GPU still usable, on one thread: pairs one at a time.
+void RunP2pTest(std::vector<StressGpu>& gpus, ActiveRun& run, SteadyTime test_start,
+                const StressPlan& plan, SteadyTime run_start) {
+  std::vector<CudaGpu*> cuda;
+  std::vector<StressGpu*> used;
+  for (StressGpu& g : gpus) {
+    if (!g.cuda || !g.result->cuda_error.empty()) continue;
+    cuda.push_back(g.cuda.get());
+    used.push_back(&g);
+  }
+  P2pOutcome p2p = RunP2p(cuda, test_start + plan.duration);
+  for (StressGpu* g : used) NoteLoad(*g, p2p.first_copy, run_start);
+  for (const PeerCopyOutcome& pair : p2p.pairs) {
+    const ActiveGpuResult& src = *used[pair.src]->result;
+    const ActiveGpuResult& dst = *used[pair.dst]->result;
+    run.p2p.push_back(ActivePeerCopy{src.index, dst.index, src.pci_bus_id, dst.pci_bus_id, pair.peer_access,
+                                     MedianOf(pair.gbps)});
+  }
+  if (p2p.error) NoteError(*used[p2p.error_gpu], p2p.error, StressTest::kP2p, run_start);
 }
 
 class StressSampler {
@@ -143,6 +174,25 @@ void AddMemoryCounters(StressRunResult& out) {
   }
 }
 
+// The fastest link each GPU's samples showed during its pcie test.
+void AddPcieLinks(StressRunResult& out) {
+  for (ActiveGpuResult& gpu : out.run.gpus) {
+    if (!gpu.pcie_started_s) continue;
+    for (const StressSample& sample : out.samples) {
+      double at = std::chrono::duration<double>(sample.time - out.run.started_at).count();
+      if (at < *gpu.pcie_started_s || at > gpu.pcie_ended_s.value_or(at)) continue;
+      const GpuStatus* g = GpuIn(sample, gpu.pci_bus_id);
+      if (g == nullptr || !g->pcie_link_gen_current || !g->pcie_link_width_current) continue;
+      std::int64_t lanes = *g->pcie_link_gen_current * *g->pcie_link_width_current;
+      if (gpu.pcie_link_gen && lanes <= *gpu.pcie_link_gen * *gpu.pcie_link_width) continue;
+      gpu.pcie_link_gen = g->pcie_link_gen_current;
+      gpu.pcie_link_width = g->pcie_link_width_current;
+      gpu.pcie_link_gen_max = g->pcie_link_gen_max;
+      gpu.pcie_link_width_max = g->pcie_link_width_max;
+    }
+  }
+}
+
 }  // namespace
 
 StressRunResult RunStress(const StressPlan& plan, std::shared_ptr<const CudaLibrary> lib,
@@ -186,7 +236,14 @@ StressRunResult RunStress(const StressPlan& plan, std::shared_ptr<const CudaLibr
     std::atomic<int> running{0};
     std::vector<std::thread> threads;
     SteadyTime test_start = Clock::now() + std::chrono::milliseconds(50);
-    for (std::size_t i = 0; i < gpus.size(); ++i) {
+    if (test == StressTest::kP2p) {
+      ++running;
+      threads.emplace_back([&] {
+        RunP2pTest(gpus, out.run, test_start, plan, run_start);
+        --running;
+      });
+    }
+    for (std::size_t i = 0; i < gpus.size() && test != StressTest::kP2p; ++i) {
       if (!gpus[i].cuda || !gpus[i].result->cuda_error.empty()) continue;
       ++running;
       threads.emplace_back([&, i] {
@@ -202,6 +259,7 @@ StressRunResult RunStress(const StressPlan& plan, std::shared_ptr<const CudaLibr
   out.run.ran_s = SecondsBetween(run_start, Clock::now());
   sampling.SampleNow();
   AddMemoryCounters(out);
+  AddPcieLinks(out);
   return out;
 }
 

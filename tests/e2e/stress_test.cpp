@@ -35,6 +35,7 @@ json StressGpu(const std::string& bus, json cuda = json::object()) {
   // Slow fake rates, so that a copy takes tens of milliseconds and timer
   // slack on a busy test machine stays small beside it.
   cuda.emplace("hbm_gbps", 100);
+  cuda.emplace("p2p_gbps", 10);
   g["cuda"] = cuda;
   return g;
 }
@@ -91,22 +92,38 @@ const json* FindingFor(const json& doc, const std::string& id) {
 }
 
 TEST_F(StressE2e, HealthyRunMeasuresEveryTestAndLoadsTheGpusInNvml) {
-  // An L4 (published peak 300 GB/s) whose copies run at 290 GB/s: no finding.
-  json a = StressGpu("0000:01:00.0", {{"hbm_gbps", 290}}), b = StressGpu("0000:02:00.0", {{"hbm_gbps", 290}});
-  a["name"] = b["name"] = "NVIDIA L4";
+  // An L4 (published peak 300 GB/s) whose copies run at 290 GB/s, on a
+  // Gen3 x16 link (15.75 GB/s) that copies at 13 GB/s: no finding.
+  json cuda = {{"hbm_gbps", 290}, {"h2d_gbps", 13}, {"d2h_gbps", 13}};
+  json a = StressGpu("0000:01:00.0", cuda), b = StressGpu("0000:02:00.0", cuda);
+  for (json* g : {&a, &b}) {
+    (*g)["name"] = "NVIDIA L4";
+    (*g)["pcie_link_gen_current"] = (*g)["pcie_link_gen_max"] = 3;
+    (*g)["pcie_link_width_current"] = (*g)["pcie_link_width_max"] = 16;
+  }
   auto s = Scenario({a, b});
   // 5 % of the fake's 79 GiB free: each pattern pass takes a fraction of a second.
-  auto r = Run(s, {"--tests", "power,hbm,memory", "--duration", "2s", "--memory-fraction", "0.05"});
+  auto r = Run(s, {"--tests", "power,hbm,memory,pcie,p2p", "--duration", "2s", "--memory-fraction", "0.05"});
   ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
   ASSERT_TRUE(r.report.is_object()) << r.process.err;
   EXPECT_EQ(r.report["schema"], "gpudoctor.report/v1");
   EXPECT_EQ(r.report["command"], "stress");
   EXPECT_TRUE(r.report["findings"].empty()) << r.report["findings"].dump(2);
   // Said what it would run, and for how long, before starting.
-  EXPECT_NE(r.process.err.find("will run hbm, memory, power on 2 GPU(s)"), std::string::npos) << r.process.err;
-  EXPECT_NE(r.process.err.find("each test for at most 2 s (6 s in all)"), std::string::npos);
+  EXPECT_NE(r.process.err.find("will run hbm, memory, pcie, p2p, power on 2 GPU(s)"), std::string::npos)
+      << r.process.err;
+  EXPECT_NE(r.process.err.find("each test for at most 2 s (10 s in all)"), std::string::npos);
   const json& active = r.report["active"];
-  EXPECT_EQ(active["tests"], json({"hbm", "memory", "power"}));
+  EXPECT_EQ(active["tests"], json({"hbm", "memory", "pcie", "p2p", "power"}));
+  // Both directions of the one pair, with peer access.
+  ASSERT_EQ(active["p2p"].size(), 2u);
+  EXPECT_EQ(active["p2p"][0]["src_pci_bus_id"], "0000:01:00.0");
+  EXPECT_EQ(active["p2p"][0]["dst_pci_bus_id"], "0000:02:00.0");
+  EXPECT_EQ(active["p2p"][1]["src_index"], 1);
+  for (const json& p : active["p2p"]) {
+    EXPECT_EQ(p["peer_access"], true);
+    EXPECT_LE(p["gbps"].get<double>(), 10.1);
+  }
   EXPECT_EQ(active["interrupted"], false);
   ASSERT_EQ(active["gpus"].size(), 2u);
   for (const json& g : active["gpus"]) {
@@ -127,7 +144,26 @@ TEST_F(StressE2e, HealthyRunMeasuresEveryTestAndLoadsTheGpusInNvml) {
     EXPECT_GT(g["memory"]["tested_bytes"].get<double>(), 3.5 * (1ull << 30));
     EXPECT_LE(g["memory"]["tested_bytes"].get<double>(), 0.05 * 79 * (1ull << 30));
     EXPECT_TRUE(g["cuda_error"].is_null());
+    EXPECT_EQ(g["pcie"]["link_gen"], 3);
+    EXPECT_EQ(g["pcie"]["link_width"], 16);
+    EXPECT_EQ(g["pcie"]["link_theoretical_gbps"], 15.754);
+    EXPECT_LE(g["pcie"]["h2d_gbps"].get<double>(), 13.1);
+    EXPECT_GT(g["pcie"]["d2h_gbps"].get<double>(), 0);
   }
+}
+
+TEST_F(StressE2e, SlowPcieLink) {
+  // A Gen5-capable GPU trained at Gen4 x16 (31.5 GB/s) whose copies run at 8 GB/s.
+  json slow = StressGpu("0000:01:00.0", {{"h2d_gbps", 8}, {"d2h_gbps", 8}});
+  slow["pcie_link_gen_current"] = 4;
+  slow["pcie_link_gen_max"] = 5;
+  slow["pcie_link_width_current"] = slow["pcie_link_width_max"] = 16;
+  auto r = Run(Scenario({slow}), {"--tests", "pcie", "--duration", "3s"});
+  ASSERT_EQ(r.process.exit_code, 1) << r.process.err;
+  EXPECT_EQ(FindingIds(r.report), std::set<std::string>{"stress.pcie_below_link"});
+  const json* f = FindingFor(r.report, "stress.pcie_below_link");
+  EXPECT_NE((*f)["title"].get<std::string>().find("of its Gen4 x16 link"), std::string::npos);
+  EXPECT_NE((*f)["evidence"].dump().find("trained at Gen4 x16 of Gen5 x16"), std::string::npos);
 }
 
 TEST_F(StressE2e, HbmFarBelowPeakAndAStraggler) {
@@ -204,6 +240,50 @@ TEST_F(StressE2e, PowerBrakeAndThermalSlowdownUnderLoad) {
   EXPECT_EQ((*FindingFor(r.report, "stress.power_brake"))["gpus"], json({"0000:01:00.0"}));
   EXPECT_EQ((*FindingFor(r.report, "stress.thermal_slowdown"))["gpus"], json({"0000:02:00.0"}));
   EXPECT_EQ(r.report["active"]["gpus"][0]["power"]["clock_event_reasons"], json({"hw_power_brake_slowdown"}));
+}
+
+TEST_F(StressE2e, WeakPeerPair) {
+  auto s = Scenario({StressGpu("0000:01:00.0", {{"p2p_peer_gbps", {{"0000:03:00.0", 3}}}}),
+                     StressGpu("0000:02:00.0"), StressGpu("0000:03:00.0")});
+  auto r = Run(s, {"--tests", "p2p", "--duration", "5s"});
+  ASSERT_EQ(r.process.exit_code, 1) << r.process.err;
+  EXPECT_EQ(r.report["active"]["p2p"].size(), 6u);
+  EXPECT_EQ(FindingIds(r.report), std::set<std::string>{"stress.weak_peer_pair"});
+  const json* f = FindingFor(r.report, "stress.weak_peer_pair");
+  EXPECT_EQ((*f)["gpus"], json({"0000:01:00.0", "0000:03:00.0"}));
+  EXPECT_NE((*f)["title"].get<std::string>().find("GPU 0 → GPU 2"), std::string::npos);
+}
+
+TEST_F(StressE2e, ClocksHeldWithoutReasonUnderLoad) {
+  json held = StressGpu("0000:01:00.0");
+  held["under_load"] = {{"metrics", {{"clocks_sm_mhz", {{"steps", {{0.0, 1300}}}}}}}};
+  auto r = Run(Scenario({held}), {"--tests", "power", "--duration", "2s"});
+  ASSERT_EQ(r.process.exit_code, 1) << r.process.err;
+  EXPECT_EQ(FindingIds(r.report), std::set<std::string>{"stress.clocks_held"});
+  EXPECT_EQ(r.report["active"]["gpus"][0]["power"]["sm_clock_max_mhz"], 1300);
+}
+
+TEST_F(StressE2e, XidUnderLoad) {
+  json xid = StressGpu("0000:01:00.0");
+  xid["under_load"] = {{"faults", {{{"kind", "xid"}, {"at_s", 0.3}, {"code", 48}}}}};
+  auto r = Run(Scenario({xid}), {"--tests", "power", "--duration", "3s"});
+  ASSERT_EQ(r.process.exit_code, 2) << r.process.err;
+  EXPECT_EQ(FindingIds(r.report), std::set<std::string>{"stress.gpu_lost"});
+  const json* f = FindingFor(r.report, "stress.gpu_lost");
+  EXPECT_EQ((*f)["xids"], json({48}));
+  EXPECT_NE((*f)["title"].get<std::string>().find("reported Xid 48 under load"), std::string::npos);
+}
+
+TEST_F(StressE2e, StaggeredStartLoadsOneGpuAfterAnother) {
+  auto s = Scenario({StressGpu("0000:01:00.0"), StressGpu("0000:02:00.0")});
+  auto r = Run(s, {"--tests", "power", "--duration", "2s", "--start", "staggered"});
+  ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
+  EXPECT_NE(r.process.err.find("GPUs started one after another"), std::string::npos);
+  EXPECT_EQ(r.report["active"]["start"], "staggered");
+  // GPU 1 waits duration / (2 x 2 GPUs) = 0.5 s before its first launch.
+  const json& gpus = r.report["active"]["gpus"];
+  EXPECT_GE(gpus[1]["power"]["started_s"].get<double>(), gpus[0]["power"]["started_s"].get<double>() + 0.45)
+      << gpus.dump(2);
 }
 
 TEST_F(StressE2e, LaunchFailureIsACudaError) {
@@ -307,7 +387,8 @@ TEST_F(StressE2e, RulesListsTheStressRules) {
   ASSERT_EQ(r.exit_code, 0);
   for (const char* id : {"stress.power_supply", "stress.gpu_lost", "stress.memory_mismatch", "stress.cuda_error",
                          "stress.power_brake", "stress.thermal_slowdown", "stress.straggler",
-                         "stress.hbm_below_peak"}) {
+                         "stress.hbm_below_peak", "stress.pcie_below_link", "stress.clocks_held",
+                         "stress.weak_peer_pair"}) {
     EXPECT_NE(r.out.find(id), std::string::npos) << id;
   }
   EXPECT_NE(r.out.find("[needs active]"), std::string::npos);

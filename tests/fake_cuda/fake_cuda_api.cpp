@@ -18,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -53,6 +54,7 @@ struct State {
   fake_cuda::CudaScenario scenario;
   std::map<CUdeviceptr, Allocation> allocations;
   GpuState gpus[kMaxGpus];
+  std::set<std::pair<int, int>> peers;  // (context, peer) with peer access on
 };
 
 State& TheState() {
@@ -245,6 +247,44 @@ CUresult cuCtxSetCurrent(CUcontext context) {
 CUresult cuCtxSynchronize(void) {
   if (!ValidGpu(t_current_gpu)) return CUDA_ERROR_INVALID_CONTEXT;
   return TheState().gpus[t_current_gpu].sticky;
+}
+
+CUresult cuDeviceCanAccessPeer(int* can, CUdevice dev, CUdevice peer) {
+  if (can == nullptr || !ValidGpu(dev) || !ValidGpu(peer) || dev == peer) return CUDA_ERROR_INVALID_DEVICE;
+  *can = TheState().scenario.gpus[dev].peer_access ? 1 : 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags) {
+  auto index = reinterpret_cast<char*>(peer) - g_contexts;
+  if (flags != 0 || index < 0 || index >= kMaxGpus || !ValidGpu(static_cast<int>(index))) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  State& s = TheState();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (!ValidGpu(t_current_gpu)) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!s.scenario.gpus[t_current_gpu].peer_access) return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+  if (!s.peers.insert({t_current_gpu, static_cast<int>(index)}).second) return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_context, CUdeviceptr src, CUcontext src_context,
+                           size_t bytes, CUstream) {
+  auto dst_gpu = reinterpret_cast<char*>(dst_context) - g_contexts;
+  auto src_gpu = reinterpret_cast<char*>(src_context) - g_contexts;
+  State& s = TheState();
+  double rate = 0;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (!ValidGpu(static_cast<int>(dst_gpu)) || !ValidGpu(static_cast<int>(src_gpu))) return CUDA_ERROR_INVALID_CONTEXT;
+    CUdeviceptr base = 0;
+    if (Find(dst, bytes, &base) == nullptr || Find(src, bytes, &base) == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    const auto& from = s.scenario.gpus[src_gpu];
+    auto peer = from.p2p_peer_gbps.find(s.scenario.gpus[dst_gpu].pci_bus_id);
+    rate = peer != from.p2p_peer_gbps.end() ? peer->second : from.p2p_gbps;
+  }
+  SleepSeconds(static_cast<double>(bytes) / (rate * 1e9));
+  return CUDA_SUCCESS;
 }
 
 CUresult cuMemGetInfo_v2(size_t* free_bytes, size_t* total_bytes) {

@@ -1,5 +1,6 @@
 #include "fake_cuda_scenario.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -32,7 +33,9 @@ constexpr Named kResults[] = {
     {"CUDA_ERROR_INVALID_CONTEXT", CUDA_ERROR_INVALID_CONTEXT},
     {"CUDA_ERROR_NO_BINARY_FOR_GPU", CUDA_ERROR_NO_BINARY_FOR_GPU},
     {"CUDA_ERROR_ECC_UNCORRECTABLE", CUDA_ERROR_ECC_UNCORRECTABLE},
+    {"CUDA_ERROR_PEER_ACCESS_UNSUPPORTED", CUDA_ERROR_PEER_ACCESS_UNSUPPORTED},
     {"CUDA_ERROR_INVALID_PTX", CUDA_ERROR_INVALID_PTX},
+    {"CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED", CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED},
     {"CUDA_ERROR_INVALID_HANDLE", CUDA_ERROR_INVALID_HANDLE},
     {"CUDA_ERROR_NOT_FOUND", CUDA_ERROR_NOT_FOUND},
     {"CUDA_ERROR_ILLEGAL_ADDRESS", CUDA_ERROR_ILLEGAL_ADDRESS},
@@ -65,6 +68,13 @@ CudaGpu GpuFromEntry(const json& entry, unsigned index) {
     else if (key == "h2d_gbps") gpu.h2d_gbps = value.get<double>();
     else if (key == "d2h_gbps") gpu.d2h_gbps = value.get<double>();
     else if (key == "burn_tflops") gpu.burn_tflops = value.get<double>();
+    else if (key == "p2p_gbps") gpu.p2p_gbps = value.get<double>();
+    else if (key == "peer_access") gpu.peer_access = value.get<bool>();
+    else if (key == "p2p_peer_gbps") {
+      for (const auto& [peer, rate] : value.items()) {
+        gpu.p2p_peer_gbps[gpudoctor::NormalizePciBusId(peer)] = rate.get<double>();
+      }
+    }
     else if (key == "multiprocessors") gpu.multiprocessors = value.get<int>();
     else if (key == "total_bytes") gpu.total_bytes = value.get<std::uint64_t>();
     else if (key == "free_bytes") gpu.free_bytes = value.get<std::uint64_t>();
@@ -73,7 +83,10 @@ CudaGpu GpuFromEntry(const json& entry, unsigned index) {
     else if (key == "launch_error_after_s") gpu.launch_error_after_s = value.get<double>();
     else throw std::runtime_error("unknown key 'gpus[" + std::to_string(index) + "].cuda." + key + "'");
   }
-  if (gpu.hbm_gbps <= 0 || gpu.h2d_gbps <= 0 || gpu.d2h_gbps <= 0 || gpu.burn_tflops <= 0) {
+  bool peers_positive = std::all_of(gpu.p2p_peer_gbps.begin(), gpu.p2p_peer_gbps.end(),
+                                    [](const auto& p) { return p.second > 0; });
+  if (gpu.hbm_gbps <= 0 || gpu.h2d_gbps <= 0 || gpu.d2h_gbps <= 0 || gpu.burn_tflops <= 0 ||
+      gpu.p2p_gbps <= 0 || !peers_positive) {
     throw std::runtime_error("gpus[" + std::to_string(index) + "].cuda: rates must be > 0");
   }
   return gpu;

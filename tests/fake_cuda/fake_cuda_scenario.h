@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct CudaGpu {
   double h2d_gbps = 50;        // pinned host to device
   double d2h_gbps = 50;        // device to host
   double burn_tflops = 50;     // FP32 rate of the burn kernel
+  double p2p_gbps = 100;       // copies from this GPU to any other ...
+  std::map<std::string, double> p2p_peer_gbps;  // ... except to these bus ids
+  bool peer_access = true;     // cuDeviceCanAccessPeer's answer towards every peer
   std::uint64_t total_bytes = 80ull << 30;
   std::uint64_t free_bytes = 79ull << 30;
   // Byte offsets, into any verified allocation larger than 1 MiB, of words

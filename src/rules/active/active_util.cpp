@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "rules/engine/window_stats.h"
 
 namespace gpudoctor::active {
@@ -55,6 +57,12 @@ std::optional<ReasonUnderLoad> FindReasonUnderLoad(const DiagnosisInput& input,
   }
   if (found.hits == 0) return std::nullopt;
   return found;
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 EvidenceItem Number(Text text, double value, std::string unit) {

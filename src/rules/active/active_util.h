@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "rules/engine/diagnosis_input.h"
 #include "rules/engine/finding.h"
@@ -33,6 +34,8 @@ struct ReasonUnderLoad {
 };
 std::optional<ReasonUnderLoad> FindReasonUnderLoad(const DiagnosisInput& input,
                                                    const ActiveGpuResult& gpu, std::uint64_t mask);
+// The median of a non-empty list.
+double Median(std::vector<double> values);
 EvidenceItem Number(Text text, double value, std::string unit);
 // "2.1 TB/s"-style: GB/s below 1000, TB/s above.
 std::string Bandwidth(double gbps);

@@ -9,7 +9,9 @@ std::vector<const Rule*> ActiveRules() {
   return {
       &kStressPowerSupplyRule, &kStressGpuLostRule,         &kStressMemoryMismatchRule,
       &kStressCudaErrorRule,   &kStressPowerBrakeRule,      &kStressThermalSlowdownRule,
-      &kStressStragglerRule,   &kStressHbmBelowPeakRule,
+      &kStressClocksHeldRule,
+      &kStressStragglerRule,   &kStressHbmBelowPeakRule,    &kStressPcieBelowLinkRule,
+      &kStressWeakPeerPairRule,
   };
 }
 

@@ -1,5 +1,5 @@
 // stress.straggler: a GPU measurably slower than its peers under the same
-// test: its burn rate or its HBM bandwidth more than 10 % below the median
+// test: its burn rate, HBM or PCIe bandwidth more than 10 % below the median
 // of the node's GPUs. In a synchronous job the slowest GPU sets the pace of
 // all of them (DCGM has this check off by default).
 #include <fmt/format.h>
@@ -26,13 +26,9 @@ struct Measure {
 constexpr Measure kMeasures[] = {
     {"FP32 burn rate", "FP32 计算速率", "TFLOPS", &ActiveGpuResult::burn_tflops},
     {"HBM copy bandwidth", "显存拷贝带宽", "GB/s", &ActiveGpuResult::hbm_gbps},
+    {"PCIe host-to-device bandwidth", "PCIe 主机到设备带宽", "GB/s", &ActiveGpuResult::pcie_h2d_gbps},
+    {"PCIe device-to-host bandwidth", "PCIe 设备到主机带宽", "GB/s", &ActiveGpuResult::pcie_d2h_gbps},
 };
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   for (const Measure& m : kMeasures) {
@@ -41,7 +37,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
       if (gpu.*m.field) values.push_back(*(gpu.*m.field));
     }
     if (values.size() < 2) continue;
-    double median = Median(values);
+    double median = active::Median(values);
     if (median <= 0) continue;
     for (const ActiveGpuResult& gpu : input.active->gpus) {
       if (!(gpu.*m.field)) continue;
@@ -83,7 +79,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 
 const Rule kStressStragglerRule{
     "stress.straggler", "performance",
-    "A GPU's burn rate or HBM bandwidth more than 10 % below the node's median under gpudoctor stress",
+    "A GPU's burn rate, HBM or PCIe bandwidth more than 10 % below the node's median under gpudoctor stress",
     kNeedsActive, stress_straggler_rule::Evaluate};
 
 }  // namespace gpudoctor
