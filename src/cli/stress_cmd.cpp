@@ -124,7 +124,7 @@ int RunStressCommand(const StressCmdOptions& opts, const GlobalOptions& global) 
   auto check = NvmlSession::Open(*nvml);
   SystemStatus before = check->Sample();
   if (!before.nvml_loaded) {
-    std::cerr << "gpudoctor: cannot run stress: no NVIDIA driver (" << before.nvml_error << ")\n";
+    std::cerr << "gpudoctor: cannot run stress: " << before.nvml_error << "\n";
     ExitAfterSession(*check, kExitCannotRun);
   }
   auto lib = LoadCudaLibrary(ResolveCudaLibraryPath(""));
@@ -188,7 +188,7 @@ void RegisterStress(CLI::App& app, const GlobalOptions& global, int* exit_code) 
   CLI::App* cmd = app.add_subcommand(
       "stress", "Load the GPUs (HBM bandwidth, memory patterns, a full-power burn on all at once) "
                 "while sampling NVML every 100 ms, and say what the load showed");
-  cmd->add_option("--tests", opts->stress.tests, "Tests to run: power, hbm, memory (comma-separated)")
+  cmd->add_option("--tests", opts->stress.tests, "Tests to run: power, hbm, memory, pcie, p2p (comma-separated)")
       ->capture_default_str();
   cmd->add_option("--duration", opts->stress.duration, "How long each test may run (the burn runs this long)")
       ->capture_default_str();

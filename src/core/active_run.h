@@ -50,6 +50,7 @@ struct ActiveGpuResult {
   // pcie: pinned host-to-device and device-to-host bandwidth (medians, GB/s),
   // and when the test ran (its NVML samples give the link it trained at).
   std::optional<double> pcie_h2d_gbps, pcie_d2h_gbps;
+  std::optional<double> pcie_bidir_gbps;  // both directions at once, their bytes together
   std::optional<double> pcie_started_s, pcie_ended_s;
   // The fastest link NVML read during the pcie test (links idle at a lower
   // generation and train up under load), and the link's maximum.

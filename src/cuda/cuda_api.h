@@ -101,6 +101,7 @@ enum : unsigned {
   X(cuStreamCreate, (CUstream* phStream, unsigned int Flags))                           \
   X(cuStreamDestroy_v2, (CUstream hStream))                                             \
   X(cuStreamSynchronize, (CUstream hStream))                                            \
+  X(cuStreamWaitEvent, (CUstream hStream, CUevent hEvent, unsigned int Flags))          \
   X(cuEventCreate, (CUevent* phEvent, unsigned int Flags))                              \
   X(cuEventRecord, (CUevent hEvent, CUstream hStream))                                  \
   X(cuEventSynchronize, (CUevent hEvent))                                               \

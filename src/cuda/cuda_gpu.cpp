@@ -81,7 +81,14 @@ Result<std::unique_ptr<CudaGpu>> CudaGpu::Open(std::shared_ptr<const CudaLibrary
       !ok) {
     return ok.error();
   }
+  if (auto ok = gpu->Check("cuStreamCreate", f.cuStreamCreate(&gpu->second_stream_, CU_STREAM_NON_BLOCKING));
+      !ok) {
+    return ok.error();
+  }
   if (auto ok = gpu->Check("cuEventCreate", f.cuEventCreate(&gpu->start_, CU_EVENT_DEFAULT)); !ok) {
+    return ok.error();
+  }
+  if (auto ok = gpu->Check("cuEventCreate", f.cuEventCreate(&gpu->second_done_, CU_EVENT_DEFAULT)); !ok) {
     return ok.error();
   }
   if (auto ok = gpu->Check("cuEventCreate", f.cuEventCreate(&gpu->end_, CU_EVENT_DEFAULT)); !ok) {
@@ -97,11 +104,14 @@ CudaGpu::~CudaGpu() {
   // to do about them than to go on releasing.
   f.cuCtxSetCurrent(context_);
   if (stream_ != nullptr) f.cuStreamSynchronize(stream_);
+  if (second_stream_ != nullptr) f.cuStreamSynchronize(second_stream_);
   for (CUdeviceptr p : allocations_) f.cuMemFree_v2(p);
   for (void* p : pinned_) f.cuMemFreeHost(p);
   if (start_ != nullptr) f.cuEventDestroy_v2(start_);
   if (end_ != nullptr) f.cuEventDestroy_v2(end_);
+  if (second_done_ != nullptr) f.cuEventDestroy_v2(second_done_);
   if (stream_ != nullptr) f.cuStreamDestroy_v2(stream_);
+  if (second_stream_ != nullptr) f.cuStreamDestroy_v2(second_stream_);
   if (module_ != nullptr) f.cuModuleUnload(module_);
   f.cuCtxSetCurrent(nullptr);
   f.cuDevicePrimaryCtxRelease_v2(handle_);
@@ -147,7 +157,7 @@ Result<void*> CudaGpu::AllocPinned(std::size_t bytes) {
 }
 
 void CudaGpu::FreePinned(void* host) {
-  if (pinned_.erase(host) != 0) lib_->fn.cuMemFreeHost(host);
+  if (host != nullptr && pinned_.erase(host) != 0) lib_->fn.cuMemFreeHost(host);
 }
 
 Result<bool> CudaGpu::CopyToDeviceAsync(CUdeviceptr device, const void* host, std::size_t bytes) {
@@ -166,6 +176,22 @@ Result<bool> CudaGpu::Launch(StressKernel kernel, unsigned grid, unsigned block,
 
 Result<bool> CudaGpu::Synchronize() {
   return Check("cuStreamSynchronize", lib_->fn.cuStreamSynchronize(stream_));
+}
+
+Result<double> CudaGpu::TimeBidirectionalMs(CUdeviceptr to_device, const void* host_out, void* host_in,
+                                            CUdeviceptr from_device, std::size_t bytes) {
+  const CudaFunctions& f = lib_->fn;
+  auto step = Record(start_);
+  if (step) step = Check("cuStreamWaitEvent", f.cuStreamWaitEvent(second_stream_, start_, 0));
+  if (step) step = CopyToDeviceAsync(to_device, host_out, bytes);
+  if (step) {
+    step = Check("cuMemcpyDtoHAsync_v2", f.cuMemcpyDtoHAsync_v2(host_in, from_device, bytes, second_stream_));
+  }
+  if (step) step = Check("cuEventRecord", f.cuEventRecord(second_done_, second_stream_));
+  if (step) step = Check("cuStreamWaitEvent", f.cuStreamWaitEvent(stream_, second_done_, 0));
+  if (step) step = Record(end_);
+  if (!step) return step.error();
+  return ElapsedMs();
 }
 
 Result<bool> CudaGpu::CanAccessPeer(const CudaGpu& peer) const {

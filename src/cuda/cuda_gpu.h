@@ -70,6 +70,11 @@ class CudaGpu {
     return ElapsedMs();
   }
   Result<bool> Synchronize();
+  // Both directions at once: `to_device` from `host_out` on the stream and
+  // `host_in` from `from_device` on a second stream, both begun at one event;
+  // the milliseconds until both are done.
+  Result<double> TimeBidirectionalMs(CUdeviceptr to_device, const void* host_out, void* host_in,
+                                     CUdeviceptr from_device, std::size_t bytes);
 
   // Peer access from this GPU's context to `peer`'s memory: whether the
   // driver offers it (NVLink or PCIe peer-to-peer), and turning it on
@@ -92,8 +97,8 @@ class CudaGpu {
   bool retained_ = false;
   CUmodule module_ = nullptr;
   CUfunction functions_[4] = {};
-  CUstream stream_ = nullptr;
-  CUevent start_ = nullptr, end_ = nullptr;
+  CUstream stream_ = nullptr, second_stream_ = nullptr;
+  CUevent start_ = nullptr, end_ = nullptr, second_done_ = nullptr;
   std::set<CUdeviceptr> allocations_;
   std::set<void*> pinned_;
 };

@@ -98,6 +98,7 @@ J PcieJson(const ActiveGpuResult& gpu) {
   };
   return J{{"h2d_gbps", ActiveNumber(gpu.pcie_h2d_gbps)},
            {"d2h_gbps", ActiveNumber(gpu.pcie_d2h_gbps)},
+           {"bidir_gbps", ActiveNumber(gpu.pcie_bidir_gbps)},
            {"link_gen", ActiveInt(gpu.pcie_link_gen)},
            {"link_width", ActiveInt(gpu.pcie_link_width)},
            {"link_gen_max", ActiveInt(gpu.pcie_link_gen_max)},
@@ -201,9 +202,9 @@ std::string ActiveRunText(const DiagnosisInput& input, Lang lang) {
                                                    *gpu.pcie_link_gen, *gpu.pcie_link_width, *theoretical,
                                                    100 * kPcieAchievableShare)
                                      : "";
-      out += fmt::format(fmt::runtime(zh ? "    PCIe：主机到设备 {} GB/s，设备到主机 {} GB/s{}\n"
-                                         : "    pcie: host to device {} GB/s, device to host {} GB/s{}\n"),
-                         Opt(gpu.pcie_h2d_gbps, 1), Opt(gpu.pcie_d2h_gbps, 1), link);
+      out += fmt::format(fmt::runtime(zh ? "    PCIe：主机到设备 {} GB/s，设备到主机 {} GB/s，双向 {} GB/s{}\n"
+                                         : "    pcie: host to device {} GB/s, device to host {} GB/s, both {} GB/s{}\n"),
+                         Opt(gpu.pcie_h2d_gbps, 1), Opt(gpu.pcie_d2h_gbps, 1), Opt(gpu.pcie_bidir_gbps, 1), link);
     }
     if (gpu.burn_started_s) {
       BurnSummary b = SummarizeBurn(input, gpu);

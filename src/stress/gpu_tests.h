@@ -52,10 +52,12 @@ struct MemoryOutcome {
 };
 MemoryOutcome RunMemory(CudaGpu& gpu, double fraction, SteadyTime deadline);
 
-// Pinned host-to-device, then device-to-host copies of 256 MiB, timed by
-// events: one untimed warm-up each, then up to kPcieRepetitions.
+// Pinned host-to-device, then device-to-host, then both at once (two
+// streams) copies of 256 MiB, timed by events: one untimed warm-up each,
+// then up to kPcieRepetitions.
 struct PcieOutcome {
   std::vector<double> h2d_gbps, d2h_gbps;  // each repetition, 1e9 bytes per second
+  std::vector<double> bidir_gbps;          // both directions at once, bytes of both
   std::optional<SteadyTime> first_copy;
   std::optional<GpuTestError> error;
 };

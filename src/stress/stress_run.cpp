@@ -72,6 +72,7 @@ void RunOneTest(StressTest test, const StressPlan& plan, StressGpu& gpu, std::si
     }
     gpu.result->pcie_h2d_gbps = MedianOf(pcie.h2d_gbps);
     gpu.result->pcie_d2h_gbps = MedianOf(pcie.d2h_gbps);
+    gpu.result->pcie_bidir_gbps = MedianOf(pcie.bidir_gbps);
     NoteError(gpu, pcie.error, test, run_start);
   } else {
     MemoryOutcome memory = RunMemory(*gpu.cuda, plan.memory_fraction, deadline);

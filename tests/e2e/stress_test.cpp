@@ -149,6 +149,9 @@ TEST_F(StressE2e, HealthyRunMeasuresEveryTestAndLoadsTheGpusInNvml) {
     EXPECT_EQ(g["pcie"]["link_theoretical_gbps"], 15.754);
     EXPECT_LE(g["pcie"]["h2d_gbps"].get<double>(), 13.1);
     EXPECT_GT(g["pcie"]["d2h_gbps"].get<double>(), 0);
+    // The fake runs both directions one after the other: at most the rate of one.
+    EXPECT_GT(g["pcie"]["bidir_gbps"].get<double>(), 0);
+    EXPECT_LE(g["pcie"]["bidir_gbps"].get<double>(), 13.1);
   }
 }
 
@@ -306,6 +309,15 @@ TEST_F(StressE2e, WithoutCudaOneLineAndExit3) {
   EXPECT_EQ(std::count(r.process.err.begin(), r.process.err.end(), '\n'), 1) << r.process.err;
   EXPECT_NE(r.process.err.find("gpudoctor: cannot run stress: no CUDA driver: cannot load"), std::string::npos)
       << r.process.err;
+}
+
+TEST_F(StressE2e, WithoutTheNvidiaDriverOneLineAndExit3) {
+  auto s = Scenario({StressGpu("0000:01:00.0")}, {{"init_error", "NVML_ERROR_DRIVER_NOT_LOADED"}});
+  auto r = Run(s, {"--duration", "1s"});
+  EXPECT_EQ(r.process.exit_code, 3);
+  EXPECT_EQ(std::count(r.process.err.begin(), r.process.err.end(), '\n'), 1) << r.process.err;
+  EXPECT_EQ(r.process.err.rfind("gpudoctor: cannot run stress: ", 0), 0u) << r.process.err;
+  EXPECT_TRUE(r.report.is_null());
 }
 
 TEST_F(StressE2e, CuInitFailingIsExit3) {

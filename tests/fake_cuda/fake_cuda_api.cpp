@@ -375,6 +375,11 @@ CUresult cuStreamDestroy_v2(CUstream stream) {
 
 CUresult cuStreamSynchronize(CUstream) { return cuCtxSynchronize(); }
 
+// Work runs when enqueued, so an event waited on has already been reached.
+CUresult cuStreamWaitEvent(CUstream, CUevent event, unsigned int flags) {
+  return event == nullptr || flags != 0 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
 CUresult cuEventCreate(CUevent* event, unsigned int) {
   if (event == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *event = reinterpret_cast<CUevent>(new double(0));

@@ -28,6 +28,7 @@ constexpr Measure kMeasures[] = {
     {"HBM copy bandwidth", "显存拷贝带宽", "GB/s", &ActiveGpuResult::hbm_gbps},
     {"PCIe host-to-device bandwidth", "PCIe 主机到设备带宽", "GB/s", &ActiveGpuResult::pcie_h2d_gbps},
     {"PCIe device-to-host bandwidth", "PCIe 设备到主机带宽", "GB/s", &ActiveGpuResult::pcie_d2h_gbps},
+    {"PCIe bidirectional bandwidth", "PCIe 双向带宽", "GB/s", &ActiveGpuResult::pcie_bidir_gbps},
 };
 
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
