@@ -93,12 +93,13 @@ const json* FindingFor(const json& doc, const std::string& id) {
 
 TEST_F(StressE2e, HealthyRunMeasuresEveryTestAndLoadsTheGpusInNvml) {
   // An L4 (published peak 300 GB/s) whose copies run at 290 GB/s, on a
-  // Gen3 x16 link (15.75 GB/s) that copies at 13 GB/s: no finding.
-  json cuda = {{"hbm_gbps", 290}, {"h2d_gbps", 13}, {"d2h_gbps", 13}};
+  // Gen2 x16 link (8 GB/s) that copies at 6.5 GB/s: no finding. (Slow
+  // rates: each copy takes tens of milliseconds, far above timer slack.)
+  json cuda = {{"hbm_gbps", 290}, {"h2d_gbps", 6.5}, {"d2h_gbps", 6.5}};
   json a = StressGpu("0000:01:00.0", cuda), b = StressGpu("0000:02:00.0", cuda);
   for (json* g : {&a, &b}) {
     (*g)["name"] = "NVIDIA L4";
-    (*g)["pcie_link_gen_current"] = (*g)["pcie_link_gen_max"] = 3;
+    (*g)["pcie_link_gen_current"] = (*g)["pcie_link_gen_max"] = 2;
     (*g)["pcie_link_width_current"] = (*g)["pcie_link_width_max"] = 16;
   }
   auto s = Scenario({a, b});
@@ -144,14 +145,14 @@ TEST_F(StressE2e, HealthyRunMeasuresEveryTestAndLoadsTheGpusInNvml) {
     EXPECT_GT(g["memory"]["tested_bytes"].get<double>(), 3.5 * (1ull << 30));
     EXPECT_LE(g["memory"]["tested_bytes"].get<double>(), 0.05 * 79 * (1ull << 30));
     EXPECT_TRUE(g["cuda_error"].is_null());
-    EXPECT_EQ(g["pcie"]["link_gen"], 3);
+    EXPECT_EQ(g["pcie"]["link_gen"], 2);
     EXPECT_EQ(g["pcie"]["link_width"], 16);
-    EXPECT_EQ(g["pcie"]["link_theoretical_gbps"], 15.754);
-    EXPECT_LE(g["pcie"]["h2d_gbps"].get<double>(), 13.1);
+    EXPECT_EQ(g["pcie"]["link_theoretical_gbps"], 8);
+    EXPECT_LE(g["pcie"]["h2d_gbps"].get<double>(), 6.6);
     EXPECT_GT(g["pcie"]["d2h_gbps"].get<double>(), 0);
     // The fake runs both directions one after the other: at most the rate of one.
     EXPECT_GT(g["pcie"]["bidir_gbps"].get<double>(), 0);
-    EXPECT_LE(g["pcie"]["bidir_gbps"].get<double>(), 13.1);
+    EXPECT_LE(g["pcie"]["bidir_gbps"].get<double>(), 6.6);
   }
 }
 
