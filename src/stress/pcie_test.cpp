@@ -1,5 +1,3 @@
-#include <cstring>
-
 #include "stress/gpu_tests.h"
 #include "stress/stop_signal.h"
 
@@ -45,7 +43,6 @@ PcieOutcome RunPcie(CudaGpu& gpu, SteadyTime deadline) {
       return out;
     }
     device[i] = *d;
-    std::memset(host[i], 0x5A, kPcieBufferBytes);
   }
   out.first_copy = now();
   out.error = TimePcieCopies(gpu, deadline, out.h2d_gbps,
