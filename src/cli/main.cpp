@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   RegisterFacts(app, global, &exit_code);
   RegisterFix(app, global, &exit_code);
   RegisterCheck(app, global, &exit_code);
+  RegisterStress(app, global, &exit_code);
   RegisterRules(app, &exit_code);
   try {
     app.parse(argc, argv);

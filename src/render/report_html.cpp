@@ -7,6 +7,7 @@
 #include "core/gpu_status.h"
 #include "core/time_format.h"
 #include "render/html_escape.h"
+#include "render/report_active.h"
 #include "render/report_html_parts.h"
 #include "render/report_text.h"
 
@@ -256,6 +257,7 @@ std::string ReportToHtml(const ReportContext& r) {
   for (const GpuSeries& g : in.gpus)
     out += GpuSectionHtml(r, g, VerdictFor(d, g.pci_bus_id), range);
   out += Findings(d, l);
+  if (in.active) out += "<section><pre>" + E(ActiveRunText(in, l)) + "</pre></section>\n";
   out += Events(in, l);
   if (r.timeline) out += TimelineHtml(*r.timeline, l);
   out += NotCheckedHtml(d, l);

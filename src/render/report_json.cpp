@@ -7,6 +7,7 @@
 #include "core/gpu_status.h"
 #include "core/time_format.h"
 #include "render/events_json.h"
+#include "render/report_active.h"
 #include "render/report_timeline.h"
 
 namespace gpudoctor {
@@ -182,6 +183,7 @@ J ReportToJson(const ReportContext& r) {
   doc["not_checked"] = std::move(not_checked);
   doc["rules_run"] = r.diagnosis->rules_run;
   if (r.timeline != nullptr) doc["timeline"] = TimelineToJson(r);
+  if (r.input->active) doc["active"] = ActiveRunJson(*r.input);
   return doc;
 }
 

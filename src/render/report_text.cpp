@@ -9,6 +9,7 @@
 #include "core/thresholds.h"
 #include "core/time_format.h"
 #include "render/ansi.h"
+#include "render/report_active.h"
 #include "render/report_timeline.h"
 
 namespace gpudoctor {
@@ -191,6 +192,7 @@ std::string ReportToText(const ReportContext& r, bool color) {
     for (std::size_t i = start; i < events.size(); ++i) out += EventLine(events[i]);
   }
   out += TimelineText(r, color);
+  if (r.input->active) out += ActiveRunText(*r.input, l);
   if (!d.not_checked.empty()) {
     out += fmt::format("\n{} ({})\n", Bold(Pick(l, "Not checked", "未能检查"), color), d.not_checked.size());
     for (const auto& g : GroupNotChecked(d.not_checked, l)) {

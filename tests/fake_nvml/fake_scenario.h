@@ -56,6 +56,12 @@ struct FakeGpu {
   // EnterGpu); reset when a setter changes `status`.
   std::optional<gpudoctor::GpuStatus> applied;
   double applied_t = 0;
+  // "under_load": what a load from the fake libcuda (tests/fake_cuda) does to
+  // this GPU, in seconds since that load began (fake_load_hook.cpp).
+  std::map<std::string, Timeline> load_metrics;
+  std::vector<Fault> load_faults;
+  std::optional<double> load_start_t;  // scenario time the first load began
+  double load_last_t = 0;              // scenario time of the latest load call
 };
 
 struct Scenario {

@@ -247,6 +247,10 @@ void ApplyGpuJson(const json& entry, const std::string& where, FakeGpu& gpu) {
       ApplyMetricsJson(value, at, gpu);
     } else if (key == "faults") {
       ApplyFaultsJson(value, at, gpu);
+    } else if (key == "under_load") {
+      ApplyUnderLoadJson(value, at, gpu);
+    } else if (key == "cuda") {
+      // Read by the fake libcuda (tests/fake_cuda), not by the fake NVML.
     } else {
       throw ScenarioError{"unknown key '" + at + "'"};
     }

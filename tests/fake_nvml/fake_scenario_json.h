@@ -36,6 +36,10 @@ void ApplyMetricsJson(const nlohmann::json& metrics, const std::string& where,
                       FakeGpu& gpu);
 void ApplyFaultsJson(const nlohmann::json& faults, const std::string& where,
                      FakeGpu& gpu);
+// "under_load": {"metrics": {...}, "faults": [...]}, times in seconds since
+// the fake libcuda's load on the GPU began.
+void ApplyUnderLoadJson(const nlohmann::json& under_load, const std::string& where,
+                        FakeGpu& gpu);
 
 // The GPU with the defaults of a JSON scenario at `index`.
 FakeGpu DefaultGpu(unsigned index);

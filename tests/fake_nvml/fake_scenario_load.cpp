@@ -132,7 +132,7 @@ Scenario FromJsonText(const std::string& path, const std::string& text) {
   CheckKeys(doc, "",
             {"description", "driver_profile", "driver_version", "cuda_driver_version",
              "nvml_version", "init_error", "init_delay_ms", "libcuda",
-             "function_errors", "gpus"});
+             "function_errors", "gpus", "cuda"});
   Scenario s;
   bool took_versions = false;
   std::filesystem::path dir = std::filesystem::path(path).parent_path();

@@ -124,4 +124,19 @@ void ApplyFaultsJson(const json& faults, const std::string& where,
   }
 }
 
+void ApplyUnderLoadJson(const json& under_load, const std::string& where,
+                        FakeGpu& gpu) {
+  if (!under_load.is_object()) Fail(where, "must be an object");
+  CheckKeys(under_load, where, {"metrics", "faults"});
+  FakeGpu parsed;
+  if (under_load.contains("metrics")) {
+    ApplyMetricsJson(under_load["metrics"], where + ".metrics", parsed);
+  }
+  if (under_load.contains("faults")) {
+    ApplyFaultsJson(under_load["faults"], where + ".faults", parsed);
+  }
+  gpu.load_metrics = std::move(parsed.metrics);
+  gpu.load_faults = std::move(parsed.faults);
+}
+
 }  // namespace fake

@@ -23,6 +23,7 @@ const gpudoctor::GpuStatus& ApplyMetrics(FakeGpu& gpu, double t) {
   for (const auto& [name, timeline] : gpu.metrics) {
     if (auto value = timeline.At(t)) SetMetricField(*gpu.applied, name, *value);
   }
+  if (UnderLoad(gpu, t)) ApplyLoad(gpu, t, *gpu.applied);
   return *gpu.applied;
 }
 

@@ -55,6 +55,15 @@ struct GpuCall {
 // would otherwise dominate what the agent benchmark measures).
 constexpr double kSnapshotSeconds = 0.005;
 
+// A GPU is under load while the fake libcuda called fake_nvml_hook_load for
+// it within the last kLoadHoldSeconds (fake_load_hook.cpp).
+constexpr double kLoadHoldSeconds = 0.5;
+bool UnderLoad(const FakeGpu& gpu, double t);
+// What the load does to the GPU's values at scenario time t: utilisation
+// 100 %, power at 97 % of its limit, temperature climbing 2 °C a second for
+// 10 s; then the scenario's "under_load" metrics, which win.
+void ApplyLoad(const FakeGpu& gpu, double t, gpudoctor::GpuStatus& now);
+
 nvmlDevice_t HandleOf(unsigned index);
 // Index of a handle, or -1 when it is not one of ours.
 int IndexOf(nvmlDevice_t device);

@@ -79,6 +79,7 @@ std::vector<std::string> GpudoctorArgv(const std::vector<std::string>& args) {
 std::map<std::string, std::string> FakeNvmlEnv(const std::string& scenario) {
   return {{"GPUDOCTOR_NVML_LIBRARY", FAKE_NVML_LIBRARY},
           {"FAKE_NVML_SCENARIO", scenario},
+          {"GPUDOCTOR_CUDA_LIBRARY", FAKE_CUDA_LIBRARY},
           {"NO_COLOR", "1"}};
 }
 

@@ -118,6 +118,8 @@ ProcessResult RunGpudoctor(const std::vector<std::string>& args,
   std::vector<std::string> argv = {GPUDOCTOR_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   options.env["GPUDOCTOR_NVML_LIBRARY"] = FAKE_NVML_LIBRARY;
+  // Never a real libcuda: `stress` gets the fake unless a test names another.
+  options.env.emplace("GPUDOCTOR_CUDA_LIBRARY", FAKE_CUDA_LIBRARY);
   if (!scenario.empty()) {
     options.env["FAKE_NVML_SCENARIO"] = scenario;
   } else {

@@ -15,6 +15,7 @@
 #include "collect/pci_devices.h"
 #include "collect/process_info.h"
 #include "collect/versions.h"
+#include "core/active_run.h"
 #include "core/config.h"
 #include "core/gpu_status.h"
 #include "core/kernel_event.h"
@@ -51,6 +52,8 @@ struct DiagnosisInput {
   std::optional<VersionFacts> versions;
   std::optional<NetFacts> network;
   std::optional<KernelFacts> kernel;  // events of the window, and their sources
+  // What `gpudoctor stress` measured; its 100 ms samples are `gpus`.
+  std::optional<ActiveRun> active;
 
   // Identity for the report's `host` block.
   std::string hostname;

@@ -73,6 +73,9 @@ Text MissingEvidence(const DiagnosisInput& input, unsigned need) {
     return LiveOnly("installed driver, CUDA and framework versions", "已安装的驱动、CUDA 和框架版本信息");
   }
   if ((need & kNeedsNetwork) != 0 && !input.network) return LiveOnly("network readings", "网络读数");
+  if ((need & kNeedsActive) != 0 && !input.active) {
+    return Text{"no active test was run (gpudoctor stress)", "未运行主动测试（gpudoctor stress）"};
+  }
   return {};
 }
 
@@ -81,6 +84,7 @@ Diagnosis Diagnose(const DiagnosisInput& input, const std::vector<const Rule*>& 
   std::vector<std::pair<std::size_t, Finding>> ordered;  // rule position, finding
   for (std::size_t i = 0; i < rules.size(); ++i) {
     const Rule& rule = *rules[i];
+    if ((rule.needs & kNeedsActive) != 0 && !input.active) continue;
     Text missing = MissingEvidence(input, rule.needs);
     if (!missing.en.empty()) {
       d.not_checked.push_back(NotChecked{std::string(rule.id), std::move(missing)});

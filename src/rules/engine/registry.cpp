@@ -5,7 +5,8 @@ namespace gpudoctor {
 const std::vector<const Rule*>& AllRules() {
   static const std::vector<const Rule*> all = [] {
     std::vector<const Rule*> rules;
-    for (auto group : {GpuPerformanceRules(), GpuHealthRules(), KernelEventRules(), SystemRules()}) {
+    for (auto group : {GpuPerformanceRules(), GpuHealthRules(), KernelEventRules(), SystemRules(),
+                       ActiveRules()}) {
       rules.insert(rules.end(), group.begin(), group.end());
     }
     return rules;

@@ -19,6 +19,9 @@ std::vector<const Rule*> KernelEventRules();
 // Rules over the host, PCI bus, versions, services and network (rules/system/group.cpp).
 std::vector<const Rule*> SystemRules();
 
+// Rules over an active run, `gpudoctor stress` (rules/active/group.cpp).
+std::vector<const Rule*> ActiveRules();
+
 // All of them, in order. Built once; thread-safe.
 const std::vector<const Rule*>& AllRules();
 

@@ -22,6 +22,10 @@ enum Needs : unsigned {
   kNeedsPci = 1u << 3,          // sysfs PCI devices (live only)
   kNeedsVersions = 1u << 4,     // driver / CUDA / framework / FM versions (live only)
   kNeedsNetwork = 1u << 5,      // interfaces, RDMA, pings (live only)
+  // An active run (`gpudoctor stress`). Rules that need it are skipped
+  // silently elsewhere: a diagnose or analyze never provokes, so there is
+  // nothing to say about what it did not run.
+  kNeedsActive = 1u << 6,
 };
 
 // Where a rule writes what it concludes. A rule may add any number of

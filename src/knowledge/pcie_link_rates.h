@@ -1,0 +1,20 @@
+// Theoretical one-direction bandwidth of a PCIe lane per generation, after
+// line encoding (PCI-SIG base specifications: 8b/10b for Gen1-2, 128b/130b
+// for Gen3-5, FLIT mode for Gen6), for the `stress --tests pcie` comparison.
+// Transfers reach a share of it, less the TLP headers and flow control:
+// about 80-85 % with 256-byte payloads.
+#pragma once
+
+#include <optional>
+
+namespace gpudoctor {
+
+// GB/s (10^9 bytes a second) of one lane, one direction; nullopt for a
+// generation outside 1-6.
+std::optional<double> PcieLaneGbps(long generation);
+
+// The share of the theoretical bandwidth a large pinned copy reaches on a
+// healthy link (DMA of 256-byte payloads): what stress states beside it.
+inline constexpr double kPcieAchievableShare = 0.8;
+
+}  // namespace gpudoctor

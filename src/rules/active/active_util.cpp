@@ -1,0 +1,81 @@
+#include "rules/active/active_util.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "rules/engine/window_stats.h"
+
+namespace gpudoctor::active {
+
+std::string Label(const ActiveGpuResult& gpu) {
+  return fmt::format("GPU {} ({})", gpu.index, gpu.pci_bus_id);
+}
+
+double SecondsIntoRun(const ActiveRun& run, WallTime time) {
+  return std::chrono::duration<double>(time - run.started_at).count();
+}
+
+const GpuSeries* SeriesOf(const DiagnosisInput& input, const ActiveGpuResult& gpu) {
+  return FindGpu(input, gpu.pci_bus_id);
+}
+
+std::optional<double> LostAtS(const DiagnosisInput& input, const ActiveGpuResult& gpu) {
+  const GpuSeries* series = SeriesOf(input, gpu);
+  if (series == nullptr || !input.active) return std::nullopt;
+  for (std::size_t i = 0; i < series->readings.size(); ++i) {
+    if (series->readings[i].state == GpuState::kLost && series->times[i]) {
+      return SecondsIntoRun(*input.active, *series->times[i]);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<double> SecondsIntoLoad(const ActiveRun& run, const ActiveGpuResult& gpu,
+                                      const std::optional<WallTime>& time) {
+  if (!time || !gpu.load_started_s) return std::nullopt;
+  double into = SecondsIntoRun(run, *time) - *gpu.load_started_s;
+  if (into < 0) return std::nullopt;
+  return into;
+}
+
+std::optional<ReasonUnderLoad> FindReasonUnderLoad(const DiagnosisInput& input,
+                                                   const ActiveGpuResult& gpu, std::uint64_t mask) {
+  const GpuSeries* series = SeriesOf(input, gpu);
+  if (series == nullptr || !input.active) return std::nullopt;
+  ReasonUnderLoad found;
+  for (std::size_t i = 0; i < series->readings.size(); ++i) {
+    const GpuStatus& r = series->readings[i];
+    auto into = SecondsIntoLoad(*input.active, gpu, series->times[i]);
+    if (!into || r.state != GpuState::kOk || !r.clock_event_reasons_mask) continue;
+    ++found.load_samples;
+    if ((*r.clock_event_reasons_mask & mask) == 0) continue;
+    if (found.hits++ == 0) {
+      found.first = &r;
+      found.first_into_s = *into;
+    }
+  }
+  if (found.hits == 0) return std::nullopt;
+  return found;
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+EvidenceItem Number(Text text, double value, std::string unit) {
+  EvidenceItem e;
+  e.text = std::move(text);
+  e.value = value;
+  e.unit = std::move(unit);
+  return e;
+}
+
+std::string Bandwidth(double gbps) {
+  if (gbps >= 1000) return FormatNumber(gbps / 1000, 2) + " TB/s";
+  return FormatNumber(gbps, 1) + " GB/s";
+}
+
+}  // namespace gpudoctor::active
