@@ -115,6 +115,27 @@ std::unique_ptr<nvmlGpmMetricsGet_t> MetricsRequest(nvmlGpmSample_t first, nvmlG
   return got;
 }
 
+// The end of one interval of a sample pair (GpmState's own, or a MIG GPU
+// instance's): waits out kGpmMinInterval since the previous sample, takes
+// the next into the other slot with take(slot), and returns the metrics
+// request between the two; null (and no previous sample) when take failed.
+template <typename Pair, typename Take>
+std::unique_ptr<nvmlGpmMetricsGet_t> NextInterval(Pair& pair, Take take) {
+  const auto ready = pair.previous_at + kGpmMinInterval;
+  if (const auto now = std::chrono::steady_clock::now(); now < ready) {
+    std::this_thread::sleep_for(ready - now);
+  }
+  const int slot = 1 - pair.previous;
+  if (!take(slot)) {
+    pair.previous = -1;
+    return nullptr;
+  }
+  auto got = MetricsRequest(pair.samples[pair.previous], pair.samples[slot]);
+  pair.previous = slot;
+  pair.previous_at = std::chrono::steady_clock::now();
+  return got;
+}
+
 }  // namespace
 
 void BeginGpm(Reader& r, nvmlDevice_t dev, GpmState& state, GpuStatus& g) {
@@ -129,16 +150,8 @@ void BeginGpm(Reader& r, nvmlDevice_t dev, GpmState& state, GpuStatus& g) {
 
 void FinishGpm(Reader& r, nvmlDevice_t dev, GpmState& state, GpuStatus& g) {
   if (state.support != GpmState::Support::kYes || state.previous < 0 || r.stopped()) return;
-  const auto ready = state.previous_at + kGpmMinInterval;
-  const auto now = std::chrono::steady_clock::now();
-  if (now < ready) std::this_thread::sleep_for(ready - now);
-  const int slot = 1 - state.previous;
-  if (!TakeSample(r, dev, state, slot)) return;
-  const auto taken = std::chrono::steady_clock::now();
-
-  auto got = MetricsRequest(state.samples[state.previous], state.samples[slot]);
-  state.previous = slot;
-  state.previous_at = taken;
+  auto got = NextInterval(state, [&](int slot) { return TakeSample(r, dev, state, slot); });
+  if (!got) return;
   if (!r.Get("nvmlGpmMetricsGet", kGpmField, r.fn().nvmlGpmMetricsGet, got.get())) return;
   ApplyMetrics(*got, g);
 }
@@ -167,7 +180,8 @@ void FinishMigGpm(Reader& r, nvmlDevice_t dev, GpmState& state, GpuStatus& g) {
         sample = nullptr;
       }
     }
-    if (s.previous < 0 && s.samples[0] != nullptr && s.samples[1] != nullptr && take(m.gpu_instance_id, s, 0)) {
+    if (s.previous < 0 && s.samples[0] != nullptr && s.samples[1] != nullptr &&
+        take(m.gpu_instance_id, s, 0)) {
       s.previous = 0;
       s.previous_at = std::chrono::steady_clock::now();
     }
@@ -175,18 +189,8 @@ void FinishMigGpm(Reader& r, nvmlDevice_t dev, GpmState& state, GpuStatus& g) {
   for (unsigned gi : instances) {
     MigGpmSamples& s = state.mig[gi];
     if (s.previous < 0 || r.stopped()) continue;
-    const auto ready = s.previous_at + kGpmMinInterval;
-    if (auto now = std::chrono::steady_clock::now(); now < ready) {
-      std::this_thread::sleep_for(ready - now);
-    }
-    const int slot = 1 - s.previous;
-    if (!take(gi, s, slot)) {
-      s.previous = -1;
-      continue;
-    }
-    auto got = MetricsRequest(s.samples[s.previous], s.samples[slot]);
-    s.previous = slot;
-    s.previous_at = std::chrono::steady_clock::now();
+    auto got = NextInterval(s, [&](int slot) { return take(gi, s, slot); });
+    if (!got) continue;
     if (!r.Get("nvmlGpmMetricsGet", "mig_devices", f.nvmlGpmMetricsGet, got.get())) continue;
     for (MigDeviceStatus& m : g.mig_devices) {
       if (m.gpu_instance_id != gi) continue;
