@@ -9,7 +9,7 @@ PACKAGES=(
   googletest libgtest-dev libgmock-dev
   libsystemd-dev zlib1g-dev libbenchmark-dev libtomlplusplus-dev
   libsqlite3-dev
-  chromium fonts-noto-cjk prometheus prometheus-node-exporter wrk iproute2
+  chromium fonts-noto-cjk prometheus prometheus-node-exporter victoria-metrics wrk iproute2
   libcpp-httplib-dev
   clang libclang-rt-14-dev
   python3 python3-yaml util-linux

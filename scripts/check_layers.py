@@ -26,6 +26,7 @@ LAYERS = {
     "fix": 5,
     "stress": 5,
     "store": 5,
+    "prom": 5,
     "render": 6,
     "report": 7,
     "http": 8,

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   RegisterFix(app, global, &exit_code);
   RegisterCheck(app, global, &exit_code);
   RegisterStress(app, global, &exit_code);
+  RegisterFleet(app, global, &exit_code);
   RegisterRules(app, &exit_code);
   try {
     app.parse(argc, argv);

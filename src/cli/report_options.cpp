@@ -56,16 +56,19 @@ int WriteReport(const ReportContext& report, const ReportOptions& options) {
     bool color = !options.no_color && options.output.empty() && ShouldUseColor(STDOUT_FILENO);
     text = ReportToText(report, color);
   }
-  int code = ExitCodeFor(report.diagnosis->verdict);
-  if (options.output.empty()) {
+  return WriteCommandOutput(text, options.output, ExitCodeFor(report.diagnosis->verdict));
+}
+
+int WriteCommandOutput(const std::string& text, const std::string& output, int code) {
+  if (output.empty()) {
     std::cout << text << std::flush;
     return code;
   }
-  std::ofstream out(options.output, std::ios::binary | std::ios::trunc);
+  std::ofstream out(output, std::ios::binary | std::ios::trunc);
   out << text;
   out.close();
   if (!out) {
-    std::cerr << "gpudoctor: --output " << options.output
+    std::cerr << "gpudoctor: --output " << output
               << ": cannot write: " << std::strerror(errno) << "\n";
     return kExitCannotRun;
   }

@@ -33,5 +33,8 @@ Result<Config> ResolveConfig(const ReportOptions& options);
 // stdout. Returns the exit code: the verdict's (0/1/2), or 3 when the output
 // could not be written (with a one-line error on stderr).
 int WriteReport(const ReportContext& report, const ReportOptions& options);
+// Writes text to `output` (empty: stdout); returns `code`, or 3 with a
+// one-line error when the file cannot be written.
+int WriteCommandOutput(const std::string& text, const std::string& output, int code);
 
 }  // namespace gpudoctor

@@ -9,7 +9,7 @@
 
 #include "report/recorded_report.h"
 #include "http/content_encoding.h"
-#include "http/httplib_config.h"
+#include "core/httplib_config.h"
 #include "render/prometheus_metrics.h"
 #include "render/report_json.h"
 #include "render/status_json.h"

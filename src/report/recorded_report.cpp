@@ -3,10 +3,10 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <tuple>
 
-#include "core/duration.h"
 #include "core/time_format.h"
-#include "core/time_parse.h"
+#include "core/time_window.h"
 #include "rules/engine/finding_fold.h"
 
 namespace gpudoctor {
@@ -15,30 +15,9 @@ namespace {
 Error Invalid(std::string message) { return Error{ErrorCode::kInvalid, std::move(message)}; }
 
 Result<bool> ResolveWindow(const RecordedWindowRequest& o, WallTime now, RecordedReport& r) {
-  const std::string& p = o.option_prefix;
-  if (!o.since.empty() && !o.from.empty()) {
-    return Invalid(p + "since and " + p + "from: give one or the other");
-  }
-  r.from = now - std::chrono::hours(1);
-  r.to = now;
-  if (!o.to.empty()) {
-    auto to = ParseTimePoint(o.to);
-    if (!to) return Invalid(p + "to " + to.error().message);
-    r.to = *to;
-  }
-  if (!o.from.empty()) {
-    auto from = ParseTimePoint(o.from);
-    if (!from) return Invalid(p + "from " + from.error().message);
-    r.from = *from;
-  } else {
-    auto since = ParseDuration(o.since.empty() ? "1h" : o.since);
-    if (!since) return Invalid(p + "since: " + since.error().message);
-    r.from = r.to - *since;
-  }
-  if (r.from >= r.to) {
-    return Invalid("the window is empty: " + p + "from " + FormatRfc3339(r.from) +
-                   " is not before " + p + "to " + FormatRfc3339(r.to));
-  }
+  auto w = ResolveTimeWindow({o.since, o.from, o.to, "1h", o.option_prefix}, now);
+  if (!w) return w.error();
+  std::tie(r.from, r.to) = *w;
   return true;
 }
 

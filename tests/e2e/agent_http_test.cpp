@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "analyze/input_file.h"
-#include "http/httplib_config.h"
+#include "core/httplib_config.h"
 #include "support/background_process.h"
 #include "support/loopback.h"
 #include "support/run_process.h"

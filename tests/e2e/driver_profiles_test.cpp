@@ -12,7 +12,7 @@
 #include <map>
 #include <thread>
 
-#include "http/httplib_config.h"
+#include "core/httplib_config.h"
 #include "support/background_process.h"
 #include "support/fake_host.h"
 #include "support/loopback.h"

@@ -11,7 +11,7 @@
 #include <set>
 #include <thread>
 
-#include "http/httplib_config.h"
+#include "core/httplib_config.h"
 #include "support/background_process.h"
 #include "support/loopback.h"
 #include "support/run_process.h"

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "http/httplib_config.h"
+#include "core/httplib_config.h"
 #include "support/background_process.h"
 #include "support/temp_files.h"
 

@@ -1,0 +1,559 @@
+#include "prom/fleet_build.h"
+
+#include <algorithm>
+#include <cmath>
+#include <future>
+#include <set>
+
+#include "core/metric_fields.h"
+#include "prom/prom_labels.h"
+#include "prom/series_readings.h"
+#include "rules/engine/engine.h"
+
+namespace gpudoctor {
+namespace {
+
+using std::chrono::seconds;
+
+double UnixSecondsOf(WallTime t) {
+  return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
+
+std::string Secs(seconds s) { return std::to_string(std::max<long>(1, s.count())) + "s"; }
+
+Severity SeverityOfVerdict(double v) {
+  if (!std::isfinite(v) || v < 0.5) return Severity::kOk;
+  if (v < 1.5) return Severity::kInfo;
+  if (v < 2.5) return Severity::kWarning;
+  return Severity::kCritical;
+}
+
+struct FleetQuery {
+  std::string expr;
+  bool range = false;
+  WallTime at;    // instant
+  WallTime from;  // range
+  WallTime to;
+  seconds step{60};
+};
+
+// The clock fields whose low values matter: read with min_over_time.
+bool ReadAsMinimum(const MetricField& f) {
+  const std::string_view n = f.names.status_name;
+  return n == "clocks_sm_mhz" || n == "clocks_memory_mhz" || n == "clocks_graphics_mhz";
+}
+
+std::string DcgmFieldRegex(bool minimum) {
+  std::string re;
+  for (const MetricField& f : MetricFields()) {
+    if (f.names.dcgm.name.empty() || ReadAsMinimum(f) != minimum) continue;
+    for (std::string_view n : {f.names.dcgm.name, f.names.dcgm_alias}) {
+      if (n.empty()) continue;
+      if (!re.empty()) re += "|";
+      re += n;
+    }
+  }
+  return re;
+}
+
+enum QueryId {
+  kVerdictNow,
+  kVerdictWorst,
+  kAgentLastSample,
+  kFindingsWindow,
+  kFindingsNow,
+  kCountersMax,
+  kCountersStart,
+  kLostWindow,
+  kLostNow,
+  kPeaks,
+  kStrip,
+  kDcgmMax,
+  kDcgmMin,
+  kDcgmLastSeen,
+  kDcgmXid,
+  kQueryCount
+};
+
+std::vector<FleetQuery> PlanQueries(const FleetRequest& r, const std::string& m, seconds bucket) {
+  const seconds window = std::chrono::duration_cast<seconds>(r.to - r.from);
+  const std::string w = "[" + Secs(window) + "]";
+  const std::string counters = "gpudoctor_xid_events_total|gpudoctor_gpu_throttle_seconds_total";
+  const std::string lost = "state=~\"lost|hung\"";
+  std::vector<FleetQuery> q(kQueryCount);
+  auto instant = [&](QueryId id, std::string expr, WallTime at) {
+    q[id].expr = std::move(expr);
+    q[id].at = at;
+  };
+  auto range = [&](QueryId id, std::string expr, WallTime from, seconds step) {
+    q[id].expr = std::move(expr);
+    q[id].range = true;
+    q[id].from = from;
+    q[id].to = r.to;
+    q[id].step = step;
+  };
+  const std::string verdict = Selector("gpudoctor_gpu_verdict", m);
+  instant(kVerdictNow, verdict, r.to);
+  instant(kVerdictWorst, "max_over_time(" + verdict + w + ")", r.to);
+  instant(kAgentLastSample,
+          "max_over_time(" + Selector("gpudoctor_last_sample_timestamp_seconds", m) + w + ")", r.to);
+  instant(kFindingsWindow, "max_over_time(" + Selector("gpudoctor_finding_active", m) + w + ")",
+          r.to);
+  instant(kFindingsNow, Selector("gpudoctor_finding_active", m), r.to);
+  instant(kCountersMax, "max_over_time(" + SelectorOfNames(counters, m) + w + ")", r.to);
+  instant(kCountersStart, SelectorOfNames(counters, m), r.from);
+  instant(kLostWindow, "max_over_time(" + Selector("gpudoctor_gpu_state", m, lost) + w + ") > 0",
+          r.to);
+  instant(kLostNow, Selector("gpudoctor_gpu_state", m, lost) + " > 0", r.to);
+  instant(kPeaks,
+          "label_replace(max_over_time(" + Selector("gpudoctor_gpu_temperature_celsius", m) + w +
+              "), \"gpudoctor_field\", \"temperature\", \"\", \"\") or label_replace(max_over_time(" +
+              Selector("gpudoctor_gpu_power_draw_watts", m) + w +
+              "), \"gpudoctor_field\", \"power\", \"\", \"\")",
+          r.to);
+  range(kStrip,
+        "max by (" + std::string(kNodeLabelList) + ") (max_over_time(" + verdict + "[" +
+            Secs(bucket) + "]))",
+        r.from + bucket, bucket);
+  const std::string res = Secs(std::min(r.resolution, bucket));
+  for (bool minimum : {false, true}) {
+    range(minimum ? kDcgmMin : kDcgmMax,
+          std::string(minimum ? "min" : "max") + "_over_time(label_replace(" +
+              SelectorOfNames(DcgmFieldRegex(minimum), m) +
+              ", \"gpudoctor_field\", \"$1\", \"__name__\", \"(.+)\")[" + Secs(bucket) + ":" + res +
+              "])",
+          r.from + bucket, bucket);
+  }
+  instant(kDcgmLastSeen,
+          "max_over_time(timestamp(" + Selector("DCGM_FI_DEV_GPU_TEMP", m) + ")[" + Secs(window) +
+              ":" + res + "])",
+          r.to);
+  range(kDcgmXid, Selector("DCGM_FI_DEV_XID_ERRORS", m) + " != 0", r.from - r.resolution,
+        r.resolution);
+  return q;
+}
+
+std::vector<Result<PromAnswer>> RunAll(const PromClient& client,
+                                       const std::vector<FleetQuery>& queries) {
+  std::vector<std::future<Result<PromAnswer>>> pending;
+  pending.reserve(queries.size());
+  for (const FleetQuery& q : queries) {
+    pending.push_back(std::async(std::launch::async, [&client, &q]() {
+      return q.range ? client.QueryRange(q.expr, q.from, q.to, q.step) : client.Query(q.expr, q.at);
+    }));
+  }
+  std::vector<Result<PromAnswer>> out;
+  for (auto& p : pending) out.push_back(p.get());
+  return out;
+}
+
+// Label sets without __name__, to pair a counter's value at the window's
+// start with its maximum in it.
+std::string SeriesIdentity(const PromSeries& s) {
+  std::string id;
+  for (const auto& [k, v] : s.labels) {
+    if (k == "__name__") continue;
+    id += k + "=" + v + ";";
+  }
+  return id;
+}
+
+class FleetAssembly {
+ public:
+  FleetAssembly(const FleetRequest& r, seconds bucket) : request_(r), bucket_(bucket) {}
+
+  FleetGpuRow& Row(const PromSeries& s, FleetSource source) {
+    const GpuLabels g = GpuOfLabels(s.labels);
+    const std::string node = NodeOfLabels(s.labels);
+    FleetGpuRow& row = rows_[{node, g.Key()}];
+    if (row.node.empty()) {
+      row.node = node;
+      row.pci_bus_id = g.pci_bus_id;
+      row.gpu = g.gpu;
+      row.uuid = g.uuid;
+      row.model = g.model;
+      row.source = source;
+    }
+    return row;
+  }
+  FleetNodeRow& Node(const std::string& name, FleetSource source) {
+    FleetNodeRow& n = nodes_[name];
+    if (n.node.empty()) {
+      n.node = name;
+      n.source = source;
+      n.strip.assign(static_cast<std::size_t>(std::max(1, request_.strip_buckets)), std::nullopt);
+    }
+    return n;
+  }
+  bool HasAgent(const std::string& node) const {
+    auto it = nodes_.find(node);
+    return it != nodes_.end() && it->second.source == FleetSource::kGpudoctor;
+  }
+  std::optional<std::size_t> BucketOf(double t) const {
+    const double from = UnixSecondsOf(request_.from);
+    const long i = std::lround((t - from) / static_cast<double>(bucket_.count())) - 1;
+    if (i < 0 || i >= request_.strip_buckets) return std::nullopt;
+    return static_cast<std::size_t>(i);
+  }
+
+  void AddAgentAnswers(const std::vector<Result<PromAnswer>>& a);
+  void AddDcgmAnswers(const std::vector<Result<PromAnswer>>& a);
+  FleetView Finish(FleetView view);
+
+ private:
+  void DiagnoseDcgmNode(const std::string& node, const SeriesReadings& readings);
+
+  const FleetRequest& request_;
+  seconds bucket_;
+  std::map<std::pair<std::string, std::string>, FleetGpuRow> rows_;
+  std::map<std::string, FleetNodeRow> nodes_;
+  std::map<std::string, std::vector<FleetFinding>> host_findings_;
+};
+
+void AddFinding(FleetGpuRow& row, const std::string& id, Severity severity, const Text& title,
+                bool now) {
+  for (auto& f : row.findings) {
+    if (f.id != id) continue;
+    f.severity = std::max(f.severity, severity);
+    f.active_now = f.active_now || now;
+    if (f.title.en.empty()) f.title = title;
+    return;
+  }
+  row.findings.push_back(FleetFinding{id, severity, title, now});
+}
+
+void FleetAssembly::AddAgentAnswers(const std::vector<Result<PromAnswer>>& a) {
+  const double to_s = UnixSecondsOf(request_.to);
+  for (const auto& s : a[kAgentLastSample]->series) {
+    if (s.points.empty()) continue;
+    FleetNodeRow& n = Node(NodeOfLabels(s.labels), FleetSource::kGpudoctor);
+    const double t = s.points.front().value;
+    if (t > 0) n.last_sample_age_s = std::max(0.0, to_s - t);
+  }
+  for (const auto& s : a[kVerdictWorst]->series) {
+    Node(NodeOfLabels(s.labels), FleetSource::kGpudoctor);
+    Row(s, FleetSource::kGpudoctor).worst = SeverityOfVerdict(s.points.front().value);
+  }
+  for (const auto& s : a[kVerdictNow]->series) {
+    Row(s, FleetSource::kGpudoctor).verdict_now = SeverityOfVerdict(s.points.front().value);
+  }
+  for (QueryId id : {kFindingsWindow, kFindingsNow}) {
+    for (const auto& s : a[id]->series) {
+      const std::string node = NodeOfLabels(s.labels);
+      const std::string fid = s.Label("id");
+      const Severity sev = ParseSeverity(s.Label("severity")).value_or(Severity::kWarning);
+      std::string gpus = s.Label("gpus");
+      bool any = false;
+      for (auto& [key, row] : rows_) {
+        if (key.first != node || row.pci_bus_id.empty()) continue;
+        if (("," + gpus + ",").find("," + row.pci_bus_id + ",") == std::string::npos) continue;
+        AddFinding(row, fid, sev, Text{}, id == kFindingsNow);
+        any = true;
+      }
+      if (!any) {  // host-wide, or a GPU without a verdict series: on the node's row
+        FleetNodeRow& n = Node(node, FleetSource::kGpudoctor);
+        n.worst = std::max(n.worst, sev);
+        host_findings_[node].push_back(FleetFinding{fid, sev, Text{}, id == kFindingsNow});
+      }
+    }
+  }
+  std::map<std::string, double> start;
+  for (const auto& s : a[kCountersStart]->series) start[SeriesIdentity(s)] = s.points.front().value;
+  for (const auto& s : a[kCountersMax]->series) {
+    const double max = s.points.front().value;
+    auto it = start.find(SeriesIdentity(s));
+    double delta = it == start.end() ? max : max - it->second;
+    if (delta < 0) delta = max;  // the agent restarted: its counter began again
+    if (delta <= 0) continue;
+    FleetGpuRow& row = Row(s, FleetSource::kGpudoctor);
+    if (!s.Label("xid").empty()) {
+      row.xid_counts[std::atoi(s.Label("xid").c_str())] += std::round(delta);
+    } else if (!s.Label("reason").empty()) {
+      row.throttled_seconds[s.Label("reason")] += delta;
+    }
+  }
+  for (const auto& s : a[kLostWindow]->series) Row(s, FleetSource::kGpudoctor).lost_in_window = true;
+  for (const auto& s : a[kLostNow]->series) Row(s, FleetSource::kGpudoctor).lost_now = true;
+  for (const auto& s : a[kPeaks]->series) {
+    FleetGpuRow& row = Row(s, FleetSource::kGpudoctor);
+    (s.Label("gpudoctor_field") == "power" ? row.max_power_w : row.max_temperature_c) =
+        s.points.front().value;
+  }
+  for (const auto& s : a[kStrip]->series) {
+    FleetNodeRow& n = Node(NodeOfLabels(s.labels), FleetSource::kGpudoctor);
+    for (const PromPoint& p : s.points) {
+      if (auto b = BucketOf(p.time_s)) n.strip[*b] = SeverityOfVerdict(p.value);
+    }
+  }
+}
+
+void FleetAssembly::AddDcgmAnswers(const std::vector<Result<PromAnswer>>& a) {
+  SeriesReadings readings;
+  for (QueryId id : {kDcgmMax, kDcgmMin}) {
+    for (const auto& s : a[id]->series) {
+      if (HasAgent(NodeOfLabels(s.labels))) continue;  // the agent's own verdicts win
+      readings.AddFieldSeries(s, s.Label("gpudoctor_field"));
+    }
+  }
+  for (const auto& s : a[kDcgmXid]->series) {
+    if (HasAgent(NodeOfLabels(s.labels))) continue;
+    readings.AddDcgmXidSeries(s, static_cast<double>(request_.resolution.count()),
+                              UnixSecondsOf(request_.from));
+  }
+  const double to_s = UnixSecondsOf(request_.to);
+  std::map<std::string, double> node_last;
+  std::vector<std::pair<const PromSeries*, double>> gpu_last;
+  for (const auto& s : a[kDcgmLastSeen]->series) {
+    const std::string node = NodeOfLabels(s.labels);
+    if (HasAgent(node) || s.points.empty()) continue;
+    node_last[node] = std::max(node_last[node], s.points.front().value);
+    gpu_last.emplace_back(&s, s.points.front().value);
+  }
+  for (const auto& [node, t] : node_last) {
+    Node(node, FleetSource::kDcgmExporter).last_sample_age_s = std::max(0.0, to_s - t);
+  }
+  for (const auto& node : readings.Nodes()) {
+    if (!HasAgent(node)) DiagnoseDcgmNode(node, readings);
+  }
+  // A GPU whose series stopped while its node's others go on: how a GPU
+  // that fell off the bus shows in dcgm-exporter's data.
+  const double stale_s = static_cast<double>(request_.stale_after.count());
+  for (const auto& [s, t] : gpu_last) {
+    const std::string node = NodeOfLabels(s->labels);
+    if (node_last[node] - t <= stale_s) continue;
+    FleetGpuRow& row = Row(*s, FleetSource::kDcgmExporter);
+    row.lost_now = row.lost_in_window = true;
+    row.verdict_now = Severity::kCritical;
+    row.worst = Severity::kCritical;
+    AddFinding(row, "gpu.series_stopped", Severity::kCritical,
+               Text{"GPU stopped reporting while the rest of its node went on (lost or hung?)",
+                    "该 GPU 停止上报而同节点其他 GPU 仍在上报（掉卡或挂起？）"},
+               true);
+  }
+}
+
+void FleetAssembly::DiagnoseDcgmNode(const std::string& node, const SeriesReadings& readings) {
+  const DiagnosisInput input = readings.InputFor(node, request_.config, request_.from, request_.to);
+  if (input.gpus.empty()) return;
+  FleetNodeRow& n = Node(node, FleetSource::kDcgmExporter);
+  const Diagnosis window = Diagnose(input);
+  // Now: each GPU's last bucket alone, and the events in it.
+  DiagnosisInput last = input;
+  const WallTime last_from = request_.to - bucket_;
+  for (auto& g : last.gpus) {
+    g.readings = {g.readings.back()};
+    g.times = {g.times.back()};
+  }
+  std::erase_if(last.gpus, [&](const GpuSeries& g) { return g.times.back() < last_from; });
+  std::erase_if(last.kernel->events,
+                [&](const KernelEvent& e) { return !e.time || *e.time < last_from; });
+  last.window_from = last_from;
+  const Diagnosis now = Diagnose(last);
+  for (const GpuSeries& g : input.gpus) {
+    PromSeries probe;
+    probe.labels = {{"instance", node},
+                    {"pci_bus_id", g.pci_bus_id},
+                    {"gpu", std::to_string(g.latest().index)},
+                    {"UUID", g.latest().uuid},
+                    {"modelName", g.latest().name}};
+    FleetGpuRow& row = Row(probe, FleetSource::kDcgmExporter);
+    for (const auto& r : g.readings) {
+      if (r.temperature_c) {
+        row.max_temperature_c = std::max(row.max_temperature_c.value_or(-1e9), double(*r.temperature_c));
+      }
+      if (r.power_draw_w) row.max_power_w = std::max(row.max_power_w.value_or(-1e9), *r.power_draw_w);
+    }
+    if (g.readings.size() > 1 && g.readings.front().violation_power_ns &&
+        g.readings.back().violation_power_ns) {
+      const double s = double(*g.readings.back().violation_power_ns -
+                              *g.readings.front().violation_power_ns) * 1e-9;
+      if (s > 0) row.throttled_seconds["power (violation counter)"] = s;
+    }
+    if (g.readings.size() > 1 && g.readings.front().violation_thermal_ns &&
+        g.readings.back().violation_thermal_ns) {
+      const double s = double(*g.readings.back().violation_thermal_ns -
+                              *g.readings.front().violation_thermal_ns) * 1e-9;
+      if (s > 0) row.throttled_seconds["thermal (violation counter)"] = s;
+    }
+    row.verdict_now = Severity::kOk;
+    for (const KernelEvent& e : input.kernel->events) {
+      if (e.pci_bus_id == g.pci_bus_id && e.code) row.xid_counts[*e.code] += 1;
+    }
+  }
+  for (const auto* d : {&window, &now}) {
+    for (const Finding& f : d->findings) {
+      bool on_gpu = false;
+      for (const std::string& bus : f.gpus) {
+        auto it = rows_.find({node, bus});
+        if (it == rows_.end()) continue;
+        on_gpu = true;
+        FleetGpuRow& row = it->second;
+        AddFinding(row, f.id, f.severity, f.title, d == &now);
+        row.worst = std::max(row.worst, f.severity);
+        if (d == &now) row.verdict_now = std::max(*row.verdict_now, f.severity);
+      }
+      if (!on_gpu && d == &window) {
+        n.worst = std::max(n.worst, f.severity);
+        host_findings_[node].push_back(FleetFinding{f.id, f.severity, f.title, false});
+      }
+    }
+  }
+  // The strip: the rules again over each stretch, for a node with anything
+  // to show (a node clean over the whole window is clean in each stretch).
+  for (std::size_t b = 0; b < n.strip.size(); ++b) {
+    const WallTime b_from = request_.from + bucket_ * static_cast<long>(b);
+    const WallTime b_to = b_from + bucket_;
+    DiagnosisInput part = input;
+    for (auto& g : part.gpus) {
+      GpuSeries kept;
+      kept.pci_bus_id = g.pci_bus_id;
+      for (std::size_t i = 0; i < g.readings.size(); ++i) {
+        if (*g.times[i] > b_from && *g.times[i] <= b_to) {
+          kept.readings.push_back(g.readings[i]);
+          kept.times.push_back(g.times[i]);
+        }
+      }
+      g = std::move(kept);
+    }
+    std::erase_if(part.gpus, [](const GpuSeries& g) { return g.readings.empty(); });
+    if (part.gpus.empty()) continue;
+    if (window.verdict == Severity::kOk) {
+      n.strip[b] = Severity::kOk;
+      continue;
+    }
+    std::erase_if(part.kernel->events, [&](const KernelEvent& e) {
+      return !e.time || *e.time <= b_from || *e.time > b_to;
+    });
+    part.window_from = b_from;
+    part.window_to = b_to;
+    n.strip[b] = Diagnose(part).verdict;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+bool WorseFinding(const FleetFinding& a, const FleetFinding& b) {
+  return a.severity != b.severity ? a.severity > b.severity : a.id < b.id;
+}
+
+std::string AgeText(double s) {
+  if (s >= 3600) return std::to_string(static_cast<long>(s / 3600)) + " h";
+  if (s >= 60) return std::to_string(static_cast<long>(s / 60)) + " min";
+  return std::to_string(static_cast<long>(s)) + " s";
+}
+
+}  // namespace
+
+FleetView FleetAssembly::Finish(FleetView view) {
+  const double stale_s = static_cast<double>(request_.stale_after.count());
+  for (auto& [key, row] : rows_) {
+    std::sort(row.findings.begin(), row.findings.end(), WorseFinding);
+    if (row.verdict_now) row.worst = std::max(row.worst, *row.verdict_now);
+    FleetNodeRow& n = Node(row.node, row.source);
+    n.worst = std::max(n.worst, row.worst);
+  }
+  for (auto& [name, n] : nodes_) {
+    auto& host = host_findings_[name];
+    for (const FleetFinding& f : host) {
+      bool merged = false;
+      for (auto& g : n.findings) {
+        if (g.id != f.id) continue;
+        g.severity = std::max(g.severity, f.severity);
+        g.active_now = g.active_now || f.active_now;
+        merged = true;
+      }
+      if (!merged) n.findings.push_back(f);
+    }
+    n.stale = !n.last_sample_age_s || *n.last_sample_age_s > stale_s;
+    if (n.stale) {
+      const std::string age = n.last_sample_age_s ? AgeText(*n.last_sample_age_s) : "the whole window";
+      n.findings.push_back(FleetFinding{
+          "fleet.node_stale", Severity::kWarning,
+          Text{"No sample for " + age + ": the node or its exporter stopped reporting",
+               age == "the whole window" ? "整个时间窗内没有样本：节点或其导出器已停止上报"
+                                         : age + " 没有样本：节点或其导出器已停止上报"},
+          true});
+      n.worst = std::max(n.worst, Severity::kWarning);
+      ++view.stale;
+    }
+    std::sort(n.findings.begin(), n.findings.end(), WorseFinding);
+    view.nodes.push_back(std::move(n));
+  }
+  for (auto& [key, row] : rows_) {
+    const Severity now = row.verdict_now.value_or(row.worst);
+    if (now == Severity::kCritical) ++view.critical;
+    if (now == Severity::kWarning) ++view.warning;
+    view.gpus.push_back(std::move(row));
+  }
+  std::stable_sort(view.nodes.begin(), view.nodes.end(), [](const FleetNodeRow& a, const FleetNodeRow& b) {
+    return a.worst != b.worst ? a.worst > b.worst : a.node < b.node;
+  });
+  std::stable_sort(view.gpus.begin(), view.gpus.end(), [](const FleetGpuRow& a, const FleetGpuRow& b) {
+    const Severity an = a.verdict_now.value_or(a.worst), bn = b.verdict_now.value_or(b.worst);
+    if (an != bn) return an > bn;
+    if (a.worst != b.worst) return a.worst > b.worst;
+    return a.node != b.node ? a.node < b.node : a.pci_bus_id < b.pci_bus_id;
+  });
+  return view;
+}
+
+const char* FleetSourceName(FleetSource source) {
+  return source == FleetSource::kGpudoctor ? "gpudoctor" : "dcgm-exporter";
+}
+
+Result<FleetView> BuildFleetView(const PromClient& client, const FleetRequest& request) {
+  auto matchers = MatchersOf(request.match);
+  if (!matchers) return matchers.error();
+  if (request.from >= request.to) {
+    return Error{ErrorCode::kInvalid, "the window is empty: --from is not before --to"};
+  }
+  FleetRequest r = request;
+  r.strip_buckets = std::clamp(r.strip_buckets, 1, 1000);
+  const seconds window = std::chrono::duration_cast<seconds>(r.to - r.from);
+  seconds bucket{std::max<long>(1, (window.count() + r.strip_buckets - 1) / r.strip_buckets)};
+  r.strip_buckets = static_cast<int>((window.count() + bucket.count() - 1) / bucket.count());
+  const int sent_before = client.queries_sent();
+  const std::vector<FleetQuery> plan = PlanQueries(r, *matchers, bucket);
+  std::vector<Result<PromAnswer>> answers = RunAll(client, plan);
+
+  FleetView view;
+  view.from = r.from;
+  view.to = r.to;
+  view.prometheus_url = client.url();
+  view.stale_after_s = static_cast<double>(r.stale_after.count());
+  std::set<std::string> notes;
+  const Error* first_error = nullptr;
+  int failed = 0;
+  for (auto& a : answers) {
+    if (!a) {
+      if (first_error == nullptr) first_error = &a.error();
+      ++failed;
+      notes.insert(a.error().message);
+      continue;
+    }
+    for (const auto& w : a->warnings) notes.insert("prometheus: " + w);
+  }
+  if (failed == static_cast<int>(answers.size())) return *first_error;
+  for (auto& a : answers) {
+    if (!a) a = PromAnswer{};
+  }
+  FleetAssembly assembly(r, bucket);
+  assembly.AddAgentAnswers(answers);
+  assembly.AddDcgmAnswers(answers);
+  view = assembly.Finish(std::move(view));
+  bool dcgm = false;
+  for (const auto& n : view.nodes) dcgm = dcgm || n.source == FleetSource::kDcgmExporter;
+  if (dcgm) {
+    notes.insert(
+        "dcgm-exporter nodes: the rules ran over its series in " + Secs(bucket) +
+        " stretches (peaks kept, clocks at their lowest); DCGM_FI_DEV_XID_ERRORS holds only the "
+        "last Xid code, so a repeat of the same code, or two Xids within one scrape, count once");
+  }
+  view.notes.assign(notes.begin(), notes.end());
+  view.queries = client.queries_sent() - sent_before;
+  return view;
+}
+
+}  // namespace gpudoctor

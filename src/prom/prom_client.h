@@ -1,0 +1,54 @@
+// A client of Prometheus' HTTP query API (Prometheus, Thanos, Mimir,
+// VictoriaMetrics): instant and range queries over HTTP or HTTPS, with a
+// bearer token or basic auth read from a file, a CA file and a timeout.
+// Every failure is one line naming the server and the query. Each call opens
+// its own connection, so calls may run on several threads at once.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "core/result.h"
+#include "core/time_format.h"
+#include "prom/prom_response.h"
+
+namespace gpudoctor {
+
+struct PromOptions {
+  std::string url;                // http(s)://host[:port][/path prefix]
+  std::string bearer_token_file;  // the token, one line
+  std::string basic_auth_file;    // "user:password", one line
+  std::string ca_file;            // PEM bundle to verify the server with
+  std::chrono::milliseconds timeout{30000};  // per query
+};
+
+class PromClient {
+ public:
+  // Checks the URL and reads the credential files; kInvalid names the option.
+  static Result<std::unique_ptr<PromClient>> Open(const PromOptions& options);
+
+  Result<PromAnswer> Query(const std::string& expr, WallTime at) const;
+  Result<PromAnswer> QueryRange(const std::string& expr, WallTime from, WallTime to,
+                                std::chrono::seconds step) const;
+
+  // Queries sent so far (for the fleet's bounded-query promise and tests).
+  int queries_sent() const { return queries_sent_.load(); }
+  const std::string& url() const { return base_url_; }
+
+ private:
+  PromClient() = default;
+  Result<PromAnswer> Post(const std::string& path, const std::string& form,
+                          const std::string& what) const;
+
+  PromOptions options_;
+  std::string base_url_;     // scheme://host:port, as given
+  std::string path_prefix_;  // "" or "/prometheus"
+  std::string bearer_token_;
+  std::string basic_user_;
+  std::string basic_password_;
+  mutable std::atomic<int> queries_sent_{0};
+};
+
+}  // namespace gpudoctor

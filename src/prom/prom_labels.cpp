@@ -1,0 +1,65 @@
+#include "prom/prom_labels.h"
+
+#include "core/gpu_status.h"
+
+namespace gpudoctor {
+namespace {
+
+const std::string& FirstLabel(const PromLabels& labels, std::initializer_list<const char*> names) {
+  static const std::string kNone;
+  for (const char* n : names) {
+    auto it = labels.find(n);
+    if (it != labels.end() && !it->second.empty()) return it->second;
+  }
+  return kNone;
+}
+
+}  // namespace
+
+std::string NodeOfLabels(const PromLabels& labels) {
+  return FirstLabel(labels, {"Hostname", "hostname", "node", "nodename", "instance"});
+}
+
+std::string GpuLabels::Key() const {
+  if (!pci_bus_id.empty()) return pci_bus_id;
+  if (!gpu.empty()) return "gpu " + gpu;
+  return uuid;
+}
+
+GpuLabels GpuOfLabels(const PromLabels& labels) {
+  GpuLabels g;
+  g.pci_bus_id = NormalizePciBusId(FirstLabel(labels, {"pci_bus_id"}));
+  g.gpu = FirstLabel(labels, {"gpu"});
+  g.uuid = FirstLabel(labels, {"uuid", "UUID"});
+  g.model = FirstLabel(labels, {"model", "modelName"});
+  return g;
+}
+
+Result<std::string> MatchersOf(const std::string& match) {
+  std::string m = match;
+  while (!m.empty() && m.front() == ' ') m.erase(m.begin());
+  while (!m.empty() && m.back() == ' ') m.pop_back();
+  if (m.empty()) return std::string();
+  if (m.size() < 2 || m.front() != '{' || m.back() != '}' ||
+      m.find_first_of("{}", 1) != m.size() - 1) {
+    return Error{ErrorCode::kInvalid,
+                 "--match " + match + ": expected one label selector such as '{job=\"gpudoctor\"}'"};
+  }
+  std::string inner = m.substr(1, m.size() - 2);
+  if (inner.find("__name__") != std::string::npos) {
+    return Error{ErrorCode::kInvalid, "--match " + match + ": select by labels, not by __name__"};
+  }
+  return inner;
+}
+
+std::string Selector(std::string_view name, const std::string& matchers, std::string_view extra) {
+  std::string inner = matchers;
+  if (!extra.empty()) inner = inner.empty() ? std::string(extra) : std::string(extra) + "," + inner;
+  return std::string(name) + (inner.empty() ? "" : "{" + inner + "}");
+}
+
+std::string SelectorOfNames(const std::string& names_regex, const std::string& matchers) {
+  return "{__name__=~\"" + names_regex + "\"" + (matchers.empty() ? "" : "," + matchers) + "}";
+}
+
+}  // namespace gpudoctor

@@ -1,0 +1,115 @@
+#include "prom/series_readings.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/metric_fields.h"
+
+namespace gpudoctor {
+namespace {
+
+WallTime TimeOfUnixSeconds(double s) {
+  return WallTime(std::chrono::duration_cast<WallTime::duration>(std::chrono::duration<double>(s)));
+}
+
+unsigned IndexOfGpuLabel(const std::string& gpu) {
+  unsigned v = 0;
+  for (char c : gpu) {
+    if (c < '0' || c > '9' || v > 100000) return 0;
+    v = v * 10 + static_cast<unsigned>(c - '0');
+  }
+  return v;
+}
+
+}  // namespace
+
+SeriesReadings::GpuHistory& SeriesReadings::GpuOf(const PromSeries& series) {
+  GpuLabels labels = GpuOfLabels(series.labels);
+  GpuHistory& h = nodes_[NodeOfLabels(series.labels)].gpus[labels.Key()];
+  if (h.labels.Key().empty()) h.labels = labels;
+  return h;
+}
+
+void SeriesReadings::AddFieldSeries(const PromSeries& series, const std::string& series_name) {
+  const FieldOfSeries f = FindFieldOfSeries(series_name);
+  if (f.field == nullptr || series.points.empty()) return;
+  GpuHistory& h = GpuOf(series);
+  if (h.labels.Key().empty()) return;  // no GPU labels: not a per-GPU series
+  for (const PromPoint& p : series.points) {
+    SetFieldValue(h.at[p.time_s], *f.field, p.value * f.field_per_series_unit);
+  }
+}
+
+void SeriesReadings::AddDcgmXidSeries(const PromSeries& series, double step_s,
+                                      double counted_from_s) {
+  GpuLabels labels = GpuOfLabels(series.labels);
+  NodeHistory& node = nodes_[NodeOfLabels(series.labels)];
+  std::optional<double> previous_code;
+  double previous_t = 0;
+  for (const PromPoint& p : series.points) {
+    if (!std::isfinite(p.value) || p.value <= 0 || p.value > 1e6) {
+      previous_code.reset();
+      continue;
+    }
+    const bool gap = previous_code && p.time_s - previous_t > step_s * 1.5;
+    const bool changed = !previous_code || *previous_code != p.value || gap;
+    previous_code = p.value;
+    previous_t = p.time_s;
+    if (!changed || p.time_s < counted_from_s) continue;
+    KernelEvent e;
+    e.kind = KernelEventKind::kXid;
+    e.time = TimeOfUnixSeconds(p.time_s);
+    e.code = static_cast<int>(std::lround(p.value));
+    e.pci_bus_id = labels.pci_bus_id;
+    e.message = "Xid " + std::to_string(*e.code) +
+                " (dcgm-exporter's DCGM_FI_DEV_XID_ERRORS, the last code the GPU reported)";
+    node.events.push_back(std::move(e));
+  }
+}
+
+std::vector<std::string> SeriesReadings::Nodes() const {
+  std::vector<std::string> out;
+  for (const auto& [name, _] : nodes_) out.push_back(name);
+  return out;
+}
+
+DiagnosisInput SeriesReadings::InputFor(const std::string& node, const Config& config,
+                                        WallTime from, WallTime to) const {
+  DiagnosisInput input;
+  input.config = config;
+  input.recorded = true;
+  input.window_from = from;
+  input.window_to = to;
+  input.hostname = node;
+  auto it = nodes_.find(node);
+  if (it == nodes_.end()) return input;
+  for (const auto& [key, h] : it->second.gpus) {
+    if (h.at.empty()) continue;
+    GpuSeries s;
+    s.pci_bus_id = h.labels.pci_bus_id.empty() ? key : h.labels.pci_bus_id;
+    for (const auto& [t, reading] : h.at) {
+      GpuStatus g = reading;
+      g.index = IndexOfGpuLabel(h.labels.gpu);
+      g.pci_bus_id = s.pci_bus_id;
+      g.uuid = h.labels.uuid;
+      g.name = h.labels.model;
+      s.readings.push_back(std::move(g));
+      s.times.push_back(TimeOfUnixSeconds(t));
+    }
+    input.gpus.push_back(std::move(s));
+  }
+  std::sort(input.gpus.begin(), input.gpus.end(), [](const GpuSeries& a, const GpuSeries& b) {
+    return a.latest().index != b.latest().index ? a.latest().index < b.latest().index
+                                                : a.pci_bus_id < b.pci_bus_id;
+  });
+  input.gpu_readings = !input.gpus.empty();
+  input.nvml_loaded = input.gpu_readings;
+  input.kernel = KernelFacts{};
+  input.kernel->events = it->second.events;
+  std::sort(input.kernel->events.begin(), input.kernel->events.end(),
+            [](const KernelEvent& a, const KernelEvent& b) { return a.time < b.time; });
+  input.kernel->sources = {SourceStatus{"prometheus series of " + node, true, ""}};
+  return input;
+}
+
+}  // namespace gpudoctor
