@@ -1,0 +1,219 @@
+// `gpudoctor fleet` against real engines on loopback: three agents on the
+// fake NVML (a healthy node; a node whose GPU 0 overheats, GPU 1 is held by
+// the power brake and GPU 2 reports Xid 79 and is lost; a node that stops
+// reporting after 6 s) scraped every second by a real Prometheus and by a
+// real VictoriaMetrics. `fleet` must name each node's problem from either.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "core/httplib_config.h"
+#include "support/background_process.h"
+#include "support/loopback.h"
+#include "support/run_process.h"
+#include "support/temp_files.h"
+#include "support/tsdb_servers.h"
+
+namespace gpudoctor::test {
+namespace {
+
+using nlohmann::json;
+
+struct FleetAgent {
+  int port = 0;
+  std::unique_ptr<TempDir> root, data;
+  std::unique_ptr<BackgroundProcess> process;
+  std::string target() const { return "127.0.0.1:" + std::to_string(port); }
+};
+
+void StartFleetAgent(FleetAgent& a, const std::string& scenario, const std::string& run_for) {
+  a.root = std::make_unique<TempDir>();
+  a.data = std::make_unique<TempDir>();
+  a.root->Write("proc/stat", "cpu  1000 0 1000 80000 0 0 0 0 0 0\nbtime 1700000000\n");
+  a.root->Write("proc/meminfo", "MemTotal:       1073741824 kB\nMemAvailable:    900000000 kB\n");
+  a.process = std::make_unique<BackgroundProcess>(
+      GpudoctorArgv({"agent", "--data-dir", a.data->path().string(), "--root",
+                     a.root->path().string(), "--interval", "200ms", "--window", "2s",
+                     "--evaluate-every", "400ms", "--facts-every", "1h", "--no-kernel-log",
+                     "--run-for", run_for, "--listen", a.target()}),
+      FakeNvmlEnv(std::string(TEST_DATA_DIR) + "/scenarios/" + scenario),
+      (a.data->path() / "agent.log").string());
+}
+
+// Polls the engine until the trouble node's Xid 79 and the stale node's end
+// are both in it (bounded).
+bool WaitForHistory(const std::string& url, std::chrono::seconds limit) {
+  const int port = std::stoi(url.substr(url.rfind(':') + 1));
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(5);
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    auto r = c.Get("/api/v1/query?query=gpudoctor_xid_events_total%7Bxid%3D%2279%22%7D");
+    if (r && r->status == 200) {
+      json j = json::parse(r->body, nullptr, false);
+      if (j.is_object() && !j["data"]["result"].empty()) return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  return false;
+}
+
+const json* FleetGpu(const json& fleet, const std::string& node, const std::string& bus) {
+  for (const auto& g : fleet["gpus"]) {
+    if (g["node"] == node && g["pci_bus_id"] == bus) return &g;
+  }
+  return nullptr;
+}
+
+const json* FleetNode(const json& fleet, const std::string& node) {
+  for (const auto& n : fleet["nodes"]) {
+    if (n["node"] == node) return &n;
+  }
+  return nullptr;
+}
+
+bool HasFinding(const json& gpu, const std::string& id) {
+  for (const auto& f : gpu["findings"]) {
+    if (f["id"] == id) return true;
+  }
+  return false;
+}
+
+void CheckFleet(const std::string& engine, const std::string& url, const FleetAgent& healthy,
+                const FleetAgent& trouble, const FleetAgent& stale) {
+  SCOPED_TRACE(engine);
+  auto r = RunGpudoctor({"fleet", "--prometheus", url, "--since", "3m", "--stale-after", "5s",
+                         "--resolution", "1s", "--format", "json"},
+                        "");
+  ASSERT_EQ(r.exit_code, 2) << r.err << r.out.substr(0, 3000);  // a GPU critical now
+  json fleet = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(fleet.is_object()) << r.out.substr(0, 2000);
+  EXPECT_EQ(fleet["schema"], "gpudoctor.fleet/v1");
+  EXPECT_LE(fleet["queries"].get<int>(), 20);
+  EXPECT_EQ(fleet["summary"]["nodes"], 3) << fleet["nodes"].dump();
+  EXPECT_EQ(fleet["summary"]["stale"], 1);
+
+  const json* lost = FleetGpu(fleet, trouble.target(), "0000:1a:00.0");
+  ASSERT_NE(lost, nullptr) << fleet["gpus"].dump();
+  EXPECT_EQ((*lost)["lost_now"], true) << lost->dump();
+  EXPECT_EQ((*lost)["verdict_now"], "critical") << lost->dump();
+  EXPECT_GE((*lost)["xid_counts"].value("79", 0.0), 1.0) << lost->dump();
+  const json* hot = FleetGpu(fleet, trouble.target(), "0000:18:00.0");
+  ASSERT_NE(hot, nullptr);
+  EXPECT_TRUE(HasFinding(*hot, "thermal.slowdown")) << hot->dump();
+  const json* braked = FleetGpu(fleet, trouble.target(), "0000:19:00.0");
+  ASSERT_NE(braked, nullptr);
+  // The brake held for 2 s: its counter shows it whether or not a scrape
+  // caught the agent's finding while it was active.
+  EXPECT_GT((*braked)["throttled_seconds"].value("hw_power_brake_slowdown", 0.0), 0.0)
+      << braked->dump();
+  // The worst GPU comes first.
+  EXPECT_EQ(fleet["gpus"][0]["verdict_now"], "critical");
+
+  int healthy_gpus = 0;
+  for (const auto& g : fleet["gpus"]) {
+    if (g["node"] != healthy.target()) continue;
+    ++healthy_gpus;
+    EXPECT_TRUE(g["worst"] == "ok" || g["worst"] == "info") << g.dump();
+  }
+  EXPECT_EQ(healthy_gpus, 2);
+  const json* quiet = FleetNode(fleet, stale.target());
+  ASSERT_NE(quiet, nullptr);
+  EXPECT_EQ((*quiet)["stale"], true) << quiet->dump();
+  const json* busy = FleetNode(fleet, trouble.target());
+  ASSERT_NE(busy, nullptr);
+  EXPECT_EQ((*busy)["stale"], false) << busy->dump();
+  EXPECT_EQ((*busy)["worst"], "critical");
+}
+
+TEST(FleetE2e, NamesEachNodesProblemFromPrometheusAndVictoriaMetrics) {
+  if (!std::filesystem::exists(kPrometheusBinary)) {
+    GTEST_SKIP() << "prometheus not installed (Debian package prometheus)";
+  }
+  // The engines first (they take a few seconds to start), then the agents
+  // on ports chosen now.
+  FleetAgent healthy, trouble, stale;
+  for (FleetAgent* a : {&healthy, &trouble, &stale}) a->port = FreeLoopbackPort();
+  const std::vector<std::string> targets = {healthy.target(), trouble.target(), stale.target()};
+  auto prometheus = TsdbServer::Prometheus(targets, "1s");
+  ASSERT_TRUE(prometheus->ready()) << prometheus->Log();
+  std::unique_ptr<TsdbServer> vm;
+  if (std::filesystem::exists(kVictoriaMetricsBinary)) {
+    vm = TsdbServer::VictoriaMetrics(targets, "1s");
+    ASSERT_TRUE(vm->ready()) << vm->Log();
+  }
+  StartFleetAgent(healthy, "healthy_busy.json", "150s");
+  StartFleetAgent(trouble, "agent_trouble.json", "150s");
+  StartFleetAgent(stale, "healthy_idle.json", "6s");
+  ASSERT_TRUE(WaitForHistory(prometheus->url(), std::chrono::seconds(60))) << prometheus->Log();
+  // Past the stale node's end (6 s) by more than --stale-after.
+  EXPECT_NE(stale.process->Wait(std::chrono::seconds(30)), -1);
+  std::this_thread::sleep_for(std::chrono::seconds(7));
+  CheckFleet("prometheus", prometheus->url(), healthy, trouble, stale);
+
+  auto text = RunGpudoctor({"fleet", "--prometheus", prometheus->url(), "--since", "3m",
+                            "--stale-after", "5s", "--resolution", "1s"},
+                           "");
+  EXPECT_NE(text.out.find("3 nodes, 7 GPUs"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("fleet.node_stale"), std::string::npos) << text.out;
+  auto html = RunGpudoctor({"fleet", "--prometheus", prometheus->url(), "--since", "3m",
+                            "--stale-after", "5s", "--resolution", "1s", "--format", "html"},
+                           "");
+  EXPECT_NE(html.out.find("class=\"cell critical\" href=\"#g0\""), std::string::npos)
+      << html.out.substr(0, 3000);
+  EXPECT_NE(html.out.find("id=\"g0\""), std::string::npos);
+  EXPECT_NE(html.out.find("class=\"strip\""), std::string::npos);
+
+  if (vm) {
+    ASSERT_TRUE(WaitForHistory(vm->url(), std::chrono::seconds(60))) << vm->Log();
+    CheckFleet("victoria-metrics", vm->url(), healthy, trouble, stale);
+  } else {
+    ADD_FAILURE() << "victoria-metrics not installed (Debian package victoria-metrics; "
+                     "scripts/bootstrap.sh installs it)";
+  }
+}
+
+TEST(FleetE2e, PrometheusDownOrAnsweringErrorsIsOneLineAndExit3) {
+  const int port = FreeLoopbackPort();
+  auto down = RunGpudoctor({"fleet", "--prometheus", "http://127.0.0.1:" + std::to_string(port)}, "");
+  EXPECT_EQ(down.exit_code, 3);
+  EXPECT_NE(down.err.find("cannot connect"), std::string::npos) << down.err;
+  EXPECT_EQ(std::count(down.err.begin(), down.err.end(), '\n'), 1) << down.err;
+
+  // A server answering 503 to everything, and one answering garbage, and one
+  // too slow for --prometheus-timeout.
+  for (const std::string mode : {"503", "garbage", "slow"}) {
+    SCOPED_TRACE(mode);
+    httplib::Server server;
+    server.Post(".*", [&](const httplib::Request&, httplib::Response& res) {
+      if (mode == "503") {
+        res.status = 503;
+        res.set_content("service unavailable\nmore", "text/plain");
+      } else if (mode == "garbage") {
+        res.set_content("<html>not prometheus</html>", "text/html");
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        res.set_content("{}", "application/json");
+      }
+    });
+    const int p = server.bind_to_any_port("127.0.0.1");
+    std::thread t([&] { server.listen_after_bind(); });
+    auto r = RunGpudoctor({"fleet", "--prometheus", "http://127.0.0.1:" + std::to_string(p),
+                           "--prometheus-timeout", "500ms"},
+                          "");
+    server.stop();
+    t.join();
+    EXPECT_EQ(r.exit_code, 3) << r.out;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    const char* expected = mode == "503" ? "HTTP 503: service unavailable"
+                           : mode == "garbage" ? "not the query API's JSON"
+                                               : "within 500 ms";
+    EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace gpudoctor::test
