@@ -13,6 +13,7 @@ Node n has a fault of kind n % SPACING (kinds 1-6; the others are healthy):
   6 the whole node stops reporting 4 h before the end
 Formats: openmetrics (for `promtool tsdb create-blocks-from openmetrics`) or
 vm (VictoriaMetrics' /api/v1/import JSON lines, one line per series).
+--part K --parts N writes the K-th of N stretches of the window only.
 Usage: fleet_history.py --nodes 256 --gpus 8 --hours 24 --end $(date +%s) \
          --format vm > history.jsonl
 """
@@ -103,10 +104,18 @@ def main():
     p.add_argument("--end", type=int, required=True)
     p.add_argument("--spacing", type=int, default=8)
     p.add_argument("--format", choices=["openmetrics", "vm"], default="openmetrics")
+    p.add_argument("--part", type=int, default=0,
+                   help="write only the PART-th of PARTS equal stretches of the window (1-based)")
+    p.add_argument("--parts", type=int, default=1)
     a = p.parse_args()
     end = a.end - a.end % a.interval
     start = end - int(a.hours * 3600)
     times = list(range(start + a.interval, end + 1, a.interval))
+    if a.part:
+        # One stretch at a time keeps each OpenMetrics file small enough for
+        # promtool; the faults stay where --end puts them.
+        per = (len(times) + a.parts - 1) // a.parts
+        times = times[(a.part - 1) * per:a.part * per]
     out = sys.stdout
     if a.format == "openmetrics":
         # Every family as a gauge: an OpenMetrics counter's samples would be

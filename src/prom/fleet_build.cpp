@@ -37,23 +37,53 @@ struct FleetQuery {
   seconds step{60};
 };
 
-// The clock fields whose low values matter: read with min_over_time.
-bool ReadAsMinimum(const MetricField& f) {
+// The gauges whose extremes between two buckets matter: read per bucket
+// with max_over_time (min_over_time for clocks) in one query of `or`ed
+// native range functions; every other dcgm-exporter field is read as its
+// value at each bucket's end (exact for counters), keeping its name. No
+// subquery: both stay cheap on a large fleet.
+enum class DcgmRead { kAtBucketEnd, kMaximum, kMinimum };
+
+DcgmRead DcgmReadOf(const MetricField& f) {
   const std::string_view n = f.names.status_name;
-  return n == "clocks_sm_mhz" || n == "clocks_memory_mhz" || n == "clocks_graphics_mhz";
+  if (n == "clocks_sm_mhz" || n == "clocks_memory_mhz") return DcgmRead::kMinimum;
+  if (n == "temperature_c" || n == "memory_temperature_c" || n == "power_draw_w" ||
+      n == "clock_event_reasons_mask") {
+    return DcgmRead::kMaximum;
+  }
+  return DcgmRead::kAtBucketEnd;
 }
 
-std::string DcgmFieldRegex(bool minimum) {
+std::vector<std::string_view> DcgmNamesOf(const MetricField& f) {
+  std::vector<std::string_view> names;
+  for (std::string_view n : {f.names.dcgm.name, f.names.dcgm_alias}) {
+    if (!n.empty()) names.push_back(n);
+  }
+  return names;
+}
+
+std::string DcgmBucketEndRegex() {
   std::string re;
   for (const MetricField& f : MetricFields()) {
-    if (f.names.dcgm.name.empty() || ReadAsMinimum(f) != minimum) continue;
-    for (std::string_view n : {f.names.dcgm.name, f.names.dcgm_alias}) {
-      if (n.empty()) continue;
-      if (!re.empty()) re += "|";
-      re += n;
-    }
+    if (DcgmReadOf(f) != DcgmRead::kAtBucketEnd) continue;
+    for (std::string_view n : DcgmNamesOf(f)) re += (re.empty() ? "" : "|") + std::string(n);
   }
   return re;
+}
+
+std::string DcgmExtremesExpr(const std::string& m, const std::string& bucket) {
+  std::string expr;
+  for (const MetricField& f : MetricFields()) {
+    const DcgmRead read = DcgmReadOf(f);
+    if (read == DcgmRead::kAtBucketEnd) continue;
+    for (std::string_view n : DcgmNamesOf(f)) {
+      if (!expr.empty()) expr += " or ";
+      expr += "label_replace(" + std::string(read == DcgmRead::kMinimum ? "min" : "max") +
+              "_over_time(" + Selector(n, m) + "[" + bucket + "]), \"gpudoctor_field\", \"" +
+              std::string(n) + "\", \"\", \"\")";
+    }
+  }
+  return expr;
 }
 
 enum QueryId {
@@ -68,8 +98,8 @@ enum QueryId {
   kLostNow,
   kPeaks,
   kStrip,
-  kDcgmMax,
-  kDcgmMin,
+  kDcgmExtremes,
+  kDcgmAtBucketEnd,
   kDcgmLastSeen,
   kDcgmXid,
   kQueryCount
@@ -95,8 +125,13 @@ std::vector<FleetQuery> PlanQueries(const FleetRequest& r, const std::string& m,
   const std::string verdict = Selector("gpudoctor_gpu_verdict", m);
   instant(kVerdictNow, verdict, r.to);
   instant(kVerdictWorst, "max_over_time(" + verdict + w + ")", r.to);
+  // Twice the window back: a node that stopped before the window began is
+  // still seen, as stale.
+  const std::string lookback = "[" + Secs(window * 2) + "]";
   instant(kAgentLastSample,
-          "max_over_time(" + Selector("gpudoctor_last_sample_timestamp_seconds", m) + w + ")", r.to);
+          "max_over_time(" + Selector("gpudoctor_last_sample_timestamp_seconds", m) + lookback +
+              ")",
+          r.to);
   instant(kFindingsWindow, "max_over_time(" + Selector("gpudoctor_finding_active", m) + w + ")",
           r.to);
   instant(kFindingsNow, Selector("gpudoctor_finding_active", m), r.to);
@@ -115,18 +150,12 @@ std::vector<FleetQuery> PlanQueries(const FleetRequest& r, const std::string& m,
         "max by (" + std::string(kNodeLabelList) + ") (max_over_time(" + verdict + "[" +
             Secs(bucket) + "]))",
         r.from + bucket, bucket);
-  const std::string res = Secs(std::min(r.resolution, bucket));
-  for (bool minimum : {false, true}) {
-    range(minimum ? kDcgmMin : kDcgmMax,
-          std::string(minimum ? "min" : "max") + "_over_time(label_replace(" +
-              SelectorOfNames(DcgmFieldRegex(minimum), m) +
-              ", \"gpudoctor_field\", \"$1\", \"__name__\", \"(.+)\")[" + Secs(bucket) + ":" + res +
-              "])",
-          r.from + bucket, bucket);
-  }
+  const std::string res = Secs(r.resolution);
+  range(kDcgmExtremes, DcgmExtremesExpr(m, Secs(bucket)), r.from + bucket, bucket);
+  range(kDcgmAtBucketEnd, SelectorOfNames(DcgmBucketEndRegex(), m), r.from + bucket, bucket);
   instant(kDcgmLastSeen,
-          "max_over_time(timestamp(" + Selector("DCGM_FI_DEV_GPU_TEMP", m) + ")[" + Secs(window) +
-              ":" + res + "])",
+          "max_over_time(timestamp(" + Selector("DCGM_FI_DEV_GPU_TEMP", m) + ")[" +
+              Secs(window * 2) + ":" + res + "])",
           r.to);
   range(kDcgmXid, Selector("DCGM_FI_DEV_XID_ERRORS", m) + " != 0", r.from - r.resolution,
         r.resolution);
@@ -289,10 +318,10 @@ void FleetAssembly::AddAgentAnswers(const std::vector<Result<PromAnswer>>& a) {
 
 void FleetAssembly::AddDcgmAnswers(const std::vector<Result<PromAnswer>>& a) {
   SeriesReadings readings;
-  for (QueryId id : {kDcgmMax, kDcgmMin}) {
+  for (QueryId id : {kDcgmExtremes, kDcgmAtBucketEnd}) {
     for (const auto& s : a[id]->series) {
       if (HasAgent(NodeOfLabels(s.labels))) continue;  // the agent's own verdicts win
-      readings.AddFieldSeries(s, s.Label("gpudoctor_field"));
+      readings.AddFieldSeries(s, s.Label(id == kDcgmExtremes ? "gpudoctor_field" : "__name__"));
     }
   }
   for (const auto& s : a[kDcgmXid]->series) {
