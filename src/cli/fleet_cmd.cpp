@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/prometheus_options.h"
 #include "cli/report_options.h"
 #include "core/duration.h"
 #include "core/time_window.h"
@@ -18,15 +19,14 @@ namespace gpudoctor {
 namespace {
 
 struct FleetCliOptions {
-  PromOptions prom;
-  std::string timeout = "30s";
+  PrometheusCliOptions prom;
   std::string since;
   std::string from;
   std::string to;
   std::string match;
   std::string stale_after = "5m";
   std::string resolution = "60s";
-  int buckets = 48;
+  int buckets = 24;
   ReportOptions out;
 };
 
@@ -57,17 +57,11 @@ int RunFleet(const FleetCliOptions& o, const GlobalOptions& global) {
   request.config = *config;
   auto stale = Seconds("--stale-after", o.stale_after);
   auto resolution = Seconds("--resolution", o.resolution);
-  auto timeout = ParseDuration(o.timeout);
   if (!stale) return fail(stale.error().message);
   if (!resolution) return fail(resolution.error().message);
-  if (!timeout || *timeout <= std::chrono::milliseconds(0)) {
-    return fail("--prometheus-timeout " + o.timeout + ": expected a duration such as 30s");
-  }
   request.stale_after = *stale;
   request.resolution = *resolution;
-  PromOptions prom = o.prom;
-  prom.timeout = *timeout;
-  auto client = PromClient::Open(prom);
+  auto client = OpenPrometheus(o.prom);
   if (!client) return fail(client.error().message);
   auto view = BuildFleetView(**client, request);
   if (!view) return fail(view.error().message);
@@ -85,23 +79,12 @@ int RunFleet(const FleetCliOptions& o, const GlobalOptions& global) {
 
 }  // namespace
 
-static void AddPrometheusClientOptions(CLI::App& cmd, PromOptions& prom, std::string& timeout) {
-  cmd.add_option("--prometheus-token-file", prom.bearer_token_file,
-                 "Send the bearer token in FILE (one line)");
-  cmd.add_option("--prometheus-basic-auth-file", prom.basic_auth_file,
-                 "Send basic auth from FILE (one line user:password)");
-  cmd.add_option("--prometheus-ca-file", prom.ca_file,
-                 "Verify the https server with the CA certificates in FILE (PEM)");
-  cmd.add_option("--prometheus-timeout", timeout, "Give up on a query after this long")
-      ->capture_default_str();
-}
-
 void RegisterFleet(CLI::App& app, const GlobalOptions& global, int* exit_code) {
   auto o = std::make_shared<FleetCliOptions>();
   CLI::App* cmd = app.add_subcommand(
       "fleet", "Every node and GPU of the fleet over a window, worst first, from Prometheus: "
                "gpudoctor's agent series or dcgm-exporter's (the rules run over them)");
-  cmd->add_option("--prometheus", o->prom.url,
+  cmd->add_option("--prometheus", o->prom.prom.url,
                   "Prometheus-compatible query API base URL (Prometheus, Thanos, Mimir, "
                   "VictoriaMetrics), e.g. http://prometheus:9090")
       ->required();
@@ -122,7 +105,7 @@ void RegisterFleet(CLI::App& app, const GlobalOptions& global, int* exit_code) {
                   "the rules see for dcgm-exporter nodes)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  AddPrometheusClientOptions(*cmd, o->prom, o->timeout);
+  AddPrometheusClientOptions(*cmd, o->prom);
   cmd->add_option("--format", o->out.format, "text, json (gpudoctor.fleet/v1) or html")
       ->check(CLI::IsMember({"text", "json", "html"}))
       ->capture_default_str();

@@ -150,13 +150,9 @@ std::vector<FleetQuery> PlanQueries(const FleetRequest& r, const std::string& m,
         "max by (" + std::string(kNodeLabelList) + ") (max_over_time(" + verdict + "[" +
             Secs(bucket) + "]))",
         r.from + bucket, bucket);
-  const std::string res = Secs(r.resolution);
   range(kDcgmExtremes, DcgmExtremesExpr(m, Secs(bucket)), r.from + bucket, bucket);
   range(kDcgmAtBucketEnd, SelectorOfNames(DcgmBucketEndRegex(), m), r.from + bucket, bucket);
-  instant(kDcgmLastSeen,
-          "max_over_time(timestamp(" + Selector("DCGM_FI_DEV_GPU_TEMP", m) + ")[" +
-              Secs(window * 2) + ":" + res + "])",
-          r.to);
+  instant(kDcgmLastSeen, "timestamp(" + Selector("DCGM_FI_DEV_GPU_TEMP", m) + ")", r.to);
   range(kDcgmXid, Selector("DCGM_FI_DEV_XID_ERRORS", m) + " != 0", r.from - r.resolution,
         r.resolution);
   return q;
@@ -237,6 +233,7 @@ class FleetAssembly {
   std::map<std::pair<std::string, std::string>, FleetGpuRow> rows_;
   std::map<std::string, FleetNodeRow> nodes_;
   std::map<std::string, std::vector<FleetFinding>> host_findings_;
+  std::map<std::pair<std::string, std::string>, double> dcgm_fresh_;  // node, GPU -> sample time
 };
 
 void AddFinding(FleetGpuRow& row, const std::string& id, Severity severity, const Text& title,
@@ -329,35 +326,15 @@ void FleetAssembly::AddDcgmAnswers(const std::vector<Result<PromAnswer>>& a) {
     readings.AddDcgmXidSeries(s, static_cast<double>(request_.resolution.count()),
                               UnixSecondsOf(request_.from));
   }
-  const double to_s = UnixSecondsOf(request_.to);
-  std::map<std::string, double> node_last;
-  std::vector<std::pair<const PromSeries*, double>> gpu_last;
+  // Exact sample times of the GPUs that report now (within the engine's
+  // lookback); the others' last bucket with data is their last sign of life.
   for (const auto& s : a[kDcgmLastSeen]->series) {
     const std::string node = NodeOfLabels(s.labels);
     if (HasAgent(node) || s.points.empty()) continue;
-    node_last[node] = std::max(node_last[node], s.points.front().value);
-    gpu_last.emplace_back(&s, s.points.front().value);
-  }
-  for (const auto& [node, t] : node_last) {
-    Node(node, FleetSource::kDcgmExporter).last_sample_age_s = std::max(0.0, to_s - t);
+    dcgm_fresh_[{node, GpuOfLabels(s.labels).Key()}] = s.points.front().value;
   }
   for (const auto& node : readings.Nodes()) {
     if (!HasAgent(node)) DiagnoseDcgmNode(node, readings);
-  }
-  // A GPU whose series stopped while its node's others go on: how a GPU
-  // that fell off the bus shows in dcgm-exporter's data.
-  const double stale_s = static_cast<double>(request_.stale_after.count());
-  for (const auto& [s, t] : gpu_last) {
-    const std::string node = NodeOfLabels(s->labels);
-    if (node_last[node] - t <= stale_s) continue;
-    FleetGpuRow& row = Row(*s, FleetSource::kDcgmExporter);
-    row.lost_now = row.lost_in_window = true;
-    row.verdict_now = Severity::kCritical;
-    row.worst = Severity::kCritical;
-    AddFinding(row, "gpu.series_stopped", Severity::kCritical,
-               Text{"GPU stopped reporting while the rest of its node went on (lost or hung?)",
-                    "该 GPU 停止上报而同节点其他 GPU 仍在上报（掉卡或挂起？）"},
-               true);
   }
 }
 
@@ -409,6 +386,28 @@ void FleetAssembly::DiagnoseDcgmNode(const std::string& node, const SeriesReadin
       if (e.pci_bus_id == g.pci_bus_id && e.code) row.xid_counts[*e.code] += 1;
     }
   }
+  // A GPU whose series stopped while the rest of its node went on: how a
+  // GPU that fell off the bus shows in dcgm-exporter's data.
+  std::map<std::string, double> last_s;
+  double node_last_s = 0;
+  for (const GpuSeries& g : input.gpus) {
+    auto fresh = dcgm_fresh_.find({node, g.pci_bus_id});
+    last_s[g.pci_bus_id] = fresh != dcgm_fresh_.end() ? fresh->second : UnixSecondsOf(*g.times.back());
+    node_last_s = std::max(node_last_s, last_s[g.pci_bus_id]);
+  }
+  n.last_sample_age_s = std::max(0.0, UnixSecondsOf(request_.to) - node_last_s);
+  const double stale_s = static_cast<double>(request_.stale_after.count());
+  for (const auto& [bus, t] : last_s) {
+    if (node_last_s - t <= std::max(stale_s, static_cast<double>(bucket_.count()))) continue;
+    FleetGpuRow& row = rows_[{node, bus}];
+    row.lost_now = row.lost_in_window = true;
+    AddFinding(row, "gpu.series_stopped", Severity::kCritical,
+               Text{"GPU stopped reporting while the rest of its node went on (lost or hung?)",
+                    "该 GPU 停止上报而同节点其他 GPU 仍在上报（掉卡或挂起？）"},
+               true);
+    row.verdict_now = Severity::kCritical;
+    row.worst = Severity::kCritical;
+  }
   for (const auto* d : {&window, &now}) {
     for (const Finding& f : d->findings) {
       bool on_gpu = false;
@@ -419,7 +418,7 @@ void FleetAssembly::DiagnoseDcgmNode(const std::string& node, const SeriesReadin
         FleetGpuRow& row = it->second;
         AddFinding(row, f.id, f.severity, f.title, d == &now);
         row.worst = std::max(row.worst, f.severity);
-        if (d == &now) row.verdict_now = std::max(*row.verdict_now, f.severity);
+        if (d == &now) row.verdict_now = std::max(row.verdict_now.value_or(Severity::kOk), f.severity);
       }
       if (!on_gpu && d == &window) {
         n.worst = std::max(n.worst, f.severity);

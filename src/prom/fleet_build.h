@@ -24,7 +24,7 @@ struct FleetRequest {
   // The scrape interval the subqueries resolve at (dcgm series) and the
   // step of dcgm-exporter's Xid gauge.
   std::chrono::seconds resolution{60};
-  int strip_buckets = 48;  // stretches in a node's verdict strip and dcgm readings
+  int strip_buckets = 24;  // stretches in a node's verdict strip and dcgm readings
   Config config;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/clock_reasons.h"
 #include "core/metric_fields.h"
 
 namespace gpudoctor {
@@ -63,6 +64,63 @@ void SeriesReadings::AddDcgmXidSeries(const PromSeries& series, double step_s,
     e.pci_bus_id = labels.pci_bus_id;
     e.message = "Xid " + std::to_string(*e.code) +
                 " (dcgm-exporter's DCGM_FI_DEV_XID_ERRORS, the last code the GPU reported)";
+    node.events.push_back(std::move(e));
+  }
+}
+
+void SeriesReadings::AddClockReasonSeries(const PromSeries& series) {
+  const std::uint64_t bit = ClockReasonBit(series.Label("reason"));
+  if (bit == 0 || series.points.empty()) return;
+  GpuHistory& h = GpuOf(series);
+  for (const PromPoint& p : series.points) {
+    GpuStatus& g = h.at[p.time_s];
+    std::uint64_t mask = g.clock_event_reasons_mask.value_or(0);
+    g.clock_event_reasons_mask = p.value > 0 ? (mask | bit) : (mask & ~bit);
+  }
+}
+
+void SeriesReadings::AddGpuStateSeries(const PromSeries& series) {
+  const std::string& name = series.Label("state");
+  std::optional<GpuState> state;
+  for (GpuState s : {GpuState::kLost, GpuState::kHung, GpuState::kError}) {
+    if (name == GpuStateName(s)) state = s;
+  }
+  if (!state || series.points.empty()) return;
+  GpuHistory& h = GpuOf(series);
+  for (const PromPoint& p : series.points) {
+    if (p.value > 0) {
+      GpuStatus& g = h.at[p.time_s];
+      g.state = *state;
+      g.state_detail = std::string("the agent reported the GPU ") + GpuStateName(*state);
+    }
+  }
+}
+
+void SeriesReadings::AddXidCounterSeries(const PromSeries& series, double range_start_s,
+                                         double step_s) {
+  const int code = std::atoi(series.Label("xid").c_str());
+  if (code <= 0 || series.points.empty()) return;
+  GpuLabels labels = GpuOfLabels(series.labels);
+  NodeHistory& node = nodes_[NodeOfLabels(series.labels)];
+  // A series there at the range's first step: that point is the baseline.
+  // One that appears later began at 0 (the agent counts from its start).
+  double previous = series.points.front().time_s <= range_start_s + step_s / 2
+                        ? series.points.front().value
+                        : 0;
+  for (const PromPoint& p : series.points) {
+    if (!std::isfinite(p.value)) continue;
+    double rise = p.value - previous;
+    if (p.value < previous) rise = p.value;  // the agent restarted
+    previous = p.value;
+    if (rise < 0.5) continue;
+    KernelEvent e;
+    e.kind = KernelEventKind::kXid;
+    e.time = TimeOfUnixSeconds(p.time_s);
+    e.code = code;
+    e.pci_bus_id = labels.pci_bus_id;
+    e.count = static_cast<std::size_t>(std::lround(rise));
+    e.message = "Xid " + std::to_string(code) + " (gpudoctor_xid_events_total rose by " +
+                std::to_string(e.count) + ")";
     node.events.push_back(std::move(e));
   }
 }

@@ -28,6 +28,14 @@ class SeriesReadings {
   // `counted_from` only set the code a later point is compared with.
   void AddDcgmXidSeries(const PromSeries& series, double step_s, double counted_from_s);
 
+  // gpudoctor's own series beyond the plain fields: the clock-event reason
+  // flags (1 while a reason holds) set the reading's mask, the state flags
+  // its state, and each rise of an Xid counter becomes that many events.
+  void AddClockReasonSeries(const PromSeries& series);
+  void AddGpuStateSeries(const PromSeries& series);
+  // The counter's range query starts one step before the window.
+  void AddXidCounterSeries(const PromSeries& series, double range_start_s, double step_s);
+
   std::vector<std::string> Nodes() const;
   // The node's readings (time order, one per distinct point time) and
   // events, ready for Diagnose; nothing read: an input without GPUs.

@@ -21,14 +21,6 @@ Result<bool> ResolveWindow(const RecordedWindowRequest& o, WallTime now, Recorde
   return true;
 }
 
-// True when `text` (an index, bus id or UUID) names the GPU.
-bool Names(const std::string& text, unsigned index, const std::string& bus_id,
-           const std::string& uuid) {
-  std::string bus = NormalizePciBusId(text);
-  return std::to_string(index) == text || (!bus.empty() && bus == bus_id) ||
-         (!uuid.empty() && uuid == text);
-}
-
 // Keeps the GPUs the request names (index, bus id or UUID), and the damaged
 // parts of those GPUs. A named GPU whose every sample in the window is
 // damaged is that error, not "no such GPU".
@@ -40,13 +32,13 @@ Result<bool> FilterGpus(StoredWindow& w, const RecordedWindowRequest& o, WallTim
   for (const auto& text : o.gpus) {
     const StoredWindow::DamagedPart* damage = nullptr;
     for (const auto& d : w.damaged) {
-      if (!Names(text, d.index, d.pci_bus_id, d.uuid)) continue;
+      if (!GpuNamedBy(text, d.index, d.pci_bus_id, d.uuid)) continue;
       if (!damage) damage = &d;
       kept_damage.push_back(d);
     }
     auto match = std::find_if(w.gpus.begin(), w.gpus.end(), [&](const GpuSeries& g) {
       const GpuStatus& s = g.latest();
-      return Names(text, s.index, s.pci_bus_id, s.uuid);
+      return GpuNamedBy(text, s.index, s.pci_bus_id, s.uuid);
     });
     if (match == w.gpus.end() && damage) {
       return Error{ErrorCode::kCorrupt, damage->message + "; no samples of it could be read between " +
@@ -64,6 +56,13 @@ Result<bool> FilterGpus(StoredWindow& w, const RecordedWindowRequest& o, WallTim
 }
 
 }  // namespace
+
+bool GpuNamedBy(const std::string& text, unsigned index, const std::string& bus_id,
+                const std::string& uuid) {
+  std::string bus = NormalizePciBusId(text);
+  return std::to_string(index) == text || (!bus.empty() && bus == bus_id) ||
+         (!uuid.empty() && uuid == text);
+}
 
 ReportContext RecordedReport::Context(WallTime generated_at, Lang lang) const {
   ReportContext report;

@@ -41,6 +41,10 @@ struct RecordedReport {
   ReportContext Context(WallTime generated_at, Lang lang) const;
 };
 
+// True when `text` (an index, bus id or UUID, as --gpu takes) names the GPU.
+bool GpuNamedBy(const std::string& text, unsigned index, const std::string& bus_id,
+                const std::string& uuid);
+
 // Errors are one line: kInvalid for a bad window or GPU, kNotFound when
 // there is no store or nothing was recorded in the window, kCorrupt when all
 // that was recorded in it is damaged, others from the store.

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <ctime>
 #include <filesystem>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -57,6 +59,22 @@ bool WaitForHistory(const std::string& url, std::chrono::seconds limit) {
       if (j.is_object() && !j["data"]["result"].empty()) return true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  return false;
+}
+
+bool WaitForTargets(const std::string& url, std::size_t targets, std::chrono::seconds limit) {
+  const int port = std::stoi(url.substr(url.rfind(':') + 1));
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(5);
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    auto r = c.Get("/api/v1/query?query=up");
+    if (r && r->status == 200) {
+      json j = json::parse(r->body, nullptr, false);
+      if (j.is_object() && j["data"]["result"].size() >= targets) return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
   return false;
 }
@@ -129,6 +147,55 @@ void CheckFleet(const std::string& engine, const std::string& url, const FleetAg
   EXPECT_EQ((*busy)["worst"], "critical");
 }
 
+std::string Rfc3339Now(std::chrono::seconds ago) {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now() - ago);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// "id gpu,gpu" per finding of the report's diagnosis or timeline.
+std::set<std::string> FindingKeys(const json& report, bool timeline) {
+  std::set<std::string> keys;
+  const json& list = timeline ? report["timeline"] : report["findings"];
+  for (const auto& f : list) {
+    if (timeline && f["type"] != "finding") continue;
+    std::string gpus;
+    for (const auto& g : f["gpus"]) gpus += g.get<std::string>() + ",";
+    // In the timeline, also whether it was still active at the window's end.
+    std::string state = timeline ? (f["end"].is_null() ? " active" : " ended") : "";
+    keys.insert(f["id"].get<std::string>() + " " + gpus + state);
+  }
+  return keys;
+}
+
+std::string KeysText(const std::set<std::string>& keys) {
+  std::string out;
+  for (const auto& k : keys) out += "[" + k + "] ";
+  return out;
+}
+
+// `report --prometheus --node` of the trouble node against the agent's
+// own `report` of the same window from its store.
+void CheckReportsAgree(const std::string& url, const FleetAgent& trouble, const std::string& from,
+                       const std::string& to) {
+  auto local = RunGpudoctor({"report", "--data-dir", trouble.data->path().string(), "--from", from,
+                             "--to", to, "--format", "json"},
+                            "");
+  auto remote = RunGpudoctor({"report", "--prometheus", url, "--node", trouble.target(), "--from",
+                              from, "--to", to, "--format", "json"},
+                             "");
+  ASSERT_EQ(local.exit_code, 2) << local.err;
+  ASSERT_EQ(remote.exit_code, 2) << remote.err;
+  json l = json::parse(local.out, nullptr, false), r = json::parse(remote.out, nullptr, false);
+  ASSERT_TRUE(l.is_object() && r.is_object()) << remote.out.substr(0, 1000);
+  EXPECT_EQ(KeysText(FindingKeys(r, true)), KeysText(FindingKeys(l, true)));
+  EXPECT_EQ(KeysText(FindingKeys(r, false)), KeysText(FindingKeys(l, false)));
+  EXPECT_EQ(r["gpus"].size(), l["gpus"].size());
+}
+
 TEST(FleetE2e, NamesEachNodesProblemFromPrometheusAndVictoriaMetrics) {
   if (!std::filesystem::exists(kPrometheusBinary)) {
     GTEST_SKIP() << "prometheus not installed (Debian package prometheus)";
@@ -145,6 +212,13 @@ TEST(FleetE2e, NamesEachNodesProblemFromPrometheusAndVictoriaMetrics) {
     vm = TsdbServer::VictoriaMetrics(targets, "1s");
     ASSERT_TRUE(vm->ready()) << vm->Log();
   }
+  // Prometheus syncs its targets a few seconds after it starts: the agents
+  // start once both engines have tried every target, so that their history
+  // is complete from the first second.
+  ASSERT_TRUE(WaitForTargets(prometheus->url(), 3, std::chrono::seconds(60))) << prometheus->Log();
+  if (vm) {
+    ASSERT_TRUE(WaitForTargets(vm->url(), 3, std::chrono::seconds(60))) << vm->Log();
+  }
   StartFleetAgent(healthy, "healthy_busy.json", "150s");
   StartFleetAgent(trouble, "agent_trouble.json", "150s");
   StartFleetAgent(stale, "healthy_idle.json", "6s");
@@ -153,6 +227,12 @@ TEST(FleetE2e, NamesEachNodesProblemFromPrometheusAndVictoriaMetrics) {
   EXPECT_NE(stale.process->Wait(std::chrono::seconds(30)), -1);
   std::this_thread::sleep_for(std::chrono::seconds(7));
   CheckFleet("prometheus", prometheus->url(), healthy, trouble, stale);
+
+  // From before the agents started (the engines started first) to just
+  // before the last scrape.
+  const std::string report_from = Rfc3339Now(std::chrono::seconds(150));
+  const std::string report_to = Rfc3339Now(std::chrono::seconds(2));
+  CheckReportsAgree(prometheus->url(), trouble, report_from, report_to);
 
   auto text = RunGpudoctor({"fleet", "--prometheus", prometheus->url(), "--since", "3m",
                             "--stale-after", "5s", "--resolution", "1s"},

@@ -1,0 +1,28 @@
+// The options of the commands that read Prometheus (fleet, report
+// --prometheus): credentials, CA file and timeout; and opening the client.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/result.h"
+#include "prom/prom_client.h"
+
+namespace CLI {
+class App;
+}
+
+namespace gpudoctor {
+
+struct PrometheusCliOptions {
+  PromOptions prom;
+  std::string timeout = "30s";
+};
+
+// --prometheus-token-file, --prometheus-basic-auth-file, --prometheus-ca-file,
+// --prometheus-timeout (not --prometheus itself: each command says what it is).
+void AddPrometheusClientOptions(CLI::App& cmd, PrometheusCliOptions& options);
+// Errors are one line naming the option.
+Result<std::unique_ptr<PromClient>> OpenPrometheus(const PrometheusCliOptions& options);
+
+}  // namespace gpudoctor

@@ -1,0 +1,338 @@
+#include "report/prom_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "core/metric_fields.h"
+#include "core/time_format.h"
+#include "core/time_window.h"
+#include "prom/prom_labels.h"
+#include "prom/series_readings.h"
+#include "rules/engine/engine.h"
+#include "rules/engine/finding_fold.h"
+
+namespace gpudoctor {
+namespace {
+
+using std::chrono::seconds;
+
+constexpr const char* kPresenceNames = "gpudoctor_gpu_verdict|DCGM_FI_DEV_GPU_TEMP";
+constexpr double kMaxPointsPerSeries = 4000;
+
+double UnixOf(WallTime t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); }
+WallTime WallOf(double s) {
+  return WallTime(std::chrono::duration_cast<WallTime::duration>(std::chrono::duration<double>(s)));
+}
+std::string SecsOf(double s) { return std::to_string(std::max<long>(1, std::lround(s))) + "s"; }
+
+// The label and value that pick the node's series: the first of the host
+// labels equal to --node, or the instance equal to it with or without a port.
+std::optional<std::pair<std::string, std::string>> NodeMatcher(const PromSeries& s,
+                                                               const std::string& node) {
+  for (const char* label : {"Hostname", "hostname", "node", "nodename", "instance"}) {
+    const std::string& v = s.Label(label);
+    if (v.empty()) continue;
+    if (v == node || (std::string(label) == "instance" && v.starts_with(node + ":"))) {
+      return std::make_pair(std::string(label), v);
+    }
+  }
+  return std::nullopt;
+}
+
+std::string FieldNamesRegex() {
+  std::set<std::string> names;
+  for (const MetricField& f : MetricFields()) {
+    for (std::string_view n : {f.names.gpudoctor.name, f.names.dcgm.name, f.names.dcgm_alias}) {
+      if (!n.empty()) names.insert(std::string(n));
+    }
+  }
+  std::string re;
+  for (const auto& n : names) re += (re.empty() ? "" : "|") + n;
+  return re;
+}
+
+// Runs of consecutive points (a gap of more than 1.5 steps ends one) of
+// gpudoctor_finding_active: the agent's own start and end of each finding.
+// A finding whose severity changed is two series (the label differs): one
+// interval, at its worst severity, as the store keeps it.
+void AgentTimeline(const std::vector<PromSeries>& active, double step_s, double window_end_s,
+                   Timeline& timeline) {
+  struct Points {
+    std::vector<std::string> gpus;
+    std::map<double, Severity> at;  // point time -> worst severity then
+  };
+  std::map<std::pair<std::string, std::string>, Points> findings;
+  for (const PromSeries& s : active) {
+    Points& p = findings[{s.Label("id"), s.Label("gpus")}];
+    if (p.gpus.empty()) {
+      const std::string& list = s.Label("gpus");
+      for (std::size_t at = 0; at < list.size();) {
+        std::size_t comma = list.find(',', at);
+        if (comma == std::string::npos) comma = list.size();
+        if (comma > at) p.gpus.push_back(list.substr(at, comma - at));
+        at = comma + 1;
+      }
+    }
+    const Severity severity = ParseSeverity(s.Label("severity")).value_or(Severity::kWarning);
+    for (const PromPoint& point : s.points) {
+      if (point.value <= 0) continue;
+      auto [it, fresh] = p.at.try_emplace(point.time_s, severity);
+      if (!fresh) it->second = std::max(it->second, severity);
+    }
+  }
+  for (const auto& [key, p] : findings) {
+    std::optional<FindingInterval> open;
+    double last = 0;
+    auto close = [&](bool open_at_end) {
+      if (!open) return;
+      if (!open_at_end) open->end = WallOf(last + step_s);
+      timeline.findings.push_back(std::move(*open));
+      open.reset();
+    };
+    for (const auto& [t, severity] : p.at) {
+      if (open && t - last > step_s * 1.5) close(false);
+      if (!open) {
+        open = FindingInterval{};
+        open->finding_id = key.first;
+        open->gpus = p.gpus;
+        open->title = Text{key.first, key.first};
+        open->start = WallOf(t);
+        open->severity = severity;
+      }
+      open->severity = std::max(open->severity, severity);
+      last = t;
+    }
+    close(window_end_s - last <= step_s * 1.5);
+  }
+}
+
+// Without the agent: the rules over each of `stretches` parts of the
+// window; a finding's interval is a run of parts it was found in.
+void RulesTimeline(const DiagnosisInput& input, int stretches, Timeline& timeline) {
+  const WallTime from = *input.window_from;
+  const auto part = (*input.window_to - from) / stretches;
+  std::map<std::pair<std::string, std::string>, FindingInterval> open;
+  for (int b = 0; b <= stretches; ++b) {
+    std::set<std::pair<std::string, std::string>> seen;
+    if (b < stretches) {
+      const WallTime b_from = from + part * b, b_to = b_from + part;
+      DiagnosisInput slice = input;
+      for (auto& g : slice.gpus) {
+        GpuSeries kept;
+        kept.pci_bus_id = g.pci_bus_id;
+        for (std::size_t i = 0; i < g.readings.size(); ++i) {
+          if (*g.times[i] >= b_from && *g.times[i] < b_to) {
+            kept.readings.push_back(g.readings[i]);
+            kept.times.push_back(g.times[i]);
+          }
+        }
+        g = std::move(kept);
+      }
+      std::erase_if(slice.gpus, [](const GpuSeries& g) { return g.readings.empty(); });
+      if (slice.kernel) {
+        std::erase_if(slice.kernel->events, [&](const KernelEvent& e) {
+          return !e.time || *e.time < b_from || *e.time >= b_to;
+        });
+      }
+      slice.window_from = b_from;
+      slice.window_to = b_to;
+      slice.gpu_readings = !slice.gpus.empty();
+      if (slice.gpu_readings || (slice.kernel && !slice.kernel->events.empty())) {
+        for (const Finding& f : Diagnose(slice).findings) {
+          std::string gpus;
+          for (const auto& g : f.gpus) gpus += g + ",";
+          auto key = std::make_pair(f.id, gpus);
+          seen.insert(key);
+          auto [it, fresh] = open.try_emplace(key);
+          if (fresh) {
+            it->second.finding_id = f.id;
+            it->second.gpus = f.gpus;
+            it->second.start = b_from;
+          }
+          it->second.severity = std::max(it->second.severity, f.severity);
+          it->second.title = f.title;
+        }
+      }
+    }
+    for (auto it = open.begin(); it != open.end();) {
+      if (seen.count(it->first)) {
+        ++it;
+        continue;
+      }
+      if (b < stretches) it->second.end = from + part * b;
+      timeline.findings.push_back(std::move(it->second));
+      it = open.erase(it);
+    }
+  }
+}
+
+void ThrottleFromReadings(const DiagnosisInput& input, double step_s, Timeline& timeline) {
+  for (const GpuSeries& g : input.gpus) {
+    ThrottleTime t;
+    t.pci_bus_id = g.pci_bus_id;
+    for (const GpuStatus& r : g.readings) {
+      t.sampled_seconds += step_s;
+      if (!r.clock_event_reasons_mask) continue;
+      for (const auto& name : ClockReasonNames(*r.clock_event_reasons_mask)) {
+        t.seconds_by_reason[name] += step_s;
+      }
+    }
+    timeline.throttled.push_back(std::move(t));
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& client,
+                                                              const PromReportRequest& request,
+                                                              WallTime now) {
+  auto window = ResolveTimeWindow({request.since, request.from, request.to, "1h", "--"}, now);
+  if (!window) return window.error();
+  auto matchers = MatchersOf(request.match);
+  if (!matchers) return matchers.error();
+  auto r = std::make_unique<RecordedReport>();
+  std::tie(r->from, r->to) = *window;
+  const double window_s = UnixOf(r->to) - UnixOf(r->from);
+  const std::string w = "[" + SecsOf(window_s) + "]";
+
+  // Which series are the node's, and how often they were scraped.
+  auto counts = client.Query("count_over_time(" + SelectorOfNames(kPresenceNames, *matchers) + w + ")",
+                             r->to);
+  if (!counts) return counts.error();
+  std::optional<std::pair<std::string, std::string>> node;
+  double samples = 0;
+  for (const auto& s : counts->series) {
+    auto m = NodeMatcher(s, request.node);
+    if (!m) continue;
+    if (!node) node = m;
+    if (*m == *node) samples = std::max(samples, s.points.front().value);
+  }
+  if (!node) {
+    return Error{ErrorCode::kNotFound,
+                 "--node " + request.node + ": no series of it in " + client.url() + " between " +
+                     FormatRfc3339(r->from) + " and " + FormatRfc3339(r->to) +
+                     " (matched against the instance, Hostname, hostname, node and nodename labels)"};
+  }
+  std::string m = node->first + "=\"" + node->second + "\"";
+  if (!matchers->empty()) m += "," + *matchers;
+  auto span = client.Query("max_over_time(timestamp(" + SelectorOfNames(kPresenceNames, m) + ")" +
+                               w.substr(0, w.size() - 1) + ":1s]) - min_over_time(timestamp(" +
+                               SelectorOfNames(kPresenceNames, m) + ")" + w.substr(0, w.size() - 1) +
+                               ":1s])",
+                           r->to);
+  double interval_s = 60;
+  if (span && !span->series.empty() && samples > 1) {
+    interval_s = std::max(1.0, span->series.front().points.front().value / (samples - 1));
+  }
+  const double step_s = std::max(interval_s, window_s / kMaxPointsPerSeries);
+  const seconds step{std::max<long>(1, std::lround(step_s))};
+  const WallTime range_from = r->from - step;  // one step before: the counters' baseline
+
+  struct Range {
+    std::string expr;
+    Result<PromAnswer> answer = Error{};
+  };
+  std::vector<Range> ranges = {{SelectorOfNames(FieldNamesRegex(), m)},
+                               {Selector("gpudoctor_gpu_clock_event_reason_active", m)},
+                               {Selector("gpudoctor_gpu_state", m)},
+                               {Selector("gpudoctor_xid_events_total", m)},
+                               {Selector("gpudoctor_finding_active", m)},
+                               {Selector("DCGM_FI_DEV_XID_ERRORS", m) + " != 0"}};
+  for (auto& q : ranges) {
+    q.answer = client.QueryRange(q.expr, range_from, r->to, step);
+    if (!q.answer) return q.answer.error();
+  }
+  SeriesReadings readings;
+  const double from_s = UnixOf(r->from);
+  for (const auto& s : ranges[0].answer->series) {
+    PromSeries in_window = s;
+    std::erase_if(in_window.points, [&](const PromPoint& p) { return p.time_s < from_s; });
+    readings.AddFieldSeries(in_window, s.Label("__name__"));
+  }
+  for (const auto& s : ranges[1].answer->series) readings.AddClockReasonSeries(s);
+  for (const auto& s : ranges[2].answer->series) readings.AddGpuStateSeries(s);
+  for (const auto& s : ranges[3].answer->series) {
+    readings.AddXidCounterSeries(s, UnixOf(range_from), step_s);
+  }
+  for (const auto& s : ranges[5].answer->series) {
+    readings.AddDcgmXidSeries(s, step_s, from_s);
+  }
+  const std::vector<std::string> nodes = readings.Nodes();
+  if (nodes.empty()) {
+    return Error{ErrorCode::kNotFound, "--node " + request.node + ": no GPU series of it between " +
+                                           FormatRfc3339(r->from) + " and " + FormatRfc3339(r->to)};
+  }
+  DiagnosisInput& input = r->input;
+  input = readings.InputFor(nodes.front(), request.config, r->from, r->to);
+  // Readings the points of a state or reason series made before the window.
+  for (auto& g : input.gpus) {
+    GpuSeries kept;
+    kept.pci_bus_id = g.pci_bus_id;
+    for (std::size_t i = 0; i < g.readings.size(); ++i) {
+      if (*g.times[i] >= r->from) {
+        kept.readings.push_back(std::move(g.readings[i]));
+        kept.times.push_back(g.times[i]);
+      }
+    }
+    g = std::move(kept);
+  }
+  std::erase_if(input.gpus, [](const GpuSeries& g) { return g.readings.empty(); });
+  if (input.kernel) {
+    std::erase_if(input.kernel->events, [&](const KernelEvent& e) { return e.time && *e.time < r->from; });
+    input.kernel->sources = {SourceStatus{"prometheus " + client.url() + " " + m, true, ""}};
+  }
+  if (!request.gpus.empty()) {
+    std::vector<GpuSeries> kept;
+    for (const auto& text : request.gpus) {
+      auto it = std::find_if(input.gpus.begin(), input.gpus.end(), [&](const GpuSeries& g) {
+        return GpuNamedBy(text, g.latest().index, g.pci_bus_id, g.latest().uuid);
+      });
+      if (it == input.gpus.end()) {
+        return Error{ErrorCode::kInvalid, "--gpu " + text + ": no such GPU of " + request.node +
+                                              " in Prometheus in this window"};
+      }
+      kept.push_back(std::move(*it));
+      input.gpus.erase(it);
+    }
+    input.gpus = std::move(kept);
+  }
+  input.gpu_readings = !input.gpus.empty();
+  input.nvml_loaded = input.gpu_readings;
+  input.hostname = request.node;
+  r->diagnosis = Diagnose(input);
+  FoldAcrossGpus(r->diagnosis, input);
+  // Timeline: the agent's own start and end of each finding, else the rules'.
+  std::set<std::string> kept_gpus;
+  for (const auto& g : input.gpus) kept_gpus.insert(g.pci_bus_id);
+  Timeline& timeline = r->stored.timeline;
+  if (!ranges[4].answer->series.empty()) {
+    AgentTimeline(ranges[4].answer->series, step_s, UnixOf(r->to), timeline);
+    // The diagnosis' title where it found the same on the same GPUs.
+    for (auto& f : timeline.findings) {
+      for (const auto& d : r->diagnosis.findings) {
+        if (d.id != f.finding_id) continue;
+        if (d.gpus == f.gpus) f.title = d.title;
+        for (const auto& share : d.per_gpu) {
+          if (f.gpus.size() == 1 && share.gpu == f.gpus.front()) f.title = share.title;
+        }
+      }
+    }
+  } else {
+    RulesTimeline(input, 24, timeline);
+  }
+  if (!request.gpus.empty()) {
+    std::erase_if(timeline.findings, [&](const FindingInterval& f) {
+      return !f.gpus.empty() && std::none_of(f.gpus.begin(), f.gpus.end(),
+                                             [&](const std::string& g) { return kept_gpus.count(g); });
+    });
+  }
+  std::sort(timeline.findings.begin(), timeline.findings.end(),
+            [](const FindingInterval& a, const FindingInterval& b) { return a.start < b.start; });
+  ThrottleFromReadings(input, step_s, timeline);
+  if (input.kernel) r->stored.events = input.kernel->events;
+  r->store_path = client.url();
+  return r;
+}
+
+}  // namespace gpudoctor
