@@ -9,8 +9,10 @@
 # history (bench/fleet_history.py, 12 dcgm-exporter series per GPU; 1 node
 # in 32 has each of six faults) is loaded into VictoriaMetrics through its
 # /api/v1/import and into Prometheus as TSDB blocks made by promtool, two
-# hours at a time. Both servers listen on 127.0.0.1 (ports 19391, 19392)
-# and are stopped at the end.
+# hours at a time, under /tmp/gpudoctor-fleet-data-NODESxGPUSxHOURSh (kept,
+# and reused by the next run with the same sizes: loading takes minutes).
+# Both servers listen on 127.0.0.1 (ports 19391, 19392) and are stopped at
+# the end.
 set -euo pipefail
 
 BIN=$(realpath "${1:-build/gpudoctor}")
@@ -27,35 +29,44 @@ source "$HERE/server_bench_lib.sh"
 require_tools promtool prometheus victoria-metrics curl python3 /usr/bin/time
 refuse_ports_in_use "$PROM_PORT" "$VM_PORT"
 
-end=$(( $(date +%s) - 300 ))
+data="/tmp/gpudoctor-fleet-data-${NODES}x${GPUS}x${HOURS}h"
+mkdir -p "$data"
+if [ -f "$data/end" ]; then end=$(cat "$data/end"); else end=$(( $(date +%s) - 300 )); fi
 parts=$(( (HOURS + 1) / 2 ))
 gen() { python3 "$HERE/fleet_history.py" --nodes "$NODES" --gpus "$GPUS" --hours "$HOURS" \
   --end "$end" --spacing 32 "$@"; }
 
 echo "== VictoriaMetrics: import"
-victoria-metrics -storageDataPath="$work/vm" -httpListenAddr="127.0.0.1:$VM_PORT" \
+victoria-metrics -storageDataPath="$data/vm" -httpListenAddr="127.0.0.1:$VM_PORT" \
   -retentionPeriod=100y -search.latencyOffset=0s > "$work/vm.log" 2>&1 &
 pids+=("$!")
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$VM_PORT/health" >/dev/null && break; sleep 0.2; done
-t0=$SECONDS
-for part in $(seq 1 "$parts"); do
-  gen --format vm --part "$part" --parts "$parts" |
-    curl -sf --data-binary @- "http://127.0.0.1:$VM_PORT/api/v1/import"
-done
-curl -sf "http://127.0.0.1:$VM_PORT/internal/force_flush" >/dev/null
-echo "imported in $((SECONDS - t0)) s"
+if [ ! -f "$data/vm.done" ]; then
+  t0=$SECONDS
+  for part in $(seq 1 "$parts"); do
+    gen --format vm --part "$part" --parts "$parts" |
+      curl -sf --data-binary @- "http://127.0.0.1:$VM_PORT/api/v1/import"
+  done
+  curl -sf "http://127.0.0.1:$VM_PORT/internal/force_flush" >/dev/null
+  echo "imported in $((SECONDS - t0)) s"
+  touch "$data/vm.done"
+fi
 
 echo "== Prometheus: promtool blocks"
-mkdir -p "$work/tsdb"
-t0=$SECONDS
-for part in $(seq 1 "$parts"); do
-  gen --format openmetrics --part "$part" --parts "$parts" > "$work/part.om"
-  promtool tsdb create-blocks-from openmetrics "$work/part.om" "$work/tsdb" >/dev/null
-  rm -f "$work/part.om"
-done
-echo "blocks written in $((SECONDS - t0)) s"
+if [ ! -f "$data/tsdb.done" ]; then
+  mkdir -p "$data/tsdb"
+  t0=$SECONDS
+  for part in $(seq 1 "$parts"); do
+    gen --format openmetrics --part "$part" --parts "$parts" > "$work/part.om"
+    promtool tsdb create-blocks-from openmetrics "$work/part.om" "$data/tsdb" >/dev/null
+    rm -f "$work/part.om"
+  done
+  echo "blocks written in $((SECONDS - t0)) s"
+  touch "$data/tsdb.done"
+fi
+echo "$end" > "$data/end"
 printf 'global:\n  scrape_interval: 60s\n' > "$work/prometheus.yml"
-prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
+prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$data/tsdb" \
   --storage.tsdb.retention.time=3650d --web.listen-address="127.0.0.1:$PROM_PORT" \
   > "$work/prometheus.log" 2>&1 &
 pids+=("$!")
