@@ -243,6 +243,16 @@ Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& 
     q.answer = client.QueryRange(q.expr, range_from, r->to, step);
     if (!q.answer) return q.answer.error();
   }
+  // The engine's warnings and partial answers: parts of the window that may
+  // be missing, shown as such in the report.
+  std::set<std::string> warnings;
+  for (const Result<PromAnswer>* a : {&counts, &span}) {
+    if (*a) warnings.insert((**a).warnings.begin(), (**a).warnings.end());
+  }
+  for (const auto& q : ranges) warnings.insert(q.answer->warnings.begin(), q.answer->warnings.end());
+  for (const auto& warning : warnings) {
+    r->stored.damaged.push_back(StoredWindow::DamagedPart{"", "", 0, "prometheus: " + warning});
+  }
   SeriesReadings readings;
   const double from_s = UnixOf(r->from);
   for (const auto& s : ranges[0].answer->series) {
@@ -332,6 +342,7 @@ Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& 
   ThrottleFromReadings(input, step_s, timeline);
   if (input.kernel) r->stored.events = input.kernel->events;
   r->store_path = client.url();
+  r->source_kind = "prometheus";
   return r;
 }
 

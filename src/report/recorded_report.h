@@ -35,7 +35,8 @@ struct RecordedReport {
   DiagnosisInput input;
   Diagnosis diagnosis;
   StoredWindow stored;
-  std::string store_path;  // <data_dir>/gpudoctor.db
+  std::string store_path;  // <data_dir>/gpudoctor.db (or the Prometheus URL)
+  std::string source_kind = "agent-store";  // "prometheus" for report --prometheus
   // The report's view; each damaged part of the window left out is an input
   // that was not read (ok = false, kind "agent-store").
   ReportContext Context(WallTime generated_at, Lang lang) const;

@@ -297,3 +297,85 @@ TEST(FleetE2e, PrometheusDownOrAnsweringErrorsIsOneLineAndExit3) {
 
 }  // namespace
 }  // namespace gpudoctor::test
+
+namespace gpudoctor::test {
+namespace {
+
+// Answers every query with an empty result when the Authorization header
+// is `expected`, 401 otherwise.
+void ServeEmptyAnswers(httplib::Server& server, const std::string& expected) {
+  server.Post(".*", [expected](const httplib::Request& req, httplib::Response& res) {
+    if (req.get_header_value("Authorization") != expected) {
+      res.status = 401;
+      res.set_content("unauthorized", "text/plain");
+      return;
+    }
+    const bool range = req.path.ends_with("query_range");
+    res.set_content(std::string(R"({"status":"success","data":{"resultType":")") +
+                        (range ? "matrix" : "vector") + R"(","result":[]}})",
+                    "application/json");
+  });
+}
+
+ProcessResult FleetAgainst(const std::string& url, std::vector<std::string> extra) {
+  std::vector<std::string> args = {"fleet", "--prometheus", url, "--prometheus-timeout", "5s"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return RunGpudoctor(args, "");
+}
+
+TEST(FleetE2e, SendsTheBearerTokenOrBasicAuthFromAFile) {
+  TempDir dir;
+  const std::string token = dir.Write("token", "s3cret\n");
+  const std::string basic = dir.Write("basic", "fleet:pa:ss\n");
+  for (const bool bearer : {true, false}) {
+    SCOPED_TRACE(bearer ? "bearer" : "basic");
+    httplib::Server server;
+    // base64("fleet:pa:ss") = ZmxlZXQ6cGE6c3M=
+    ServeEmptyAnswers(server, bearer ? "Bearer s3cret" : "Basic ZmxlZXQ6cGE6c3M=");
+    const int port = server.bind_to_any_port("127.0.0.1");
+    std::thread t([&] { server.listen_after_bind(); });
+    const std::string url = "http://127.0.0.1:" + std::to_string(port);
+    auto ok = FleetAgainst(url, {bearer ? "--prometheus-token-file" : "--prometheus-basic-auth-file",
+                                 bearer ? token : basic});
+    auto refused = FleetAgainst(url, {});
+    server.stop();
+    t.join();
+    EXPECT_EQ(ok.exit_code, 0) << ok.err;
+    EXPECT_NE(ok.out.find("0 nodes, 0 GPUs"), std::string::npos) << ok.out;
+    EXPECT_EQ(refused.exit_code, 3);
+    EXPECT_NE(refused.err.find("HTTP 401 (check the token or basic auth)"), std::string::npos)
+        << refused.err;
+  }
+  auto missing = FleetAgainst("http://127.0.0.1:1", {"--prometheus-token-file", "/nonexistent/t"});
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_NE(missing.err.find("--prometheus-token-file /nonexistent/t: cannot be read"),
+            std::string::npos)
+      << missing.err;
+}
+
+TEST(FleetE2e, VerifiesHttpsWithTheCaFile) {
+  if (!std::filesystem::exists("/usr/bin/openssl")) GTEST_SKIP() << "openssl not installed";
+  TempDir dir;
+  const std::string cert = (dir.path() / "cert.pem").string();
+  const std::string key = (dir.path() / "key.pem").string();
+  auto made = RunProcess({"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                          "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1",
+                          "-addext", "subjectAltName=IP:127.0.0.1"});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  httplib::SSLServer server(cert.c_str(), key.c_str());
+  ASSERT_TRUE(server.is_valid());
+  ServeEmptyAnswers(server, "");
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::thread t([&] { server.listen_after_bind(); });
+  const std::string url = "https://127.0.0.1:" + std::to_string(port);
+  auto trusted = FleetAgainst(url, {"--prometheus-ca-file", cert});
+  auto untrusted = FleetAgainst(url, {});
+  server.stop();
+  t.join();
+  EXPECT_EQ(trusted.exit_code, 0) << trusted.err;
+  EXPECT_EQ(untrusted.exit_code, 3) << untrusted.out;
+  EXPECT_NE(untrusted.err.find("TLS failed"), std::string::npos) << untrusted.err;
+}
+
+}  // namespace
+}  // namespace gpudoctor::test
