@@ -62,20 +62,40 @@ std::vector<std::string_view> DcgmNamesOf(const MetricField& f) {
   return names;
 }
 
-std::string DcgmBucketEndRegex() {
-  std::string re;
-  for (const MetricField& f : MetricFields()) {
-    if (DcgmReadOf(f) != DcgmRead::kAtBucketEnd) continue;
-    for (std::string_view n : DcgmNamesOf(f)) re += (re.empty() ? "" : "|") + std::string(n);
-  }
-  return re;
+// The dcgm-exporter reads run as several queries side by side: one
+// engine evaluates each query on one core, so the slowest query is the
+// fleet's wait. Extremes in four groups (core and memory temperature;
+// power; clocks; clock-event reasons), the other fields in two halves.
+constexpr int kDcgmExtremeGroups = 4;
+constexpr int kDcgmBucketEndGroups = 2;
+
+int ExtremeGroupOf(const MetricField& f) {
+  const std::string_view n = f.names.status_name;
+  if (n == "temperature_c" || n == "memory_temperature_c") return 0;
+  if (n == "power_draw_w") return 1;
+  if (n == "clocks_sm_mhz" || n == "clocks_memory_mhz") return 2;
+  return 3;
 }
 
-std::string DcgmExtremesExpr(const std::string& m, const std::string& bucket) {
-  std::string expr;
+std::vector<std::string> DcgmBucketEndSelectors(const std::string& m) {
+  std::vector<std::string> regex(kDcgmBucketEndGroups);
+  int next = 0;
+  for (const MetricField& f : MetricFields()) {
+    if (DcgmReadOf(f) != DcgmRead::kAtBucketEnd) continue;
+    std::string& re = regex[next++ % kDcgmBucketEndGroups];
+    for (std::string_view n : DcgmNamesOf(f)) re += (re.empty() ? "" : "|") + std::string(n);
+  }
+  std::vector<std::string> out;
+  for (const auto& re : regex) out.push_back(SelectorOfNames(re, m));
+  return out;
+}
+
+std::vector<std::string> DcgmExtremesExprs(const std::string& m, const std::string& bucket) {
+  std::vector<std::string> exprs(kDcgmExtremeGroups);
   for (const MetricField& f : MetricFields()) {
     const DcgmRead read = DcgmReadOf(f);
     if (read == DcgmRead::kAtBucketEnd) continue;
+    std::string& expr = exprs[ExtremeGroupOf(f)];
     for (std::string_view n : DcgmNamesOf(f)) {
       if (!expr.empty()) expr += " or ";
       expr += "label_replace(" + std::string(read == DcgmRead::kMinimum ? "min" : "max") +
@@ -83,7 +103,7 @@ std::string DcgmExtremesExpr(const std::string& m, const std::string& bucket) {
               std::string(n) + "\", \"\", \"\")";
     }
   }
-  return expr;
+  return exprs;
 }
 
 enum QueryId {
@@ -98,11 +118,11 @@ enum QueryId {
   kLostNow,
   kPeaks,
   kStrip,
-  kDcgmExtremes,
-  kDcgmAtBucketEnd,
   kDcgmLastSeen,
   kDcgmXid,
-  kQueryCount
+  kQueryCount,
+  // Then the dcgm-exporter field reads (DcgmExtremesExprs, DcgmBucketEndSelectors).
+  kFirstDcgmRead = kQueryCount
 };
 
 std::vector<FleetQuery> PlanQueries(const FleetRequest& r, const std::string& m, seconds bucket) {
@@ -150,8 +170,17 @@ std::vector<FleetQuery> PlanQueries(const FleetRequest& r, const std::string& m,
         "max by (" + std::string(kNodeLabelList) + ") (max_over_time(" + verdict + "[" +
             Secs(bucket) + "]))",
         r.from + bucket, bucket);
-  range(kDcgmExtremes, DcgmExtremesExpr(m, Secs(bucket)), r.from + bucket, bucket);
-  range(kDcgmAtBucketEnd, SelectorOfNames(DcgmBucketEndRegex(), m), r.from + bucket, bucket);
+  std::vector<std::string> reads = DcgmExtremesExprs(m, Secs(bucket));
+  for (auto& sel : DcgmBucketEndSelectors(m)) reads.push_back(std::move(sel));
+  for (auto& expr : reads) {
+    FleetQuery read;
+    read.expr = std::move(expr);
+    read.range = true;
+    read.from = r.from + bucket;
+    read.to = r.to;
+    read.step = bucket;
+    q.push_back(std::move(read));
+  }
   instant(kDcgmLastSeen, "timestamp(" + Selector("DCGM_FI_DEV_GPU_TEMP", m) + ")", r.to);
   range(kDcgmXid, Selector("DCGM_FI_DEV_XID_ERRORS", m) + " != 0", r.from - r.resolution,
         r.resolution);
@@ -315,10 +344,12 @@ void FleetAssembly::AddAgentAnswers(const std::vector<Result<PromAnswer>>& a) {
 
 void FleetAssembly::AddDcgmAnswers(const std::vector<Result<PromAnswer>>& a) {
   SeriesReadings readings;
-  for (QueryId id : {kDcgmExtremes, kDcgmAtBucketEnd}) {
+  for (std::size_t id = kFirstDcgmRead; id < a.size(); ++id) {
     for (const auto& s : a[id]->series) {
       if (HasAgent(NodeOfLabels(s.labels))) continue;  // the agent's own verdicts win
-      readings.AddFieldSeries(s, s.Label(id == kDcgmExtremes ? "gpudoctor_field" : "__name__"));
+      // Extremes carry the field in gpudoctor_field (functions drop the name).
+      const std::string& field = s.Label("gpudoctor_field");
+      readings.AddFieldSeries(s, field.empty() ? s.Label("__name__") : field);
     }
   }
   for (const auto& s : a[kDcgmXid]->series) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -123,7 +125,13 @@ Result<PromAnswer> PromClient::Post(const std::string& path, const std::string& 
   if (!basic_user_.empty()) client.set_basic_auth(basic_user_, basic_password_);
   client.set_decompress(true);
   httplib::Headers headers = {{"Accept-Encoding", "gzip"}};
+  const auto started = std::chrono::steady_clock::now();
   auto r = client.Post(path_prefix_ + path, headers, form, "application/x-www-form-urlencoded");
+  if (std::getenv("GPUDOCTOR_PROM_TRACE") != nullptr) {
+    // For finding the slow query of a large fleet: time and size per query.
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::fprintf(stderr, "prometheus: %.3f s %zu bytes %s\n", s, r ? r->body.size() : 0, what.c_str());
+  }
   const std::string where = "prometheus " + base_url_ + path_prefix_;
   if (!r) {
     const auto err = r.error();
