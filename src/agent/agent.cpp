@@ -333,7 +333,7 @@ int RunAgent(AgentOptions options, AgentSignals& signals) {
   std::unique_ptr<AgentHttpServer> http;
   if (options.listen) {
     auto started = AgentHttpServer::Start(
-        AgentHttpOptions{*options.listen, options.store.data_dir, options.config}, snapshots.Source());
+        AgentHttpOptions{*options.listen, options.store.data_dir, options.config, options.metrics}, snapshots.Source());
     if (!started) {
       Log(LogLevel::kError, started.error().message);
       return 3;

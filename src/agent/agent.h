@@ -35,6 +35,7 @@ struct AgentOptions {
   std::optional<std::chrono::milliseconds> run_for;
   // The HTTP endpoint (/metrics, /healthz, /api/v1/...); nullopt: none.
   std::optional<ListenAddress> listen;
+  MetricsRenderOptions metrics;  // what /metrics serves (--metrics-names, ...)
 };
 
 // Runs until a stop is requested (or run_for). Returns the process exit code: 0 after

@@ -91,7 +91,9 @@ void SnapshotBuilder::OnEvent(const KernelEvent& event) {
   if (!event.code) return;
   const auto repeats = static_cast<std::uint64_t>(std::max<std::size_t>(1, event.count));
   if (event.kind == KernelEventKind::kXid && !event.pci_bus_id.empty()) {
-    Counters(event.pci_bus_id).xid_events_by_code[*event.code] += repeats;
+    GpuCounters& c = Counters(event.pci_bus_id);
+    c.xid_events_by_code[*event.code] += repeats;
+    c.last_xid = *event.code;
   } else if (event.kind == KernelEventKind::kSxid) {
     s_.sxid_events[{event.pci_bus_id, *event.code}] += repeats;
   }

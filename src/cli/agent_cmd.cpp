@@ -1,6 +1,9 @@
 // gpudoctor agent: records every GPU and the host continuously into the
 // store in the data directory (see src/agent/agent.h).
+#include <sys/utsname.h>
+
 #include <csignal>
+#include <cstdlib>
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -34,7 +37,17 @@ struct AgentCliOptions {
   bool no_nvml_events = false;
   std::string listen = "127.0.0.1:9835";
   bool no_listen = false;
+  std::string metrics_names;                   // empty: the config's [metrics] names
+  std::optional<unsigned> metrics_top_processes;  // unset: the config's [metrics] top_processes
 };
+
+// The node's name for dcgm-exporter's Hostname label, as dcgm-exporter finds
+// it: $NODE_NAME (a DaemonSet sets it from spec.nodeName), else the host name.
+std::string MetricsHostname() {
+  if (const char* node = std::getenv("NODE_NAME"); node != nullptr && *node != '\0') return node;
+  utsname u{};
+  return uname(&u) == 0 ? std::string(u.nodename) : std::string();
+}
 
 AgentSignals* g_signals = nullptr;
 
@@ -119,6 +132,22 @@ Result<AgentOptions> MakeAgentOptions(const AgentCliOptions& c, const GlobalOpti
     }
     o.evidence.ping_targets.push_back(*target);
   }
+  o.metrics.names = o.config.metric_names;
+  if (!c.metrics_names.empty()) {
+    auto names = ParseMetricNames(c.metrics_names);
+    if (!names) {
+      return Error{ErrorCode::kInvalid,
+                   "--metrics-names " + c.metrics_names + ": not gpudoctor, dcgm or both"};
+    }
+    o.metrics.names = *names;
+  }
+  o.metrics.top_processes = c.metrics_top_processes.value_or(o.config.metrics_top_processes);
+  if (o.metrics.top_processes > kMaxTopProcesses) {
+    return Error{ErrorCode::kInvalid, "--metrics-top-processes " +
+                                          std::to_string(o.metrics.top_processes) + ": at most " +
+                                          std::to_string(kMaxTopProcesses)};
+  }
+  o.metrics.hostname = MetricsHostname();
   o.follow_kernel_log = !c.no_kernel_log;
   o.watch_nvml_events = !c.no_nvml_events;
   if (!c.no_listen && !c.listen.empty()) {
@@ -189,6 +218,13 @@ void RegisterAgent(CLI::App& app, const GlobalOptions& global, int* exit_code) {
                   "('' for none)")
       ->capture_default_str();
   cmd->add_flag("--no-listen", c->no_listen, "Serve no HTTP endpoint");
+  cmd->add_option("--metrics-names", c->metrics_names,
+                  "Metric names on /metrics: gpudoctor, dcgm (dcgm-exporter's DCGM_FI_* names, "
+                  "units and labels) or both (default: [metrics] names in the config, else "
+                  "gpudoctor)");
+  cmd->add_option("--metrics-top-processes", c->metrics_top_processes,
+                  "Per-process series for at most N processes per GPU, the most GPU memory "
+                  "first; 0 for none (default: [metrics] top_processes in the config, else 10)");
   cmd->callback([c, &global, exit_code] { *exit_code = RunAgentCommand(*c, global); });
 }
 

@@ -61,6 +61,39 @@ void ProcessOwnerCache::Annotate(const CollectContext& ctx, SystemStatus& status
       if (auto it = known_.find(p.pid); it != known_.end()) Apply(it->second, p);
     }
   }
+  LearnPods(ctx, status, !unknown.empty());
+  for (auto& g : status.gpus) {
+    if (!g.processes) continue;
+    for (auto& p : *g.processes) {
+      if (auto it = pods_.find(p.pod_uid); !p.pod_uid.empty() && it != pods_.end()) {
+        p.pod_name = it->second.name;
+        p.pod_namespace = it->second.namespace_name;
+      }
+    }
+  }
+}
+
+void ProcessOwnerCache::LearnPods(const CollectContext& ctx, const SystemStatus& status,
+                                  bool new_pids) {
+  if (new_pids) pods_missing_.clear();
+  bool unknown = false;
+  for (const auto& g : status.gpus) {
+    if (!g.processes) continue;
+    for (const auto& p : *g.processes) {
+      unknown = unknown || (!p.pod_uid.empty() && !pods_.count(p.pod_uid) &&
+                            !pods_missing_.count(p.pod_uid));
+    }
+  }
+  if (!unknown) return;
+  pods_ = ReadKubePods(ctx);
+  for (const auto& g : status.gpus) {
+    if (!g.processes) continue;
+    for (const auto& p : *g.processes) {
+      if (!p.pod_uid.empty() && !pods_.count(p.pod_uid)) pods_missing_.insert(p.pod_uid);
+    }
+  }
+  // Bounded: uids of pods long gone do not pile up.
+  if (pods_missing_.size() > 4096) pods_missing_.clear();
 }
 
 }  // namespace gpudoctor

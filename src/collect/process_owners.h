@@ -5,9 +5,12 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "collect/collect_context.h"
+#include "collect/kube_pods.h"
 #include "collect/process_info.h"
 #include "core/gpu_status.h"
 
@@ -22,14 +25,19 @@ void ApplyProcessOwners(const std::vector<ProcessInfo>& infos, SystemStatus& sta
 
 // Describes the pids of a stream of readings (agent, diagnose, watch), each
 // pid once while it keeps appearing: only new pids cost a look into /proc.
-// Thread-safety: none.
+// A pod uid it has not met yet costs one listing of /var/log/pods, which
+// gives the pod's name and namespace (kube_pods.h); a uid not found there
+// is looked up again only when a new pid appears. Thread-safety: none.
 class ProcessOwnerCache {
  public:
   void Annotate(const CollectContext& ctx, SystemStatus& status);
   std::size_t size() const { return known_.size(); }
 
  private:
+  void LearnPods(const CollectContext& ctx, const SystemStatus& status, bool new_pids);
   std::map<std::uint32_t, ProcessInfo> known_;
+  std::map<std::string, KubePodRef> pods_;  // by uid
+  std::set<std::string> pods_missing_;       // uids /var/log/pods did not list
 };
 
 }  // namespace gpudoctor

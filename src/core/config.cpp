@@ -227,6 +227,34 @@ class Parser {
     return std::nullopt;
   }
 
+  std::optional<Error> MetricsSection(const toml::table& t, Config& cfg) {
+    for (auto&& [k, v] : t) {
+      const std::string key = "metrics." + std::string(k.str());
+      const auto& where = Where(k, v);
+      if (k.str() == "names") {
+        const auto* s = v.as_string();
+        if (s == nullptr)
+          return Fail(where, key, fmt::format("expected a string, got {}", TypeName(v)));
+        auto names = ParseMetricNames(s->get());
+        if (!names)
+          return Fail(where, key,
+                      fmt::format("'{}' is not gpudoctor, dcgm or both", OneLine(s->get())));
+        cfg.metric_names = *names;
+      } else if (k.str() == "top_processes") {
+        const auto* i = v.as_integer();
+        if (i == nullptr)
+          return Fail(where, key, fmt::format("expected an integer, got {}", TypeName(v)));
+        const std::int64_t n = i->get();
+        if (n < 0 || n > kMaxTopProcesses)
+          return Fail(where, key, fmt::format("{} is not in [0, {}]", n, kMaxTopProcesses));
+        cfg.metrics_top_processes = static_cast<unsigned>(n);
+      } else {
+        return Fail(where, key, "unknown key");
+      }
+    }
+    return std::nullopt;
+  }
+
   std::optional<Error> Document(const toml::table& doc, Config& cfg) {
     using Section = std::optional<Error> (Parser::*)(const toml::table&, Config&);
     static const std::pair<std::string_view, Section> kSections[] = {
@@ -235,6 +263,7 @@ class Parser {
         {"gpus", &Parser::GpusSection},
         {"window", &Parser::WindowSection},
         {"network", &Parser::NetworkSection},
+        {"metrics", &Parser::MetricsSection},
     };
     for (auto&& [k, v] : doc) {
       const auto& where = Where(k, v);

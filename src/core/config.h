@@ -1,6 +1,7 @@
 // The TOML configuration file (/etc/gpudoctor/config.toml or --config FILE):
 // threshold overrides, power-supply facts, the expected GPU count, the
-// "sustained" share of a window and the hosts to ping. Every key is optional;
+// "sustained" share of a window, the hosts to ping and the agent's /metrics
+// names. Every key is optional;
 // a missing file means the defaults. deploy/config.example.toml lists them.
 #pragma once
 
@@ -9,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/metric_names.h"
 #include "core/result.h"
 #include "core/thresholds.h"
 
@@ -24,6 +26,8 @@ struct Config {
   double sustained_fraction = 0.8;                  // [window]: share of the window above a
                                                     // threshold that makes it "sustained"
   std::vector<std::string> ping_targets;            // [network] ping: "host" or "host:port"
+  MetricNames metric_names = MetricNames::kGpudoctor;  // [metrics] names: the agent's /metrics
+  unsigned metrics_top_processes = kDefaultTopProcesses;  // [metrics] top_processes per GPU
   std::string source = "defaults";                  // the file read, or "defaults"
 };
 

@@ -39,6 +39,10 @@ struct GpuProcess {
   std::string user;
   std::string container_id;  // docker / containerd / cri-o id, 12 hex digits
   std::string pod_uid;       // Kubernetes pod uid
+  // The pod's name and namespace, from the kubelet's /var/log/pods
+  // directories (collect/kube_pods.h); empty when not found there.
+  std::string pod_name;
+  std::string pod_namespace;
 };
 
 struct NvLinkStatus {

@@ -142,7 +142,7 @@ const MetricFieldNames kNames[] = {
     {"gpm_fp16_activity_percent",
      {"gpudoctor_gpu_fp16_pipe_activity_ratio", 0.01}, {"DCGM_FI_PROF_PIPE_FP16_ACTIVE", 0.01}, {}},
     {"gpm_integer_activity_percent",
-     {"gpudoctor_gpu_integer_pipe_activity_ratio", 0.01}, {}, {}},
+     {"gpudoctor_gpu_integer_pipe_activity_ratio", 0.01}, {"DCGM_FI_PROF_PIPE_INT_ACTIVE", 0.01}, {}},
     {"gpm_dram_bandwidth_percent",
      {"gpudoctor_gpu_dram_bandwidth_ratio", 0.01}, {"DCGM_FI_PROF_DRAM_ACTIVE", 0.01}, {}},
     {"gpm_pcie_tx_bytes_per_s",

@@ -33,6 +33,7 @@ void Fail(httplib::Response& res, int status, const std::string& message) {
 // old) instead of queueing behind it.
 class MetricsCache {
  public:
+  explicit MetricsCache(MetricsRenderOptions options) : options_(std::move(options)) {}
   // The body to serve; nullptr only when gzip was asked for and zlib failed.
   std::shared_ptr<const std::string> Get(
       const std::shared_ptr<const AgentLiveSnapshot>& snapshot, ExpositionFormat format,
@@ -46,7 +47,7 @@ class MetricsCache {
     }
     std::shared_ptr<const std::string> body;
     if (!gzip) {
-      body = std::make_shared<const std::string>(RenderPrometheusMetrics(*snapshot, format));
+      body = std::make_shared<const std::string>(RenderPrometheusMetrics(*snapshot, format, options_));
     } else if (auto packed = GzipCompress(*Get(snapshot, format, false))) {
       body = std::make_shared<const std::string>(std::move(*packed));
     }
@@ -66,6 +67,7 @@ class MetricsCache {
     std::shared_ptr<const std::string> body;
     bool rendering = false;
   };
+  const MetricsRenderOptions options_;
   std::mutex mutex_;
   Slot slots_[4];
 };
@@ -128,7 +130,7 @@ class Server final : public AgentHttpServer {
 
   AgentHttpOptions o_;
   SnapshotSource latest_;
-  MetricsCache cache_;
+  MetricsCache cache_{o_.metrics};
   httplib::Server server_;
   std::thread thread_;
   int port_ = 0;

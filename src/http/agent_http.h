@@ -12,6 +12,7 @@
 #include "core/result.h"
 #include "http/listen_address.h"
 #include "render/agent_snapshot.h"
+#include "render/prometheus_metrics.h"
 
 namespace gpudoctor {
 
@@ -19,6 +20,7 @@ struct AgentHttpOptions {
   ListenAddress listen;
   std::string data_dir;  // the store /api/v1/report reads
   Config config;         // thresholds for the report's rules
+  MetricsRenderOptions metrics;  // names and per-process series of /metrics
 };
 
 class AgentHttpServer {

@@ -46,6 +46,7 @@ struct GpuCounters {
   MetricGpuLabels labels;
   std::map<std::string, double> throttle_seconds_by_reason;  // ClockReasonNames
   std::map<int, std::uint64_t> xid_events_by_code;
+  int last_xid = 0;  // the code of the latest Xid in this run; 0: none
   Severity verdict = Severity::kOk;  // worst active finding naming this GPU
   bool seen = false;                 // answered NVML at least once in this run
 };

@@ -5,6 +5,9 @@
 #include <cmath>
 
 #include "core/clock_reasons.h"
+#include "render/exposition.h"
+#include "render/prometheus_dcgm.h"
+#include "render/prometheus_processes.h"
 
 namespace gpudoctor {
 namespace {
@@ -198,70 +201,20 @@ const GpuMetric kGpuMetrics[] = {
      }},
 };
 
-std::string ExpositionNumber(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  return fmt::format("{}", v);
-}
-
-std::string Label(std::string_view name, std::string_view value) {
-  return fmt::format("{}=\"{}\"", name, EscapeLabelValue(value));
-}
-
-std::string Join(const std::string& a, const std::string& b) {
-  if (a.empty()) return b;
-  if (b.empty()) return a;
-  return a + "," + b;
-}
-
-std::string GpuLabelText(const MetricGpuLabels& l) {
-  return Label("gpu", std::to_string(l.index)) + "," + Label("uuid", l.uuid) + "," +
-         Label("pci_bus_id", l.pci_bus_id) + "," + Label("model", l.model);
-}
-
-// Writes families one after the other: HELP and TYPE, then the samples.
-class Exposition {
- public:
-  explicit Exposition(ExpositionFormat format) : format_(format) { out_.reserve(64 * 1024); }
-
-  void Family(std::string_view name, std::string_view type, std::string_view help) {
-    name_ = name;
-    std::string_view meta = name;
-    // OpenMetrics names a counter family without its _total suffix.
-    if (format_ == ExpositionFormat::kOpenMetrics && type == "counter" &&
-        meta.ends_with("_total")) {
-      meta.remove_suffix(6);
-    }
-    fmt::format_to(std::back_inserter(out_), "# HELP {} {}\n# TYPE {} {}\n", meta, help, meta,
-                   type);
+// The GPU's identity and, while a single pod uses it, that pod: the series
+// read from the latest sample say whose work they measure.
+std::string GpuSeriesLabels(const AgentLiveSnapshot& s, const GpuStatus& g) {
+  MetricGpuLabels scratch;
+  std::string labels = GpuLabelText(LabelsOf(s, g, scratch));
+  if (const GpuProcess* pod = SinglePodOf(g)) {
+    labels += "," + PromLabel("pod", pod->pod_name) + "," + PromLabel("namespace", pod->pod_namespace);
   }
-  void Sample(const std::string& labels, double value, std::string_view suffix = "") {
-    fmt::format_to(std::back_inserter(out_), "{}{}{}{}{} {}\n", name_, suffix,
-                   labels.empty() ? "" : "{", labels, labels.empty() ? "" : "}", ExpositionNumber(value));
-  }
-  std::string Finish() {
-    if (format_ == ExpositionFormat::kOpenMetrics) out_ += "# EOF\n";
-    return std::move(out_);
-  }
-
- private:
-  ExpositionFormat format_;
-  std::string name_;
-  std::string out_;
-};
-
-const MetricGpuLabels& LabelsOf(const AgentLiveSnapshot& s, const GpuStatus& g,
-                                MetricGpuLabels& scratch) {
-  auto known = s.gpus.find(g.pci_bus_id);
-  if (known != s.gpus.end() && !known->second.labels.uuid.empty()) return known->second.labels;
-  scratch = MetricGpuLabels{g.index, g.uuid, g.pci_bus_id, g.name};
-  return scratch;
+  return labels;
 }
 
 // The MIG devices' memory and their GPU instances' GPM metrics: the GPU's
 // labels plus gpu_instance, compute_instance and mig_uuid.
 void WriteMigMetrics(const AgentLiveSnapshot& s, Exposition& e) {
-  MetricGpuLabels scratch;
   for (const auto& m : kGpuMetrics) {
     if (!m.per_mig) continue;
     bool family = false;
@@ -273,57 +226,60 @@ void WriteMigMetrics(const AgentLiveSnapshot& s, Exposition& e) {
         if (!family) e.Family(name, m.type, std::string("MIG device: ") + m.help);
         family = true;
         std::string labels =
-            Join(GpuLabelText(LabelsOf(s, g, scratch)),
-                 Label("gpu_instance", std::to_string(mig.gpu_instance_id)) + "," +
-                     Label("compute_instance", mig.compute_instance_id
+            JoinLabels(GpuSeriesLabels(s, g),
+                 PromLabel("gpu_instance", std::to_string(mig.gpu_instance_id)) + "," +
+                     PromLabel("compute_instance", mig.compute_instance_id
                                                    ? std::to_string(*mig.compute_instance_id)
                                                    : std::string()) +
-                     "," + Label("mig_uuid", mig.status.uuid));
+                     "," + PromLabel("mig_uuid", mig.status.uuid));
         e.Sample(labels, *v);
       }
     }
   }
 }
 
-void WriteGpuMetrics(const AgentLiveSnapshot& s, Exposition& e) {
-  MetricGpuLabels scratch;
+// dcgm_named: the fields dcgm-exporter has a name for are served in its
+// names instead (--metrics-names dcgm), so leave them out here.
+void WriteGpuMetrics(const AgentLiveSnapshot& s, bool dcgm_named, Exposition& e) {
   for (const auto& m : kGpuMetrics) {
+    if (dcgm_named && HasDcgmName(m.name)) continue;
     e.Family(m.name, m.type, m.help);
     for (const auto& g : s.status.gpus) {
-      if (auto v = m.get(g)) e.Sample(GpuLabelText(LabelsOf(s, g, scratch)), *v);
+      if (auto v = m.get(g)) e.Sample(GpuSeriesLabels(s, g), *v);
     }
   }
   WriteMigMetrics(s, e);
   e.Family("gpudoctor_gpu_state", "gauge",
            "1 for the GPU's state in the latest sample (ok, lost, hung, error), 0 for the others");
   for (const auto& g : s.status.gpus) {
-    const std::string labels = GpuLabelText(LabelsOf(s, g, scratch));
+    const std::string labels = GpuSeriesLabels(s, g);
     for (GpuState st : {GpuState::kOk, GpuState::kLost, GpuState::kHung, GpuState::kError}) {
-      e.Sample(Join(labels, Label("state", GpuStateName(st))), g.state == st ? 1 : 0);
+      e.Sample(JoinLabels(labels, PromLabel("state", GpuStateName(st))), g.state == st ? 1 : 0);
     }
   }
   e.Family("gpudoctor_gpu_clock_event_reason_active", "gauge",
            "1 while the clock event (throttle) reason holds the clocks down");
   for (const auto& g : s.status.gpus) {
     if (!g.clock_event_reasons_mask) continue;
-    const std::string labels = GpuLabelText(LabelsOf(s, g, scratch));
+    const std::string labels = GpuSeriesLabels(s, g);
     for (const auto& r : AllClockReasons()) {
-      e.Sample(Join(labels, Label("reason", r.name)),
+      e.Sample(JoinLabels(labels, PromLabel("reason", r.name)),
                (*g.clock_event_reasons_mask & r.bit) != 0 ? 1 : 0);
     }
   }
   e.Family("gpudoctor_gpu_nvlink_active", "gauge", "1 when the NVLink link is up");
   for (const auto& g : s.status.gpus) {
-    const std::string labels = GpuLabelText(LabelsOf(s, g, scratch));
+    const std::string labels = GpuSeriesLabels(s, g);
     for (const auto& l : g.nvlinks) {
       if (l.active)
-        e.Sample(Join(labels, Label("link", std::to_string(l.link))), *l.active ? 1 : 0);
+        e.Sample(JoinLabels(labels, PromLabel("link", std::to_string(l.link))), *l.active ? 1 : 0);
     }
   }
+  if (dcgm_named) return;  // DCGM_FI_DEV_NVLINK_*_ERROR_COUNT_L<n>
   e.Family("gpudoctor_gpu_nvlink_errors_total", "counter",
            "NVLink errors per link and kind (crc_flit, crc_data, replay, recovery)");
   for (const auto& g : s.status.gpus) {
-    const std::string labels = GpuLabelText(LabelsOf(s, g, scratch));
+    const std::string labels = GpuSeriesLabels(s, g);
     for (const auto& l : g.nvlinks) {
       const std::pair<const char*, const std::optional<std::int64_t>*> kinds[] = {
           {"crc_flit", &l.crc_flit_errors},
@@ -332,7 +288,7 @@ void WriteGpuMetrics(const AgentLiveSnapshot& s, Exposition& e) {
           {"recovery", &l.recovery_errors}};
       for (const auto& [kind, value] : kinds) {
         if (*value) {
-          e.Sample(Join(labels, Label("link", std::to_string(l.link)) + "," + Label("kind", kind)),
+          e.Sample(JoinLabels(labels, PromLabel("link", std::to_string(l.link)) + "," + PromLabel("kind", kind)),
                    static_cast<double>(**value));
         }
       }
@@ -345,21 +301,21 @@ void WriteCounters(const AgentLiveSnapshot& s, Exposition& e) {
            "Time the agent saw each clock event (throttle) reason active since it started");
   for (const auto& [bus, c] : s.gpus) {
     for (const auto& [reason, seconds] : c.throttle_seconds_by_reason) {
-      e.Sample(Join(GpuLabelText(c.labels), Label("reason", reason)), seconds);
+      e.Sample(JoinLabels(GpuLabelText(c.labels), PromLabel("reason", reason)), seconds);
     }
   }
   e.Family("gpudoctor_xid_events_total", "counter",
            "Xid events per GPU and code since the agent started");
   for (const auto& [bus, c] : s.gpus) {
     for (const auto& [code, n] : c.xid_events_by_code) {
-      e.Sample(Join(GpuLabelText(c.labels), Label("xid", std::to_string(code))),
+      e.Sample(JoinLabels(GpuLabelText(c.labels), PromLabel("xid", std::to_string(code))),
                static_cast<double>(n));
     }
   }
   e.Family("gpudoctor_sxid_events_total", "counter",
            "NVSwitch SXid events per switch and code since the agent started");
   for (const auto& [key, n] : s.sxid_events) {
-    e.Sample(Label("pci_bus_id", key.first) + "," + Label("sxid", std::to_string(key.second)),
+    e.Sample(PromLabel("pci_bus_id", key.first) + "," + PromLabel("sxid", std::to_string(key.second)),
              static_cast<double>(n));
   }
   e.Family("gpudoctor_gpu_verdict", "gauge",
@@ -372,8 +328,8 @@ void WriteCounters(const AgentLiveSnapshot& s, Exposition& e) {
   for (const auto& f : s.active_findings) {
     std::string gpus;
     for (const auto& g : f.gpus) gpus += (gpus.empty() ? "" : ",") + g;
-    e.Sample(Label("id", f.finding_id) + "," + Label("severity", SeverityName(f.severity)) + "," +
-                 Label("gpus", gpus),
+    e.Sample(PromLabel("id", f.finding_id) + "," + PromLabel("severity", SeverityName(f.severity)) + "," +
+                 PromLabel("gpus", gpus),
              1);
   }
 }
@@ -393,18 +349,18 @@ void WriteAgentMetrics(const AgentLiveSnapshot& s, Exposition& e) {
   e.Family("gpudoctor_nvml_sample_duration_seconds", "histogram",
            "Time one sample of every GPU through NVML took");
   for (std::size_t i = 0; i < kSampleLatencyBuckets.size(); ++i) {
-    e.Sample(Label("le", ExpositionNumber(kSampleLatencyBuckets[i])),
+    e.Sample(PromLabel("le", ExpositionNumber(kSampleLatencyBuckets[i])),
              static_cast<double>(s.sample_latency.cumulative[i]), "_bucket");
   }
-  e.Sample(Label("le", "+Inf"), static_cast<double>(s.sample_latency.count), "_bucket");
+  e.Sample(PromLabel("le", "+Inf"), static_cast<double>(s.sample_latency.count), "_bucket");
   e.Sample("", s.sample_latency.sum_seconds, "_sum");
   e.Sample("", static_cast<double>(s.sample_latency.count), "_count");
   e.Family("gpudoctor_nvml_timeouts_total", "counter",
            "GPU samples abandoned because a driver call did not return in time");
   e.Sample("", static_cast<double>(s.nvml_timeouts));
   e.Family("gpudoctor_agent_samples_total", "counter", "Samples taken, by store result");
-  e.Sample(Label("result", "written"), static_cast<double>(s.samples_written));
-  e.Sample(Label("result", "failed"), static_cast<double>(s.samples_failed));
+  e.Sample(PromLabel("result", "written"), static_cast<double>(s.samples_written));
+  e.Sample(PromLabel("result", "failed"), static_cast<double>(s.samples_failed));
   const auto seconds = [](WallTime t) {
     return std::chrono::duration<double>(t.time_since_epoch()).count();
   };
@@ -455,9 +411,13 @@ std::string EscapeLabelValue(std::string_view value) {
   return out;
 }
 
-std::string RenderPrometheusMetrics(const AgentLiveSnapshot& snapshot, ExpositionFormat format) {
+std::string RenderPrometheusMetrics(const AgentLiveSnapshot& snapshot, ExpositionFormat format,
+                                    const MetricsRenderOptions& options) {
   Exposition e(format);
-  WriteGpuMetrics(snapshot, e);
+  const bool dcgm = options.names != MetricNames::kGpudoctor;
+  WriteGpuMetrics(snapshot, options.names == MetricNames::kDcgm, e);
+  if (dcgm) WriteDcgmMetrics(snapshot, options, e);
+  WriteProcessMetrics(snapshot, options.top_processes, e);
   WriteCounters(snapshot, e);
   WriteAgentMetrics(snapshot, e);
   return e.Finish();

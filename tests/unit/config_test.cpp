@@ -33,6 +33,8 @@ void ExpectDefaults(const Config& c) {
   EXPECT_DOUBLE_EQ(*c.psu_headroom_ratio, 0.20);
   EXPECT_DOUBLE_EQ(c.sustained_fraction, 0.8);
   EXPECT_TRUE(c.ping_targets.empty());
+  EXPECT_EQ(c.metric_names, MetricNames::kGpudoctor);
+  EXPECT_EQ(c.metrics_top_processes, 10u);
 }
 
 // The error message for `text`, or a note that it parsed.
@@ -108,6 +110,10 @@ sustained_fraction = 0.5
 
 [network]
 ping = ["10.0.0.1", "host:22"]
+
+[metrics]
+names = "both"
+top_processes = 3
 )",
                        "/etc/x.toml");
   ASSERT_TRUE(r.ok()) << r.error().message;
@@ -125,7 +131,25 @@ ping = ["10.0.0.1", "host:22"]
   EXPECT_EQ(r->expected_gpus, 8u);
   EXPECT_EQ(r->sustained_fraction, 0.5);
   EXPECT_EQ(r->ping_targets, (std::vector<std::string>{"10.0.0.1", "host:22"}));
+  EXPECT_EQ(r->metric_names, MetricNames::kBoth);
+  EXPECT_EQ(r->metrics_top_processes, 3u);
   EXPECT_EQ(r->source, "/etc/x.toml");
+}
+
+TEST(Config, MetricsSectionRejectsWhatTheAgentCannotServe) {
+  EXPECT_EQ(ErrorOf("[metrics]\nnames = \"prometheus\"\n"),
+            "cfg.toml:2: metrics.names: 'prometheus' is not gpudoctor, dcgm or both");
+  EXPECT_EQ(ErrorOf("[metrics]\nnames = 1\n"),
+            "cfg.toml:2: metrics.names: expected a string, got an integer");
+  EXPECT_EQ(ErrorOf("[metrics]\ntop_processes = -1\n"),
+            "cfg.toml:2: metrics.top_processes: -1 is not in [0, 1000]");
+  EXPECT_EQ(ErrorOf("[metrics]\ntop_processes = 2.5\n"),
+            "cfg.toml:2: metrics.top_processes: expected an integer, got a floating-point number");
+  EXPECT_EQ(ErrorOf("[metrics]\nname = \"dcgm\"\n"), "cfg.toml:2: metrics.name: unknown key");
+  auto dcgm = ParseConfig("[metrics]\nnames = \"dcgm\"\ntop_processes = 0\n", "x");
+  ASSERT_TRUE(dcgm.ok()) << dcgm.error().message;
+  EXPECT_EQ(dcgm->metric_names, MetricNames::kDcgm);
+  EXPECT_EQ(dcgm->metrics_top_processes, 0u);
 }
 
 TEST(Config, PartialOverrideKeepsOtherDefaults) {

@@ -1,0 +1,87 @@
+// End-to-end: a real Prometheus (Debian package prometheus) scrapes
+// `gpudoctor agent --metrics-names both` on the fake NVML; PromQL on
+// dcgm-exporter's names returns the fake's values in dcgm-exporter's units
+// and labels (FB in MiB, the Xid gauge of the last code, Hostname from
+// $NODE_NAME), and gpudoctor's names are there too.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include "support/background_process.h"
+#include "support/loopback.h"
+#include "support/temp_files.h"
+#include "support/test_prometheus.h"
+
+namespace gpudoctor::test {
+namespace {
+
+using nlohmann::json;
+
+// One GPU, 4 GiB in use at 66 C, an Xid 13 (a graphics engine exception)
+// after a second.
+const char* kDcgmScenario = R"({"driver_version": "550.54.15", "gpus": [
+  {"name": "NVIDIA H100 80GB HBM3", "temperature_c": 66, "power_draw_w": 312.5,
+   "memory_total_bytes": 85899345920, "memory_used_bytes": 4294967296,
+   "memory_free_bytes": 81604378624, "clocks_sm_mhz": 1755,
+   "faults": [{"kind": "xid", "code": 13, "at_s": 1}]}
+]})";
+
+std::string ValueOf(const json& result) {
+  return result.empty() ? "" : result[0]["value"][1].get<std::string>();
+}
+
+TEST(AgentDcgmNamesE2e, PrometheusReadsDcgmExporterNamesAndUnits) {
+  if (!TestPrometheus::Installed()) {
+    GTEST_SKIP() << "prometheus not installed (Debian package prometheus)";
+  }
+  TempDir root, data;
+  root.Write("proc/stat", "cpu  1000 0 1000 80000 0 0 0 0 0 0\nbtime 1700000000\n");
+  root.Write("proc/meminfo", "MemTotal:       1073741824 kB\nMemAvailable:    900000000 kB\n");
+  const int agent_port = FreeLoopbackPort();
+  ASSERT_GT(agent_port, 0);
+  auto env = FakeNvmlEnv(data.Write("s.json", kDcgmScenario));
+  env["NODE_NAME"] = "e2e-node-3";
+  BackgroundProcess agent(
+      GpudoctorArgv({"agent", "--data-dir", data.path().string(), "--root", root.path().string(),
+                     "--interval", "200ms", "--facts-every", "1h", "--no-kernel-log", "--run-for",
+                     "120s", "--metrics-names", "both", "--listen",
+                     "127.0.0.1:" + std::to_string(agent_port)}),
+      env, (data.path() / "agent.log").string());
+  ASSERT_TRUE(agent.started());
+  TestPrometheus prometheus({"127.0.0.1:" + std::to_string(agent_port)});
+  ASSERT_TRUE(prometheus.started());
+
+  const json fb = ResultOf(prometheus.WaitForResult("DCGM_FI_DEV_FB_USED", std::chrono::seconds(60)));
+  ASSERT_EQ(fb.size(), 1u) << fb.dump() << "\nsee " << prometheus.log_path();
+  EXPECT_EQ(ValueOf(fb), "4096");  // MiB
+  const json& labels = fb[0]["metric"];
+  EXPECT_EQ(labels["gpu"], "0");
+  EXPECT_EQ(labels["UUID"], "GPU-00000000-0000-0000-0000-000000000001");
+  EXPECT_EQ(labels["pci_bus_id"], "00000000:01:00.0");
+  EXPECT_EQ(labels["device"], "nvidia0");
+  EXPECT_EQ(labels["modelName"], "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(labels["Hostname"], "e2e-node-3");
+  EXPECT_EQ(labels["DCGM_FI_DRIVER_VERSION"], "550.54.15");
+  EXPECT_EQ(labels["job"], "gpudoctor");
+
+  EXPECT_EQ(ValueOf(ResultOf(prometheus.Query("DCGM_FI_DEV_GPU_TEMP"))), "66");
+  EXPECT_EQ(ValueOf(ResultOf(prometheus.Query("DCGM_FI_DEV_POWER_USAGE"))), "312.5");
+  EXPECT_EQ(ValueOf(ResultOf(prometheus.Query("DCGM_FI_DEV_SM_CLOCK"))), "1755");  // MHz
+  // gpudoctor's own names are served beside them.
+  EXPECT_EQ(ValueOf(ResultOf(prometheus.Query("gpudoctor_gpu_sm_clock_hertz"))), "1755000000");
+  // A PromQL join across the two namings agrees on the GPU.
+  EXPECT_EQ(ValueOf(ResultOf(prometheus.Query(
+                "DCGM_FI_DEV_GPU_TEMP - on(gpu) gpudoctor_gpu_temperature_celsius"))),
+            "0");
+  const json xid = ResultOf(prometheus.WaitForResult("DCGM_FI_DEV_XID_ERRORS{err_code=\"13\"}",
+                                                     std::chrono::seconds(30)));
+  ASSERT_EQ(xid.size(), 1u) << xid.dump();
+  EXPECT_EQ(ValueOf(xid), "13");
+  EXPECT_FALSE(xid[0]["metric"].value("err_msg", "").empty()) << xid.dump();
+
+  EXPECT_TRUE(prometheus.Stop());
+  agent.Signal(SIGTERM);
+  EXPECT_NE(agent.Wait(std::chrono::seconds(20)), -1);
+}
+
+}  // namespace
+}  // namespace gpudoctor::test
