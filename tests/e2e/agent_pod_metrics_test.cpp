@@ -10,7 +10,7 @@
 #include <sstream>
 #include <thread>
 
-#include "http/httplib_config.h"
+#include "core/httplib_config.h"
 #include "support/background_process.h"
 #include "support/loopback.h"
 #include "support/temp_files.h"

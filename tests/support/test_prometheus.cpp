@@ -5,13 +5,12 @@
 #include <filesystem>
 #include <thread>
 
-#include "http/httplib_config.h"
+#include "core/httplib_config.h"
 #include "support/loopback.h"
+#include "support/tsdb_servers.h"
 
 namespace gpudoctor::test {
 namespace {
-
-constexpr const char* kPrometheusBinary = "/usr/bin/prometheus";
 
 nlohmann::json JsonBody(const httplib::Result& r) {
   // 400 carries Prometheus's error document (a query it rejects).
@@ -27,16 +26,12 @@ bool TestPrometheus::Installed() { return std::filesystem::exists(kPrometheusBin
 TestPrometheus::TestPrometheus(const std::vector<std::string>& targets,
                                const std::vector<std::string>& rule_files) {
   port_ = FreeLoopbackPort();
-  std::string config = "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n";
+  // The same scrape configuration as TsdbServer's, plus the rule files.
+  std::string config = ScrapeConfig(targets, "1s");
   if (!rule_files.empty()) {
     config += "rule_files:\n";
     for (const auto& f : rule_files) config += "  - " + f + "\n";
   }
-  config += "scrape_configs:\n  - job_name: gpudoctor\n    static_configs:\n      - targets: [";
-  for (std::size_t i = 0; i < targets.size(); ++i) {
-    config += (i ? ", '" : "'") + targets[i] + "'";
-  }
-  config += "]\n";
   const std::string config_path = dir_.Write("prometheus.yml", config);
   process_ = std::make_unique<BackgroundProcess>(
       std::vector<std::string>{kPrometheusBinary, "--config.file=" + config_path,
