@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "e2e/stress_e2e.h"
 #include "support/background_process.h"
 #include "support/run_process.h"
 #include "support/temp_files.h"
@@ -24,72 +25,6 @@ namespace gpudoctor::test {
 namespace {
 
 using nlohmann::json;
-
-// An H100-like GPU of the scenario at `bus`, idle, with the CUDA keys given.
-json StressGpu(const std::string& bus, json cuda = json::object()) {
-  json g = {{"pci_bus_id", bus},         {"name", "NVIDIA H100 80GB HBM3"},
-            {"power_draw_w", 70},        {"power_limit_w", 700},
-            {"temperature_c", 35},       {"clocks_sm_mhz", 1980},
-            {"clocks_max_sm_mhz", 1980}, {"utilization_gpu_percent", 0},
-            {"clock_event_reasons", 0},  {"processes", json::array()}};
-  // Slow fake rates, so that a copy takes tens of milliseconds and timer
-  // slack on a busy test machine stays small beside it.
-  cuda.emplace("hbm_gbps", 100);
-  cuda.emplace("p2p_gbps", 10);
-  g["cuda"] = cuda;
-  return g;
-}
-
-struct StressRun {
-  ProcessResult process;
-  json report;  // the JSON report, null when none was written
-};
-
-class StressE2e : public ::testing::Test {
- protected:
-  std::string Scenario(const std::vector<json>& gpus, json top = json::object()) {
-    top["gpus"] = json::array();
-    for (const json& g : gpus) top["gpus"].push_back(g);
-    return dir_.Write("scenario.json", top.dump());
-  }
-
-  ProcessOptions Options() {
-    ProcessOptions o;
-    o.env["GPUDOCTOR_STRESS_LOCK"] = (dir_.path() / "stress.lock").string();
-    o.timeout = std::chrono::seconds(60);
-    return o;
-  }
-
-  StressRun Run(const std::string& scenario, std::vector<std::string> extra, ProcessOptions o) {
-    std::string report = (dir_.path() / "report.json").string();
-    std::filesystem::remove(report);
-    std::vector<std::string> args = {"stress", "--format", "json", "--output", report, "--lang", "en"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    StressRun r;
-    r.process = RunGpudoctor(args, scenario, o);
-    std::ifstream in(report);
-    if (in) r.report = json::parse(in, nullptr, false);
-    return r;
-  }
-  StressRun Run(const std::string& scenario, std::vector<std::string> extra) {
-    return Run(scenario, std::move(extra), Options());
-  }
-
-  TempDir dir_;
-};
-
-std::set<std::string> FindingIds(const json& doc) {
-  std::set<std::string> ids;
-  for (const auto& f : doc["findings"]) ids.insert(f["id"].get<std::string>());
-  return ids;
-}
-
-const json* FindingFor(const json& doc, const std::string& id) {
-  for (const auto& f : doc["findings"]) {
-    if (f["id"] == id) return &f;
-  }
-  return nullptr;
-}
 
 TEST_F(StressE2e, HealthyRunMeasuresEveryTestAndLoadsTheGpusInNvml) {
   // An L4 (published peak 300 GB/s) whose copies run at 290 GB/s, on a
@@ -401,7 +336,7 @@ TEST_F(StressE2e, RulesListsTheStressRules) {
   for (const char* id : {"stress.power_supply", "stress.gpu_lost", "stress.memory_mismatch", "stress.cuda_error",
                          "stress.power_brake", "stress.thermal_slowdown", "stress.straggler",
                          "stress.hbm_below_peak", "stress.pcie_below_link", "stress.clocks_held",
-                         "stress.weak_peer_pair"}) {
+                         "stress.weak_peer_pair", "stress.peer_pair_below_links"}) {
     EXPECT_NE(r.out.find(id), std::string::npos) << id;
   }
   EXPECT_NE(r.out.find("[needs active]"), std::string::npos);
