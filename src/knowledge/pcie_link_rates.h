@@ -21,4 +21,9 @@ inline constexpr double kPcieAchievableShare = 0.8;
 // (stress.pcie_below_link) and a marked cell in the report.
 inline constexpr double kPcieFlagBelowShare = 0.6;
 
+// Both directions at once on a full-duplex link move well above one
+// direction alone; below this many times the faster direction, the path
+// takes the directions in turn (stress.pcie_half_duplex).
+inline constexpr double kPcieDuplexMinGain = 1.2;
+
 }  // namespace gpudoctor

@@ -85,9 +85,10 @@ TEST_F(StressE2e, HealthyRunMeasuresEveryTestAndLoadsTheGpusInNvml) {
     EXPECT_EQ(g["pcie"]["link_theoretical_gbps"], 8);
     EXPECT_LE(g["pcie"]["h2d_gbps"].get<double>(), 6.6);
     EXPECT_GT(g["pcie"]["d2h_gbps"].get<double>(), 0);
-    // The fake runs both directions one after the other: at most the rate of one.
-    EXPECT_GT(g["pcie"]["bidir_gbps"].get<double>(), 0);
-    EXPECT_LE(g["pcie"]["bidir_gbps"].get<double>(), 6.6);
+    // The fake's link is full duplex: both directions at once overlap, at
+    // most twice one direction's 6.5 GB/s and well above one alone.
+    EXPECT_GT(g["pcie"]["bidir_gbps"].get<double>(), 1.2 * 6.5);
+    EXPECT_LE(g["pcie"]["bidir_gbps"].get<double>(), 13.1);
   }
 }
 
@@ -103,6 +104,21 @@ TEST_F(StressE2e, SlowPcieLink) {
   const json* f = FindingFor(r.report, "stress.pcie_below_link");
   EXPECT_NE((*f)["title"].get<std::string>().find("of its Gen4 x16 link"), std::string::npos);
   EXPECT_NE((*f)["evidence"].dump().find("trained at Gen4 x16 of Gen5 x16"), std::string::npos);
+}
+
+TEST_F(StressE2e, HalfDuplexPcieLinkIsFlagged) {
+  // Gen3 x16 (15.75 GB/s) copying at 12 GB/s each way, but the two
+  // directions take turns: both at once move no more than one alone.
+  json half = StressGpu("0000:01:00.0", {{"h2d_gbps", 12}, {"d2h_gbps", 12}, {"pcie_duplex", "half"}});
+  half["pcie_link_gen_current"] = half["pcie_link_gen_max"] = 3;
+  half["pcie_link_width_current"] = half["pcie_link_width_max"] = 16;
+  auto r = Run(Scenario({half}), {"--tests", "pcie", "--duration", "3s"});
+  ASSERT_EQ(r.process.exit_code, 1) << r.process.err;
+  EXPECT_EQ(FindingIds(r.report), std::set<std::string>{"stress.pcie_half_duplex"}) << r.report["findings"].dump(2);
+  const json* f = FindingFor(r.report, "stress.pcie_half_duplex");
+  EXPECT_EQ((*f)["gpus"], json({"0000:01:00.0"}));
+  EXPECT_NE((*f)["title"].get<std::string>().find("both directions at once reach only"), std::string::npos);
+  EXPECT_LE(r.report["active"]["gpus"][0]["pcie"]["bidir_gbps"].get<double>(), 12.1);
 }
 
 TEST_F(StressE2e, HbmFarBelowPeakAndAStraggler) {
@@ -336,7 +352,7 @@ TEST_F(StressE2e, RulesListsTheStressRules) {
   for (const char* id : {"stress.power_supply", "stress.gpu_lost", "stress.memory_mismatch", "stress.cuda_error",
                          "stress.power_brake", "stress.thermal_slowdown", "stress.straggler",
                          "stress.hbm_below_peak", "stress.pcie_below_link", "stress.clocks_held",
-                         "stress.weak_peer_pair", "stress.peer_pair_below_links"}) {
+                         "stress.weak_peer_pair", "stress.peer_pair_below_links", "stress.pcie_half_duplex"}) {
     EXPECT_NE(r.out.find(id), std::string::npos) << id;
   }
   EXPECT_NE(r.out.find("[needs active]"), std::string::npos);

@@ -11,6 +11,7 @@ std::vector<const Rule*> ActiveRules() {
       &kStressCudaErrorRule,   &kStressPowerBrakeRule,      &kStressThermalSlowdownRule,
       &kStressClocksHeldRule,
       &kStressStragglerRule,   &kStressHbmBelowPeakRule,    &kStressPcieBelowLinkRule,
+      &kStressPcieHalfDuplexRule,
       &kStressPeerPairBelowLinksRule, &kStressWeakPeerPairRule,
   };
 }
