@@ -26,6 +26,7 @@ int RunStatus(const StatusOptions& opts, const GlobalOptions& global) {
     std::cerr << "gpudoctor: " << nvml.error().message << "\n";
     return kExitCannotRun;
   }
+  nvml->read_nvlink_topology = true;
   auto session = NvmlSession::Open(*nvml);
   SystemStatus status = session->Sample();
   if (!status.nvml_loaded) {

@@ -18,6 +18,7 @@
 #include "rules/engine/finding_fold.h"
 #include "rules/engine/registry.h"
 #include "status/gpu_selector.h"
+#include "stress/p2p_expectation.h"
 #include "stress/run_lock.h"
 #include "stress/stop_signal.h"
 #include "stress/stress_run.h"
@@ -67,7 +68,7 @@ Result<std::vector<StressTarget>> PickTargets(const SystemStatus& status, const 
       return Error{ErrorCode::kNotFound,
                    label + " is not visible to CUDA (CUDA_VISIBLE_DEVICES, or a MIG or driver setting)"};
     }
-    out.push_back(StressTarget{g, *device});
+    out.push_back(StressTarget{g, *device, ActiveNvLinksOf(g, status)});
   }
   if (out.empty()) return Error{ErrorCode::kNotFound, "no GPU to test"};
   return out;
@@ -121,7 +122,9 @@ int RunStressCommand(const StressCmdOptions& opts, const GlobalOptions& global) 
   auto nvml = MakeNvmlOptions(global);
   if (!nvml) return CannotStress(nvml.error().message);
 
-  auto check = NvmlSession::Open(*nvml);
+  NvmlOptions first = *nvml;
+  first.read_nvlink_topology = true;  // where each link leads, for the p2p expectation
+  auto check = NvmlSession::Open(first);
   SystemStatus before = check->Sample();
   if (!before.nvml_loaded) {
     std::cerr << "gpudoctor: cannot run stress: " << before.nvml_error << "\n";

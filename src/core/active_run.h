@@ -33,6 +33,15 @@ struct MemoryTestResult {
   std::optional<std::int64_t> remapped_rows_before, remapped_rows_after;
 };
 
+// One NVLink link of a GPU as NVML read it before the run.
+struct ActiveNvLink {
+  unsigned link = 0;
+  bool active = false;
+  std::optional<std::int64_t> version;  // nvmlDeviceGetNvLinkVersion's encoding
+  std::string remote_pci_bus_id;        // empty when unknown
+  bool remote_is_gpu = false;           // a GPU of the node; otherwise an NVSwitch
+};
+
 struct ActiveGpuResult {
   unsigned index = 0;       // NVML index
   std::string pci_bus_id;   // "0000:3b:00.0"
@@ -56,11 +65,27 @@ struct ActiveGpuResult {
   // generation and train up under load), and the link's maximum.
   std::optional<std::int64_t> pcie_link_gen, pcie_link_width;
   std::optional<std::int64_t> pcie_link_gen_max, pcie_link_width_max;
+  // Its NVLink links (empty without NVLink), for the p2p expectation.
+  std::vector<ActiveNvLink> nvlinks;
   std::vector<ActiveXid> xids;
   // The first CUDA error of the run on this GPU, as CudaCallError writes it.
   std::string cuda_error;
   std::optional<double> cuda_error_at_s;
   std::string cuda_error_test;  // the test it happened in
+};
+
+// What a pair's path should carry, one direction: its NVLink links (direct,
+// or each GPU's links to the NVSwitch fabric) x the per-link rate of their
+// generation, or, without NVLink, the slower GPU's PCIe link.
+struct PeerExpectation {
+  std::string path;             // "nvlink", "nvswitch" or "pcie"
+  int links = 0;                // NVLink links the path should have (0 on PCIe)
+  int links_active = 0;         // of those, how many are up
+  std::string link_name;        // "NVLink 4.0", "PCIe Gen4 x16"
+  double link_gbps = 0;         // one NVLink link, or the PCIe link, one direction
+  double theoretical_gbps = 0;  // what the path carries in theory
+  double achievable_share = 0;  // the share of it a healthy path reaches
+  std::string source;           // where the per-link rate comes from
 };
 
 // p2p: one direction of one GPU pair.
@@ -69,6 +94,7 @@ struct ActivePeerCopy {
   std::string src_bus, dst_bus;
   bool peer_access = false;     // the driver offered peer access (else staged through the host)
   std::optional<double> gbps;   // median of the timed copies, 1e9 bytes per second
+  std::optional<PeerExpectation> expected;  // nullopt when the links do not say
 };
 
 struct ActiveRun {

@@ -52,6 +52,12 @@ struct NvLinkStatus {
   std::optional<std::int64_t> crc_data_errors;
   std::optional<std::int64_t> replay_errors;
   std::optional<std::int64_t> recovery_errors;
+  // Where an active link leads, read only when asked (NvmlOptions::
+  // read_nvlink_topology): nvmlDeviceGetNvLinkVersion's answer (an encoding,
+  // knowledge/nvlink_rates.h) and the remote end's PCI bus id (another GPU,
+  // or an NVSwitch: a bus id that is no GPU's).
+  std::optional<std::int64_t> version;
+  std::string remote_pci_bus_id;  // empty when not read
 };
 
 struct MigDeviceStatus;

@@ -20,4 +20,8 @@ struct HbmPeak {
 // nullopt for a model the table does not know.
 std::optional<HbmPeak> FindHbmPeak(std::string_view nvml_name);
 
+// A copy kernel below this share of the published peak is a finding
+// (stress.hbm_below_peak) and a marked cell in the report.
+inline constexpr double kHbmFlagBelowShare = 0.6;
+
 }  // namespace gpudoctor

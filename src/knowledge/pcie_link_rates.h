@@ -17,4 +17,13 @@ std::optional<double> PcieLaneGbps(long generation);
 // healthy link (DMA of 256-byte payloads): what stress states beside it.
 inline constexpr double kPcieAchievableShare = 0.8;
 
+// Pinned copies below this share of the link are a finding
+// (stress.pcie_below_link) and a marked cell in the report.
+inline constexpr double kPcieFlagBelowShare = 0.6;
+
+// Both directions at once on a full-duplex link move well above one
+// direction alone; below this many times the faster direction, the path
+// takes the directions in turn (stress.pcie_half_duplex).
+inline constexpr double kPcieDuplexMinGain = 1.2;
+
 }  // namespace gpudoctor

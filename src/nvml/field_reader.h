@@ -103,7 +103,8 @@ inline std::optional<double> Watts(std::optional<std::int64_t> milliwatts) {
 void ReadClocksAndPerformance(Reader& r, nvmlDevice_t dev, GpuStatus& g);
 void ReadModesAndMemoryErrors(Reader& r, nvmlDevice_t dev, GpuStatus& g);
 void ReadPcie(Reader& r, nvmlDevice_t dev, GpuStatus& g);
-void ReadNvLinks(Reader& r, nvmlDevice_t dev, GpuStatus& g);
+// With `topology`, each active link's version and remote bus id too.
+void ReadNvLinks(Reader& r, nvmlDevice_t dev, bool topology, GpuStatus& g);
 void ReadProcesses(Reader& r, nvmlDevice_t dev, GpuStatus& g);
 void ReadMemory(Reader& r, nvmlDevice_t dev, GpuStatus& g);
 

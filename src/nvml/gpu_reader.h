@@ -12,6 +12,7 @@ namespace gpudoctor {
 struct GpuReadOptions {
   bool read_processes = true;
   bool read_nvlink = true;
+  bool read_nvlink_topology = false;  // each active link's version and remote end
 };
 
 // Gets the handle for `index` and reads every field. Fields the GPU does not

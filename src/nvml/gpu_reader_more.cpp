@@ -195,7 +195,7 @@ void ReadPcie(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
   g.pcie_replay_count = Uint(r, "nvmlDeviceGetPcieReplayCounter", "pcie_replay_count", f.nvmlDeviceGetPcieReplayCounter, dev);
 }
 
-void ReadNvLinks(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
+void ReadNvLinks(Reader& r, nvmlDevice_t dev, bool topology, GpuStatus& g) {
   const auto& f = r.fn();
   for (unsigned link = 0; link < kNvmlNvLinkMaxLinks && !r.stopped(); ++link) {
     int active = 0;
@@ -216,6 +216,21 @@ void ReadNvLinks(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
       if (r.Get("nvmlDeviceGetNvLinkErrorCounter", "nvlinks", f.nvmlDeviceGetNvLinkErrorCounter,
                 dev, link, counter, &value)) {
         *slot = static_cast<std::int64_t>(value);
+      }
+    }
+    if (topology) {
+      // An inactive link may not say where it leads; its silence is no
+      // error of the GPU, so only an active link's failures are recorded.
+      auto ask = [&](const char* call, auto fn, auto* out) {
+        if (s.active == true) return r.Get(call, "nvlinks", fn, dev, link, out);
+        return r.Call(call, fn, dev, link, out) == NVML_SUCCESS;
+      };
+      unsigned version = 0;
+      if (ask("nvmlDeviceGetNvLinkVersion", f.nvmlDeviceGetNvLinkVersion, &version)) s.version = version;
+      nvmlPciInfo_t remote{};
+      if (ask("nvmlDeviceGetNvLinkRemotePciInfo_v2", f.nvmlDeviceGetNvLinkRemotePciInfo_v2, &remote)) {
+        remote.busId[sizeof remote.busId - 1] = '\0';
+        s.remote_pci_bus_id = NormalizePciBusId(remote.busId);
       }
     }
     g.nvlinks.push_back(s);

@@ -428,6 +428,8 @@ static_assert(sizeof(nvmlProcessesUtilizationInfo_v1_t) == 24 &&
   X(nvmlDeviceGetPcieReplayCounter, (nvmlDevice_t device, unsigned int* value)) \
   X(nvmlDeviceGetNvLinkState, (nvmlDevice_t device, unsigned int link, nvmlEnableState_t* isActive)) \
   X(nvmlDeviceGetNvLinkErrorCounter, (nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long* counterValue)) \
+  X(nvmlDeviceGetNvLinkVersion, (nvmlDevice_t device, unsigned int link, unsigned int* version)) \
+  X(nvmlDeviceGetNvLinkRemotePciInfo_v2, (nvmlDevice_t device, unsigned int link, nvmlPciInfo_t* pci)) \
   X(nvmlDeviceGetComputeRunningProcesses_v3, (nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_t* infos)) \
   X(nvmlDeviceGetComputeRunningProcesses_v2, (nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_t* infos)) \
   X(nvmlDeviceGetComputeRunningProcesses, (nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_v1_t* infos)) \

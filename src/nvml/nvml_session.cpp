@@ -208,7 +208,7 @@ class Session final : public NvmlSession {
   // hangs, its GPU is marked hung, the lane's worker is abandoned, and the
   // lane's GPUs not yet read are read again on fresh workers.
   void ReadGpus(std::vector<unsigned> todo, std::map<unsigned, Outcome>& out, Pass pass) {
-    GpuReadOptions read{options_.read_processes, options_.read_nvlink};
+    GpuReadOptions read{options_.read_processes, options_.read_nvlink, options_.read_nvlink_topology};
     // After a hang, the GPUs left are read each on its own worker: when the
     // whole driver hangs, the sample costs two deadlines, not one per GPU.
     std::size_t lanes_now = lanes_;

@@ -34,6 +34,9 @@ struct NvmlOptions {
   std::chrono::milliseconds slow_read = kSlowGpuRead;
   bool read_processes = true;
   bool read_nvlink = true;
+  // Also each active link's NVLink version and remote PCI bus id (two calls
+  // a link; what `status` and `stress` show, not what the agent records).
+  bool read_nvlink_topology = false;
   // GPM metrics where the GPU supports them (nvml/gpm_reader.h). The first
   // Sample() of a session then takes about kGpmMinInterval longer.
   bool read_gpm = true;

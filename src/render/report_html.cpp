@@ -257,7 +257,7 @@ std::string ReportToHtml(const ReportContext& r) {
   for (const GpuSeries& g : in.gpus)
     out += GpuSectionHtml(r, g, VerdictFor(d, g.pci_bus_id), range);
   out += Findings(d, l);
-  if (in.active) out += "<section><pre>" + E(ActiveRunText(in, l)) + "</pre></section>\n";
+  if (in.active) out += ActiveRunHtml(in, l);
   out += Events(in, l);
   if (r.timeline) out += TimelineHtml(*r.timeline, l);
   out += NotCheckedHtml(d, l);

@@ -19,6 +19,7 @@ table { border-collapse: collapse; margin: 6px 0 14px; width: 100%; }
 th, td { border: 1px solid #d0d7de; padding: 3px 8px; text-align: left; vertical-align: top; }
 th { background: #f6f8fa; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.below { color: #b3261e; font-weight: 600; }
 td.msg { word-break: break-word; }
 .meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 6px 0 12px; }
 .meta dt { color: #57606a; }

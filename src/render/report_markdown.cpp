@@ -130,7 +130,7 @@ std::string ReportToMarkdown(const ReportContext& r) {
   out += fmt::format("## {} ({})\n\n", Pick(l, "Findings", "发现的问题"), d.findings.size());
   if (d.findings.empty()) out += std::string(Pick(l, "No problem found in the evidence checked.", "在已检查的证据中未发现问题。")) + "\n\n";
   for (const Finding& f : d.findings) out += FindingMarkdown(f, l);
-  if (in.active) out += "```" + ActiveRunText(in, l) + "```\n\n";
+  if (in.active) out += ActiveRunMarkdown(in, l);
   if (in.kernel && !in.kernel->events.empty()) {
     out += fmt::format("## {} ({})\n\n| {} | {} | Xid | GPU | {} |\n|---|---|---|---|---|\n",
                        Pick(l, "Kernel events", "内核事件"), in.kernel->events.size(), Pick(l, "Time", "时间"),

@@ -16,12 +16,16 @@ nlohmann::ordered_json StatusOrNull(const std::optional<T>& value) {
 nlohmann::ordered_json NvLinksToJson(const std::vector<NvLinkStatus>& links) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& l : links) {
-    out.push_back({{"link", l.link},
-                   {"active", StatusOrNull(l.active)},
-                   {"crc_flit_errors", StatusOrNull(l.crc_flit_errors)},
-                   {"crc_data_errors", StatusOrNull(l.crc_data_errors)},
-                   {"replay_errors", StatusOrNull(l.replay_errors)},
-                   {"recovery_errors", StatusOrNull(l.recovery_errors)}});
+    nlohmann::ordered_json link{{"link", l.link},
+                                {"active", StatusOrNull(l.active)},
+                                {"crc_flit_errors", StatusOrNull(l.crc_flit_errors)},
+                                {"crc_data_errors", StatusOrNull(l.crc_data_errors)},
+                                {"replay_errors", StatusOrNull(l.replay_errors)},
+                                {"recovery_errors", StatusOrNull(l.recovery_errors)}};
+    // Where the link leads, when the topology was read (status, stress).
+    if (l.version) link["version"] = *l.version;
+    if (!l.remote_pci_bus_id.empty()) link["remote_pci_bus_id"] = l.remote_pci_bus_id;
+    out.push_back(std::move(link));
   }
   return out;
 }

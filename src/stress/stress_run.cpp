@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "stress/gpu_tests.h"
+#include "stress/p2p_expectation.h"
 #include "stress/stop_signal.h"
 
 namespace gpudoctor {
@@ -98,7 +99,7 @@ void RunP2pTest(std::vector<StressGpu>& gpus, ActiveRun& run, SteadyTime test_st
     const ActiveGpuResult& src = *used[pair.src]->result;
     const ActiveGpuResult& dst = *used[pair.dst]->result;
     run.p2p.push_back(ActivePeerCopy{src.index, dst.index, src.pci_bus_id, dst.pci_bus_id, pair.peer_access,
-                                     MedianOf(pair.gbps)});
+                                     MedianOf(pair.gbps), ExpectPeerCopy(src, dst, pair.peer_access)});
   }
   if (p2p.error) NoteError(*used[p2p.error_gpu], p2p.error, StressTest::kP2p, run_start);
 }
@@ -210,6 +211,11 @@ StressRunResult RunStress(const StressPlan& plan, std::shared_ptr<const CudaLibr
     r.index = t.nvml.index;
     r.pci_bus_id = t.nvml.pci_bus_id;
     r.name = t.nvml.name;
+    r.nvlinks = t.nvlinks;
+    // The link's maximum, for the p2p expectation without NVLink; the pcie
+    // test's samples replace it with what they read under load.
+    r.pcie_link_gen_max = t.nvml.pcie_link_gen_max;
+    r.pcie_link_width_max = t.nvml.pcie_link_width_max;
     out.run.gpus.push_back(std::move(r));
   }
   StressSampler sampling(sampler, xids, out);

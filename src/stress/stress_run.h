@@ -19,11 +19,12 @@ namespace gpudoctor {
 
 inline constexpr std::chrono::milliseconds kStressSampleInterval{100};
 
-// A GPU to test: as NVML saw it before the run, and the CUDA device with
-// the same bus id.
+// A GPU to test: as NVML saw it before the run, the CUDA device with the
+// same bus id, and its NVLink links (p2p_expectation.h: ActiveNvLinksOf).
 struct StressTarget {
   GpuStatus nvml;
   CudaDeviceInfo cuda;
+  std::vector<ActiveNvLink> nvlinks;
 };
 
 struct StressSample {

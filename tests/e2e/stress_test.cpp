@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "e2e/stress_e2e.h"
 #include "support/background_process.h"
 #include "support/run_process.h"
 #include "support/temp_files.h"
@@ -24,72 +25,6 @@ namespace gpudoctor::test {
 namespace {
 
 using nlohmann::json;
-
-// An H100-like GPU of the scenario at `bus`, idle, with the CUDA keys given.
-json StressGpu(const std::string& bus, json cuda = json::object()) {
-  json g = {{"pci_bus_id", bus},         {"name", "NVIDIA H100 80GB HBM3"},
-            {"power_draw_w", 70},        {"power_limit_w", 700},
-            {"temperature_c", 35},       {"clocks_sm_mhz", 1980},
-            {"clocks_max_sm_mhz", 1980}, {"utilization_gpu_percent", 0},
-            {"clock_event_reasons", 0},  {"processes", json::array()}};
-  // Slow fake rates, so that a copy takes tens of milliseconds and timer
-  // slack on a busy test machine stays small beside it.
-  cuda.emplace("hbm_gbps", 100);
-  cuda.emplace("p2p_gbps", 10);
-  g["cuda"] = cuda;
-  return g;
-}
-
-struct StressRun {
-  ProcessResult process;
-  json report;  // the JSON report, null when none was written
-};
-
-class StressE2e : public ::testing::Test {
- protected:
-  std::string Scenario(const std::vector<json>& gpus, json top = json::object()) {
-    top["gpus"] = json::array();
-    for (const json& g : gpus) top["gpus"].push_back(g);
-    return dir_.Write("scenario.json", top.dump());
-  }
-
-  ProcessOptions Options() {
-    ProcessOptions o;
-    o.env["GPUDOCTOR_STRESS_LOCK"] = (dir_.path() / "stress.lock").string();
-    o.timeout = std::chrono::seconds(60);
-    return o;
-  }
-
-  StressRun Run(const std::string& scenario, std::vector<std::string> extra, ProcessOptions o) {
-    std::string report = (dir_.path() / "report.json").string();
-    std::filesystem::remove(report);
-    std::vector<std::string> args = {"stress", "--format", "json", "--output", report, "--lang", "en"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    StressRun r;
-    r.process = RunGpudoctor(args, scenario, o);
-    std::ifstream in(report);
-    if (in) r.report = json::parse(in, nullptr, false);
-    return r;
-  }
-  StressRun Run(const std::string& scenario, std::vector<std::string> extra) {
-    return Run(scenario, std::move(extra), Options());
-  }
-
-  TempDir dir_;
-};
-
-std::set<std::string> FindingIds(const json& doc) {
-  std::set<std::string> ids;
-  for (const auto& f : doc["findings"]) ids.insert(f["id"].get<std::string>());
-  return ids;
-}
-
-const json* FindingFor(const json& doc, const std::string& id) {
-  for (const auto& f : doc["findings"]) {
-    if (f["id"] == id) return &f;
-  }
-  return nullptr;
-}
 
 TEST_F(StressE2e, HealthyRunMeasuresEveryTestAndLoadsTheGpusInNvml) {
   // An L4 (published peak 300 GB/s) whose copies run at 290 GB/s, on a
@@ -150,9 +85,10 @@ TEST_F(StressE2e, HealthyRunMeasuresEveryTestAndLoadsTheGpusInNvml) {
     EXPECT_EQ(g["pcie"]["link_theoretical_gbps"], 8);
     EXPECT_LE(g["pcie"]["h2d_gbps"].get<double>(), 6.6);
     EXPECT_GT(g["pcie"]["d2h_gbps"].get<double>(), 0);
-    // The fake runs both directions one after the other: at most the rate of one.
-    EXPECT_GT(g["pcie"]["bidir_gbps"].get<double>(), 0);
-    EXPECT_LE(g["pcie"]["bidir_gbps"].get<double>(), 6.6);
+    // The fake's link is full duplex: both directions at once overlap, at
+    // most twice one direction's 6.5 GB/s and well above one alone.
+    EXPECT_GT(g["pcie"]["bidir_gbps"].get<double>(), 1.2 * 6.5);
+    EXPECT_LE(g["pcie"]["bidir_gbps"].get<double>(), 13.1);
   }
 }
 
@@ -168,6 +104,21 @@ TEST_F(StressE2e, SlowPcieLink) {
   const json* f = FindingFor(r.report, "stress.pcie_below_link");
   EXPECT_NE((*f)["title"].get<std::string>().find("of its Gen4 x16 link"), std::string::npos);
   EXPECT_NE((*f)["evidence"].dump().find("trained at Gen4 x16 of Gen5 x16"), std::string::npos);
+}
+
+TEST_F(StressE2e, HalfDuplexPcieLinkIsFlagged) {
+  // Gen3 x16 (15.75 GB/s) copying at 12 GB/s each way, but the two
+  // directions take turns: both at once move no more than one alone.
+  json half = StressGpu("0000:01:00.0", {{"h2d_gbps", 12}, {"d2h_gbps", 12}, {"pcie_duplex", "half"}});
+  half["pcie_link_gen_current"] = half["pcie_link_gen_max"] = 3;
+  half["pcie_link_width_current"] = half["pcie_link_width_max"] = 16;
+  auto r = Run(Scenario({half}), {"--tests", "pcie", "--duration", "3s"});
+  ASSERT_EQ(r.process.exit_code, 1) << r.process.err;
+  EXPECT_EQ(FindingIds(r.report), std::set<std::string>{"stress.pcie_half_duplex"}) << r.report["findings"].dump(2);
+  const json* f = FindingFor(r.report, "stress.pcie_half_duplex");
+  EXPECT_EQ((*f)["gpus"], json({"0000:01:00.0"}));
+  EXPECT_NE((*f)["title"].get<std::string>().find("both directions at once reach only"), std::string::npos);
+  EXPECT_LE(r.report["active"]["gpus"][0]["pcie"]["bidir_gbps"].get<double>(), 12.1);
 }
 
 TEST_F(StressE2e, HbmFarBelowPeakAndAStraggler) {
@@ -401,7 +352,7 @@ TEST_F(StressE2e, RulesListsTheStressRules) {
   for (const char* id : {"stress.power_supply", "stress.gpu_lost", "stress.memory_mismatch", "stress.cuda_error",
                          "stress.power_brake", "stress.thermal_slowdown", "stress.straggler",
                          "stress.hbm_below_peak", "stress.pcie_below_link", "stress.clocks_held",
-                         "stress.weak_peer_pair"}) {
+                         "stress.weak_peer_pair", "stress.peer_pair_below_links", "stress.pcie_half_duplex"}) {
     EXPECT_NE(r.out.find(id), std::string::npos) << id;
   }
   EXPECT_NE(r.out.find("[needs active]"), std::string::npos);

@@ -41,7 +41,17 @@ struct Allocation {
   std::vector<unsigned char> bytes;  // empty: not backed
 };
 
+// A stream's host-device copies run in virtual time: each starts when the
+// stream and that direction of the link are free (both directions share one
+// on a half-duplex link) and the stream is ready again when it ends.
+struct FakeStream {
+  int gpu = 0;
+  double ready_at = 0;  // Now() seconds
+};
+
 struct GpuState {
+  double h2d_busy_until = 0, d2h_busy_until = 0;
+  double streams_until = 0;  // the latest ready_at of its streams
   std::uint64_t next_offset = 0;
   std::uint64_t allocated = 0;
   std::optional<double> first_launch_s;
@@ -74,6 +84,15 @@ double Now() {
 
 void SleepSeconds(double s) {
   if (s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(std::min(s, 5.0)));
+}
+
+void SleepUntil(double t) { SleepSeconds(t - Now()); }
+
+// When `stream`'s work so far is done (now for the null stream).
+double StreamReadyAt(CUstream stream) {
+  if (stream == nullptr) return Now();
+  std::lock_guard<std::mutex> lock(TheState().mu);
+  return std::max(Now(), reinterpret_cast<FakeStream*>(stream)->ready_at);
 }
 
 using HookFn = int (*)(const char*);
@@ -130,8 +149,9 @@ void Verify(const fake_cuda::CudaGpu& gpu, CUdeviceptr buf, std::uint64_t words,
   }
 }
 
-// A copy between host memory and an allocation, at the link's rate.
-CUresult CopyHostDevice(CUdeviceptr device, void* host, std::size_t bytes, bool to_device) {
+// A copy between host memory and an allocation, at the link's rate: on a
+// stream, queued in virtual time (FakeStream); on the null stream, at once.
+CUresult CopyHostDevice(CUdeviceptr device, void* host, std::size_t bytes, bool to_device, CUstream stream) {
   State& s = TheState();
   double rate = 0;
   {
@@ -148,6 +168,18 @@ CUresult CopyHostDevice(CUdeviceptr device, void* host, std::size_t bytes, bool 
     }
     const auto& gpu = s.scenario.gpus[t_current_gpu];
     rate = to_device ? gpu.h2d_gbps : gpu.d2h_gbps;
+    if (stream != nullptr) {
+      auto* queue = reinterpret_cast<FakeStream*>(stream);
+      GpuState& g = s.gpus[t_current_gpu];
+      double& busy = to_device ? g.h2d_busy_until : g.d2h_busy_until;
+      double start = std::max({Now(), queue->ready_at, busy});
+      double end = start + static_cast<double>(bytes) / (rate * 1e9);
+      busy = end;
+      if (!gpu.pcie_full_duplex) g.h2d_busy_until = g.d2h_busy_until = end;
+      queue->ready_at = end;
+      g.streams_until = std::max(g.streams_until, end);
+      return CUDA_SUCCESS;
+    }
   }
   SleepSeconds(static_cast<double>(bytes) / (rate * 1e9));
   return CUDA_SUCCESS;
@@ -246,6 +278,12 @@ CUresult cuCtxSetCurrent(CUcontext context) {
 
 CUresult cuCtxSynchronize(void) {
   if (!ValidGpu(t_current_gpu)) return CUDA_ERROR_INVALID_CONTEXT;
+  double until = 0;
+  {
+    std::lock_guard<std::mutex> lock(TheState().mu);
+    until = TheState().gpus[t_current_gpu].streams_until;
+  }
+  SleepUntil(until);
   return TheState().gpus[t_current_gpu].sticky;
 }
 
@@ -269,7 +307,8 @@ CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags) {
 }
 
 CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_context, CUdeviceptr src, CUcontext src_context,
-                           size_t bytes, CUstream) {
+                           size_t bytes, CUstream stream) {
+  SleepUntil(StreamReadyAt(stream));
   auto dst_gpu = reinterpret_cast<char*>(dst_context) - g_contexts;
   auto src_gpu = reinterpret_cast<char*>(src_context) - g_contexts;
   State& s = TheState();
@@ -341,12 +380,12 @@ CUresult cuMemFreeHost(void* pointer) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t bytes, CUstream) {
-  return CopyHostDevice(dst, const_cast<void*>(src), bytes, true);
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t bytes, CUstream stream) {
+  return CopyHostDevice(dst, const_cast<void*>(src), bytes, true, stream);
 }
 
-CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t bytes, CUstream) {
-  return CopyHostDevice(src, dst, bytes, false);
+CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t bytes, CUstream stream) {
+  return CopyHostDevice(src, dst, bytes, false, stream);
 }
 
 CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int value, size_t words) {
@@ -364,20 +403,30 @@ CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int value, size_t words) {
 
 CUresult cuStreamCreate(CUstream* stream, unsigned int) {
   if (stream == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  *stream = reinterpret_cast<CUstream>(new int(t_current_gpu));
+  *stream = reinterpret_cast<CUstream>(new FakeStream{t_current_gpu, 0});
   return CUDA_SUCCESS;
 }
 
 CUresult cuStreamDestroy_v2(CUstream stream) {
-  delete reinterpret_cast<int*>(stream);
+  delete reinterpret_cast<FakeStream*>(stream);
   return CUDA_SUCCESS;
 }
 
-CUresult cuStreamSynchronize(CUstream) { return cuCtxSynchronize(); }
+CUresult cuStreamSynchronize(CUstream stream) {
+  SleepUntil(StreamReadyAt(stream));
+  return cuCtxSynchronize();
+}
 
-// Work runs when enqueued, so an event waited on has already been reached.
-CUresult cuStreamWaitEvent(CUstream, CUevent event, unsigned int flags) {
-  return event == nullptr || flags != 0 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+// Kernels and peer copies run when enqueued; a stream's host-device copies
+// are queued in virtual time, so waiting on an event moves the stream's
+// ready time up to the event's.
+CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags) {
+  if (event == nullptr || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (stream == nullptr) return CUDA_SUCCESS;
+  std::lock_guard<std::mutex> lock(TheState().mu);
+  auto* queue = reinterpret_cast<FakeStream*>(stream);
+  queue->ready_at = std::max(queue->ready_at, *reinterpret_cast<double*>(event));
+  return CUDA_SUCCESS;
 }
 
 CUresult cuEventCreate(CUevent* event, unsigned int) {
@@ -386,15 +435,17 @@ CUresult cuEventCreate(CUevent* event, unsigned int) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuEventRecord(CUevent event, CUstream) {
+CUresult cuEventRecord(CUevent event, CUstream stream) {
   if (event == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  *reinterpret_cast<double*>(event) = Now();
+  *reinterpret_cast<double*>(event) = StreamReadyAt(stream);
   return CUDA_SUCCESS;
 }
 
 CUresult cuEventSynchronize(CUevent event) {
   if (event == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  return cuCtxSynchronize();
+  SleepUntil(*reinterpret_cast<double*>(event));
+  if (!ValidGpu(t_current_gpu)) return CUDA_ERROR_INVALID_CONTEXT;
+  return TheState().gpus[t_current_gpu].sticky;
 }
 
 CUresult cuEventElapsedTime(float* ms, CUevent start, CUevent end) {
@@ -432,9 +483,10 @@ CUresult cuModuleUnload(CUmodule) { return CUDA_SUCCESS; }
 
 CUresult cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
                         unsigned int block_x, unsigned int block_y, unsigned int block_z, unsigned int,
-                        CUstream, void** params, void**) {
+                        CUstream stream, void** params, void**) {
   auto kernel = reinterpret_cast<char*>(f) - g_functions;
   if (kernel < 0 || kernel > 3 || params == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  SleepUntil(StreamReadyAt(stream));
   State& s = TheState();
   std::string bus;
   double seconds = 0;

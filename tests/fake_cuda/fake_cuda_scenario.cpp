@@ -70,6 +70,13 @@ CudaGpu GpuFromEntry(const json& entry, unsigned index) {
     else if (key == "burn_tflops") gpu.burn_tflops = value.get<double>();
     else if (key == "p2p_gbps") gpu.p2p_gbps = value.get<double>();
     else if (key == "peer_access") gpu.peer_access = value.get<bool>();
+    else if (key == "pcie_duplex") {
+      std::string duplex = value.get<std::string>();
+      if (duplex != "full" && duplex != "half") {
+        throw std::runtime_error("gpus[" + std::to_string(index) + "].cuda.pcie_duplex: 'full' or 'half'");
+      }
+      gpu.pcie_full_duplex = duplex == "full";
+    }
     else if (key == "p2p_peer_gbps") {
       for (const auto& [peer, rate] : value.items()) {
         gpu.p2p_peer_gbps[gpudoctor::NormalizePciBusId(peer)] = rate.get<double>();

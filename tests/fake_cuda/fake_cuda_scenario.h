@@ -21,6 +21,7 @@ struct CudaGpu {
   double hbm_gbps = 3000;      // device memory bandwidth the copy kernel sees
   double h2d_gbps = 50;        // pinned host to device
   double d2h_gbps = 50;        // device to host
+  bool pcie_full_duplex = true;  // both directions at once (else one after the other)
   double burn_tflops = 50;     // FP32 rate of the burn kernel
   double p2p_gbps = 100;       // copies from this GPU to any other ...
   std::map<std::string, double> p2p_peer_gbps;  // ... except to these bus ids

@@ -1,5 +1,6 @@
 // ECC, retired pages, remapped rows, PCIe, NVLink and processes.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "fake_state.h"
@@ -26,6 +27,18 @@ const gpudoctor::NvLinkStatus* FindLink(const GpuStatus& g, unsigned link) {
     if (l.link == link) return &l;
   }
   return nullptr;
+}
+
+// A call on one NVLink link: NOT_SUPPORTED for a GPU without links,
+// INVALID_ARGUMENT for a link it does not have (as the driver probes end).
+template <typename Fn>
+nvmlReturn_t WithLink(const char* function, nvmlDevice_t device, unsigned link, Fn&& fn) {
+  return WithGpu(function, device, {"nvlinks"}, [&](const GpuCall& c) -> nvmlReturn_t {
+    if (c.now.nvlinks.empty()) return NVML_ERROR_NOT_SUPPORTED;
+    const auto* l = FindLink(c.now, link);
+    if (l == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+    return fn(*l);
+  });
 }
 
 // NVML's count-then-fill protocol for process lists, writing `record_bytes`
@@ -214,11 +227,8 @@ nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device,
 
 nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link,
                                       nvmlEnableState_t* isActive) {
-  return WithGpu(__func__, device, {"nvlinks"}, [&](const GpuCall& c) -> nvmlReturn_t {
-    if (c.now.nvlinks.empty()) return NVML_ERROR_NOT_SUPPORTED;
-    const auto* l = FindLink(c.now, link);
-    if (l == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-    return PutEnabled(l->active, isActive);
+  return WithLink(__func__, device, link, [&](const gpudoctor::NvLinkStatus& l) -> nvmlReturn_t {
+    return PutEnabled(l.active, isActive);
   });
 }
 
@@ -226,22 +236,49 @@ nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device,
                                              unsigned int link,
                                              nvmlNvLinkErrorCounter_t counter,
                                              unsigned long long* counterValue) {
-  return WithGpu(__func__, device, {"nvlinks"}, [&](const GpuCall& c) -> nvmlReturn_t {
-    if (c.now.nvlinks.empty()) return NVML_ERROR_NOT_SUPPORTED;
-    const auto* l = FindLink(c.now, link);
-    if (l == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  return WithLink(__func__, device, link, [&](const gpudoctor::NvLinkStatus& l) -> nvmlReturn_t {
     switch (counter) {
       case NVML_NVLINK_ERROR_DL_REPLAY:
-        return PutUll(l->replay_errors, counterValue);
+        return PutUll(l.replay_errors, counterValue);
       case NVML_NVLINK_ERROR_DL_RECOVERY:
-        return PutUll(l->recovery_errors, counterValue);
+        return PutUll(l.recovery_errors, counterValue);
       case NVML_NVLINK_ERROR_DL_CRC_FLIT:
-        return PutUll(l->crc_flit_errors, counterValue);
+        return PutUll(l.crc_flit_errors, counterValue);
       case NVML_NVLINK_ERROR_DL_CRC_DATA:
-        return PutUll(l->crc_data_errors, counterValue);
+        return PutUll(l.crc_data_errors, counterValue);
       default:
         return NVML_ERROR_INVALID_ARGUMENT;
     }
+  });
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link,
+                                        unsigned int* version) {
+  return WithLink(__func__, device, link, [&](const gpudoctor::NvLinkStatus& l) -> nvmlReturn_t {
+    return PutUint(l.version, version);
+  });
+}
+
+// The remote end's bus id as the driver writes it ("%08X:%02X:%02X.0").
+nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device,
+                                                 unsigned int link,
+                                                 nvmlPciInfo_t* pci) {
+  return WithLink(__func__, device, link, [&](const gpudoctor::NvLinkStatus& l) -> nvmlReturn_t {
+    if (pci == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+    unsigned domain = 0, bus = 0, dev = 0, function = 0;
+    if (std::sscanf(l.remote_pci_bus_id.c_str(), "%x:%x:%x.%x", &domain, &bus,
+                    &dev, &function) != 4) {
+      return NVML_ERROR_NOT_SUPPORTED;
+    }
+    *pci = nvmlPciInfo_t{};
+    pci->domain = domain;
+    pci->bus = bus;
+    pci->device = dev;
+    std::snprintf(pci->busId, sizeof pci->busId, "%08X:%02X:%02X.%X", domain,
+                  bus, dev, function);
+    std::snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%04X:%02X:%02X.%X",
+                  domain, bus, dev, function);
+    return NVML_SUCCESS;
   });
 }
 

@@ -105,7 +105,8 @@ std::vector<gpudoctor::NvLinkStatus> ParseNvLinks(const json& value,
     const json& e = value[i];
     CheckKeys(e, at,
               {"link", "active", "crc_flit_errors", "crc_data_errors",
-               "replay_errors", "recovery_errors"});
+               "replay_errors", "recovery_errors", "version",
+               "remote_pci_bus_id"});
     gpudoctor::NvLinkStatus link;
     link.link = e.contains("link")
         ? static_cast<unsigned>(Integer(e["link"], at + ".link", 0, 63))
@@ -119,6 +120,13 @@ std::vector<gpudoctor::NvLinkStatus> ParseNvLinks(const json& value,
     link.crc_data_errors = get("crc_data_errors");
     link.replay_errors = get("replay_errors");
     link.recovery_errors = get("recovery_errors");
+    link.version = get("version");
+    if (e.contains("remote_pci_bus_id")) {
+      if (!e["remote_pci_bus_id"].is_string()) {
+        Fail(at + ".remote_pci_bus_id", "must be a string");
+      }
+      link.remote_pci_bus_id = e["remote_pci_bus_id"].get<std::string>();
+    }
     out.push_back(link);
   }
   return out;

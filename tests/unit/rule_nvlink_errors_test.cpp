@@ -10,7 +10,7 @@ namespace {
 GpuStatus WithLinks(unsigned index, unsigned count, bool active) {
   GpuStatus g = HealthyGpu(index);
   for (unsigned l = 0; l < count; ++l) {
-    g.nvlinks.push_back(NvLinkStatus{l, active, 0, 0, 0, 0});
+    g.nvlinks.push_back(NvLinkStatus{l, active, 0, 0, 0, 0, std::nullopt, ""});
   }
   return g;
 }
@@ -86,7 +86,7 @@ TEST(NvlinkErrorsRule, QuietOnHealthyLinksAndWithoutNvlink) {
                    RepeatedReadings({WithLinks(0, 18, true), WithLinks(1, 18, true)}, 10));
   EXPECT_TRUE(d.findings.empty());
   GpuStatus unknown = HealthyGpu(0);
-  unknown.nvlinks.push_back(NvLinkStatus{0, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt});
+  unknown.nvlinks.push_back(NvLinkStatus{0, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, ""});
   d = RunRule(kNvlinkErrorsRule, RepeatedReadings({unknown, HealthyGpu(1)}, 1));
   EXPECT_TRUE(d.findings.empty());
 }

@@ -13,7 +13,7 @@ DiagnosisInput WithPairs(const std::vector<double>& rates) {
     for (unsigned dst = 0; dst < 3; ++dst) {
       if (src == dst || k >= rates.size()) continue;
       input.active->p2p.push_back(ActivePeerCopy{src, dst, HealthyGpu(src).pci_bus_id, HealthyGpu(dst).pci_bus_id,
-                                                 true, rates[k++]});
+                                                 true, rates[k++], std::nullopt});
     }
   }
   return input;

@@ -78,4 +78,14 @@ std::string Bandwidth(double gbps) {
   return FormatNumber(gbps, 1) + " GB/s";
 }
 
+void AddPeerPairActions(Finding& f, unsigned src_index, unsigned dst_index) {
+  f.actions.push_back(Action{
+      Text{"Show how each pair of GPUs is connected (NVLink count, PCIe switch, socket).",
+           "查看每对 GPU 的连接方式（NVLink 数量、PCIe 交换芯片、CPU 插槽）。"},
+      "nvidia-smi topo -m"});
+  f.actions.push_back(Action{
+      Text{"Read the NVLink state and error counters of both GPUs.", "查看两块 GPU 的 NVLink 状态和错误计数。"},
+      fmt::format("nvidia-smi nvlink -s -i {} && nvidia-smi nvlink -e -i {}", src_index, dst_index)});
+}
+
 }  // namespace gpudoctor::active

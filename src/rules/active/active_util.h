@@ -39,5 +39,8 @@ double Median(std::vector<double> values);
 EvidenceItem Number(Text text, double value, std::string unit);
 // "2.1 TB/s"-style: GB/s below 1000, TB/s above.
 std::string Bandwidth(double gbps);
+// A slow GPU pair's two actions: how the GPUs are connected, and both
+// GPUs' NVLink state and error counters.
+void AddPeerPairActions(Finding& f, unsigned src_index, unsigned dst_index);
 
 }  // namespace gpudoctor::active

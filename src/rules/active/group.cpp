@@ -11,7 +11,8 @@ std::vector<const Rule*> ActiveRules() {
       &kStressCudaErrorRule,   &kStressPowerBrakeRule,      &kStressThermalSlowdownRule,
       &kStressClocksHeldRule,
       &kStressStragglerRule,   &kStressHbmBelowPeakRule,    &kStressPcieBelowLinkRule,
-      &kStressWeakPeerPairRule,
+      &kStressPcieHalfDuplexRule,
+      &kStressPeerPairBelowLinksRule, &kStressWeakPeerPairRule,
   };
 }
 

@@ -16,7 +16,9 @@ extern const Rule kStressThermalSlowdownRule;  // stress_thermal_slowdown.cpp
 extern const Rule kStressStragglerRule;      // stress_straggler.cpp
 extern const Rule kStressHbmBelowPeakRule;   // stress_hbm_below_peak.cpp
 extern const Rule kStressPcieBelowLinkRule;  // stress_pcie_below_link.cpp
+extern const Rule kStressPcieHalfDuplexRule; // stress_pcie_half_duplex.cpp
 extern const Rule kStressClocksHeldRule;     // stress_clocks_held.cpp
 extern const Rule kStressWeakPeerPairRule;    // stress_weak_peer_pair.cpp
+extern const Rule kStressPeerPairBelowLinksRule;   // stress_peer_pair_below_links.cpp
 
 }  // namespace gpudoctor

@@ -4,6 +4,7 @@
 // memory clock is held down or the GPU is degraded.
 #include <fmt/format.h>
 
+#include "knowledge/hbm_peaks.h"
 #include "rules/active/active_util.h"
 #include "rules/active/group.h"
 #include "rules/engine/window_stats.h"
@@ -12,7 +13,7 @@ namespace gpudoctor {
 namespace {
 namespace stress_hbm_below_peak_rule {
 
-constexpr double kMinShareOfPeak = 0.60;
+constexpr double kMinShareOfPeak = kHbmFlagBelowShare;
 
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   for (const ActiveGpuResult& gpu : input.active->gpus) {

@@ -17,7 +17,7 @@ namespace gpudoctor {
 namespace {
 namespace stress_pcie_below_link_rule {
 
-constexpr double kMinShareOfLink = 0.60;
+constexpr double kMinShareOfLink = kPcieFlagBelowShare;
 
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   for (const ActiveGpuResult& gpu : input.active->gpus) {

@@ -2,7 +2,7 @@
 // other pairs: less than 70 % of the median of all pairs. On an NVLink or
 // NVSwitch node every pair should be alike; one slow pair is a link down,
 // degraded or not trained (or, on PCIe, a pair across sockets). What a pair's
-// NVLink generation and link count should give is not judged yet.
+// NVLink generation and link count should give is stress.peer_pair_below_links.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -48,14 +48,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
         "在相同拷贝下，这对 GPU 的数据传输远慢于节点中的其他 GPU 对。在 NVLink 或 NVSwitch 节点上，这说明有链路断开、"
         "降级或未协商成功；在 PCIe 上，说明这对 GPU 跨 CPU 插槽或位于较慢的交换芯片之后。集合通信（NCCL all-reduce）"
         "以最慢的一对为准。"};
-    f.actions.push_back(Action{
-        Text{"Show how each pair of GPUs is connected (NVLink count, PCIe switch, socket).",
-             "查看每对 GPU 的连接方式（NVLink 数量、PCIe 交换芯片、CPU 插槽）。"},
-        "nvidia-smi topo -m"});
-    f.actions.push_back(Action{
-        Text{"Read the NVLink state and error counters of both GPUs.",
-             "查看两块 GPU 的 NVLink 状态和错误计数。"},
-        fmt::format("nvidia-smi nvlink -s -i {} && nvidia-smi nvlink -e -i {}", p.src_index, p.dst_index)});
+    active::AddPeerPairActions(f, p.src_index, p.dst_index);
   }
 }
 
