@@ -32,6 +32,7 @@ refuse_ports_in_use "$PROM_PORT" "$VM_PORT"
 data="/tmp/gpudoctor-fleet-data-${NODES}x${GPUS}x${HOURS}h"
 mkdir -p "$data"
 if [ -f "$data/end" ]; then end=$(cat "$data/end"); else end=$(( $(date +%s) - 300 )); fi
+echo "$end" > "$data/end"
 parts=$(( (HOURS + 1) / 2 ))
 gen() { python3 "$HERE/fleet_history.py" --nodes "$NODES" --gpus "$GPUS" --hours "$HOURS" \
   --end "$end" --spacing 32 "$@"; }
@@ -64,7 +65,6 @@ if [ ! -f "$data/tsdb.done" ]; then
   echo "blocks written in $((SECONDS - t0)) s"
   touch "$data/tsdb.done"
 fi
-echo "$end" > "$data/end"
 printf 'global:\n  scrape_interval: 60s\n' > "$work/prometheus.yml"
 prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$data/tsdb" \
   --storage.tsdb.retention.time=3650d --web.listen-address="127.0.0.1:$PROM_PORT" \

@@ -37,8 +37,8 @@ AgentLiveSnapshot DcgmSnapshot() {
   g.violation_power_ns = 1500;
   g.clock_event_reasons_mask = 0x48;
   g.pstate = 0;
-  g.nvlinks.push_back(NvLinkStatus{0, true, 3, 0, 1, 0});
-  g.nvlinks.push_back(NvLinkStatus{2, true, 4, 0, 5, 0});
+  g.nvlinks.push_back(NvLinkStatus{0, true, 3, 0, 1, 0, {}, ""});
+  g.nvlinks.push_back(NvLinkStatus{2, true, 4, 0, 5, 0, {}, ""});
   s.status.gpus.push_back(g);
   GpuCounters& c = s.gpus["0000:18:00.0"];
   c.labels = {0, g.uuid, g.pci_bus_id, g.name};
