@@ -9,7 +9,7 @@
 namespace gpudoctor {
 namespace {
 
-std::string_view Trim(std::string_view s) {
+std::string_view TrimHeaderSpace(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
@@ -28,10 +28,10 @@ std::string Lower(std::string_view s) {
 double QValue(std::string_view params) {
   while (!params.empty()) {
     const auto semi = params.find(';');
-    const std::string_view p = Trim(params.substr(0, semi));
+    const std::string_view p = TrimHeaderSpace(params.substr(0, semi));
     params = semi == std::string_view::npos ? std::string_view{} : params.substr(semi + 1);
     if (p.size() >= 2 && (p[0] == 'q' || p[0] == 'Q') && p[1] == '=') {
-      const std::string value(Trim(p.substr(2)));
+      const std::string value(TrimHeaderSpace(p.substr(2)));
       char* end = nullptr;
       const double q = std::strtod(value.c_str(), &end);
       if (end != value.c_str() && *end == '\0' && q >= 0 && q <= 1) return q;
@@ -51,7 +51,7 @@ bool AcceptsGzip(std::string_view accept_encoding) {
     accept_encoding =
         comma == std::string_view::npos ? std::string_view{} : accept_encoding.substr(comma + 1);
     const auto semi = part.find(';');
-    const std::string coding = Lower(Trim(part.substr(0, semi)));
+    const std::string coding = Lower(TrimHeaderSpace(part.substr(0, semi)));
     const double q = QValue(semi == std::string_view::npos ? std::string_view{}
                                                            : part.substr(semi + 1));
     if (coding == "gzip" || coding == "x-gzip") {
