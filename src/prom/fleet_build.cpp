@@ -463,18 +463,7 @@ void FleetAssembly::DiagnoseDcgmNode(const std::string& node, const SeriesReadin
     const WallTime b_from = request_.from + bucket_ * static_cast<long>(b);
     const WallTime b_to = b_from + bucket_;
     DiagnosisInput part = input;
-    for (auto& g : part.gpus) {
-      GpuSeries kept;
-      kept.pci_bus_id = g.pci_bus_id;
-      for (std::size_t i = 0; i < g.readings.size(); ++i) {
-        if (*g.times[i] > b_from && *g.times[i] <= b_to) {
-          kept.readings.push_back(g.readings[i]);
-          kept.times.push_back(g.times[i]);
-        }
-      }
-      g = std::move(kept);
-    }
-    std::erase_if(part.gpus, [](const GpuSeries& g) { return g.readings.empty(); });
+    KeepReadingsWhere(part, [&](WallTime t) { return t > b_from && t <= b_to; });
     if (part.gpus.empty()) continue;
     if (window.verdict == Severity::kOk) {
       n.strip[b] = Severity::kOk;

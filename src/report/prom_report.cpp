@@ -118,18 +118,7 @@ void RulesTimeline(const DiagnosisInput& input, int stretches, Timeline& timelin
     if (b < stretches) {
       const WallTime b_from = from + part * b, b_to = b_from + part;
       DiagnosisInput slice = input;
-      for (auto& g : slice.gpus) {
-        GpuSeries kept;
-        kept.pci_bus_id = g.pci_bus_id;
-        for (std::size_t i = 0; i < g.readings.size(); ++i) {
-          if (*g.times[i] >= b_from && *g.times[i] < b_to) {
-            kept.readings.push_back(g.readings[i]);
-            kept.times.push_back(g.times[i]);
-          }
-        }
-        g = std::move(kept);
-      }
-      std::erase_if(slice.gpus, [](const GpuSeries& g) { return g.readings.empty(); });
+      KeepReadingsWhere(slice, [&](WallTime t) { return t >= b_from && t < b_to; });
       if (slice.kernel) {
         std::erase_if(slice.kernel->events, [&](const KernelEvent& e) {
           return !e.time || *e.time < b_from || *e.time >= b_to;
@@ -276,18 +265,8 @@ Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& 
   DiagnosisInput& input = r->input;
   input = readings.InputFor(nodes.front(), request.config, r->from, r->to);
   // Readings the points of a state or reason series made before the window.
-  for (auto& g : input.gpus) {
-    GpuSeries kept;
-    kept.pci_bus_id = g.pci_bus_id;
-    for (std::size_t i = 0; i < g.readings.size(); ++i) {
-      if (*g.times[i] >= r->from) {
-        kept.readings.push_back(std::move(g.readings[i]));
-        kept.times.push_back(g.times[i]);
-      }
-    }
-    g = std::move(kept);
-  }
-  std::erase_if(input.gpus, [](const GpuSeries& g) { return g.readings.empty(); });
+  const WallTime window_from = r->from;
+  KeepReadingsWhere(input, [window_from](WallTime t) { return t >= window_from; });
   if (input.kernel) {
     std::erase_if(input.kernel->events, [&](const KernelEvent& e) { return e.time && *e.time < r->from; });
     input.kernel->sources = {SourceStatus{"prometheus " + client.url() + " " + m, true, ""}};

@@ -250,6 +250,8 @@ TEST(FleetE2e, NamesEachNodesProblemFromPrometheusAndVictoriaMetrics) {
   if (vm) {
     ASSERT_TRUE(WaitForHistory(vm->url(), std::chrono::seconds(60))) << vm->Log();
     CheckFleet("victoria-metrics", vm->url(), healthy, trouble, stale);
+    SCOPED_TRACE("report --prometheus against victoria-metrics");
+    CheckReportsAgree(vm->url(), trouble, report_from, report_to);
   } else {
     ADD_FAILURE() << "victoria-metrics not installed (Debian package victoria-metrics; "
                      "scripts/bootstrap.sh installs it)";

@@ -27,6 +27,21 @@ void AddReading(DiagnosisInput& input, const SystemStatus& status, std::optional
                    });
 }
 
+void KeepReadingsWhere(DiagnosisInput& input, const std::function<bool(WallTime)>& keep) {
+  for (GpuSeries& g : input.gpus) {
+    GpuSeries kept;
+    kept.pci_bus_id = g.pci_bus_id;
+    for (std::size_t i = 0; i < g.readings.size(); ++i) {
+      if (g.times[i] && keep(*g.times[i])) {
+        kept.readings.push_back(std::move(g.readings[i]));
+        kept.times.push_back(g.times[i]);
+      }
+    }
+    g = std::move(kept);
+  }
+  std::erase_if(input.gpus, [](const GpuSeries& g) { return g.readings.empty(); });
+}
+
 const GpuSeries* FindGpu(const DiagnosisInput& input, const std::string& pci_bus_id) {
   for (const auto& g : input.gpus) {
     if (g.pci_bus_id == pci_bus_id) return &g;

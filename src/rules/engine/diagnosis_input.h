@@ -4,6 +4,7 @@
 // a rule that needs one that is absent is listed as not checked.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +68,10 @@ struct DiagnosisInput {
 // Updates nvml_loaded, nvml_error and the versions from the newest reading.
 void AddReading(DiagnosisInput& input, const SystemStatus& status,
                 std::optional<WallTime> time);
+
+// Keeps the readings whose time `keep` accepts (readings without a time are
+// dropped) and the GPUs left with at least one; events are untouched.
+void KeepReadingsWhere(DiagnosisInput& input, const std::function<bool(WallTime)>& keep);
 
 // The series of the GPU with this bus id, or nullptr.
 const GpuSeries* FindGpu(const DiagnosisInput& input, const std::string& pci_bus_id);
