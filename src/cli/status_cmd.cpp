@@ -38,10 +38,12 @@ int RunStatus(const StatusOptions& opts, const GlobalOptions& global) {
     std::cerr << "gpudoctor: " << filtered.error().message << "\n";
     ExitAfterSession(*session, kExitCannotRun);
   }
-  // Who runs each process (user, container, pod), as `facts` finds it.
+  // Who runs each process (user, container, pod), as `facts` finds it, and
+  // the pod's and container's names from the kubelet's log directories.
   CollectContext ctx;
   ctx.root = opts.root;
   ApplyProcessOwners(DescribeProcesses(ctx, ProcessPids(status)), status);
+  NameKubeOwners(ctx, status);
   if (opts.json) {
     std::cout << StatusToJson(status).dump(2) << "\n";
   } else {

@@ -64,6 +64,7 @@ Evidence CollectEvidence(const SystemStatus& nvml_reading, const EvidenceOptions
   }
   ev.gpu_processes = DescribeProcesses(ctx, pids);
   ApplyProcessOwners(ev.gpu_processes, ev.nvml);
+  NameKubeOwners(ctx, ev.nvml);
   ev.host = CollectHost(ctx, options.sample_window, Summarize(ev.nvml));
   std::unique_ptr<ServiceStateReader> services;
   if (ctx.root == "/") services = MakeSystemdServiceStateReader();

@@ -14,7 +14,35 @@ void Apply(const ProcessInfo& info, GpuProcess& p) {
   }
 }
 
+// The pod's and container's names of every process the kubelet's
+// directories name.
+void ApplyKubeNames(const std::map<std::string, KubePodRef>& pods,
+                    const std::map<std::string, KubeContainerRef>& containers, SystemStatus& status) {
+  for (auto& g : status.gpus) {
+    if (!g.processes) continue;
+    for (auto& p : *g.processes) {
+      if (auto it = pods.find(p.pod_uid); !p.pod_uid.empty() && it != pods.end()) {
+        p.pod_name = it->second.name;
+        p.pod_namespace = it->second.namespace_name;
+      }
+      if (const KubeContainerRef* c = FindContainerById(containers, p.container_id)) {
+        p.container_name = c->container_name;
+      }
+    }
+  }
+}
+
 }  // namespace
+
+void NameKubeOwners(const CollectContext& ctx, SystemStatus& status) {
+  bool in_pod = false;
+  for (const auto& g : status.gpus) {
+    if (!g.processes) continue;
+    for (const auto& p : *g.processes) in_pod = in_pod || !p.pod_uid.empty();
+  }
+  if (!in_pod) return;
+  ApplyKubeNames(ReadKubePods(ctx), ReadKubeContainers(ctx), status);
+}
 
 std::vector<std::uint32_t> ProcessPids(const SystemStatus& status) {
   std::set<std::uint32_t> seen;
@@ -62,15 +90,35 @@ void ProcessOwnerCache::Annotate(const CollectContext& ctx, SystemStatus& status
     }
   }
   LearnPods(ctx, status, !unknown.empty());
-  for (auto& g : status.gpus) {
+  LearnContainers(ctx, status, !unknown.empty());
+  ApplyKubeNames(pods_, containers_, status);
+}
+
+void ProcessOwnerCache::LearnContainers(const CollectContext& ctx, const SystemStatus& status,
+                                        bool new_pids) {
+  if (new_pids) containers_missing_.clear();
+  // Only a container of a pod the kubelet names: a plain docker host has
+  // no /var/log/containers to list at every new id.
+  auto wanted = [&](const GpuProcess& p) {
+    return !p.container_id.empty() && !p.pod_uid.empty() &&
+           FindContainerById(containers_, p.container_id) == nullptr;
+  };
+  bool unknown = false;
+  for (const auto& g : status.gpus) {
     if (!g.processes) continue;
-    for (auto& p : *g.processes) {
-      if (auto it = pods_.find(p.pod_uid); !p.pod_uid.empty() && it != pods_.end()) {
-        p.pod_name = it->second.name;
-        p.pod_namespace = it->second.namespace_name;
-      }
+    for (const auto& p : *g.processes) {
+      unknown = unknown || (wanted(p) && !containers_missing_.count(p.container_id));
     }
   }
+  if (!unknown) return;
+  containers_ = ReadKubeContainers(ctx);
+  for (const auto& g : status.gpus) {
+    if (!g.processes) continue;
+    for (const auto& p : *g.processes) {
+      if (wanted(p)) containers_missing_.insert(p.container_id);
+    }
+  }
+  if (containers_missing_.size() > 4096) containers_missing_.clear();
 }
 
 void ProcessOwnerCache::LearnPods(const CollectContext& ctx, const SystemStatus& status,

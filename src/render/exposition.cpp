@@ -46,6 +46,10 @@ const GpuProcess* SinglePodOf(const GpuStatus& g) {
   return &first;
 }
 
+const std::string& ContainerLabelOf(const GpuProcess& p) {
+  return p.container_name.empty() ? p.container_id : p.container_name;
+}
+
 void Exposition::Family(std::string_view name, std::string_view type, std::string_view help) {
   name_ = name;
   std::string_view meta = name;

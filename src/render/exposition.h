@@ -29,6 +29,10 @@ const MetricGpuLabels& LabelsOf(const AgentLiveSnapshot& s, const GpuStatus& g,
 // one pod whose name is known; null otherwise.
 const GpuProcess* SinglePodOf(const GpuStatus& g);
 
+// The `container` label of a process: the container's name where the
+// kubelet names it, else the runtime's 12-digit id; empty outside one.
+const std::string& ContainerLabelOf(const GpuProcess& p);
+
 // Writes families one after the other: HELP and TYPE, then the samples.
 class Exposition {
  public:

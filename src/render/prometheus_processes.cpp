@@ -32,7 +32,8 @@ const ProcessFamily kProcessFamilies[] = {
 
 std::string ProcessLabelText(const GpuProcess& p) {
   return PromLabel("pid", std::to_string(p.pid)) + "," + PromLabel("process", p.name) + "," +
-         PromLabel("container", p.container_id) + "," + PromLabel("pod", p.pod_name) + "," +
+         PromLabel("container", ContainerLabelOf(p)) + "," + PromLabel("container_id", p.container_id) +
+         "," + PromLabel("pod", p.pod_name) + "," +
          PromLabel("namespace", p.pod_namespace);
 }
 

@@ -83,10 +83,14 @@ std::string PercentCell(const std::optional<std::int64_t>& v) {
   return v ? fmt::format("{}%", *v) : std::string(kNa);
 }
 
-// "alice", "alice  docker 3f2a9c1b7d4e", "alice  pod 1b2c...": who runs it.
+// "alice", "alice  container 3f2a9c1b7d4e", "alice  pod 1b2c...", "alice
+// pod ml/trainer-0 (trainer)": who runs it.
 std::string OwnerCell(const GpuProcess& p) {
   std::string out = p.user;
-  if (!p.pod_uid.empty()) {
+  if (!p.pod_name.empty()) {
+    out += (out.empty() ? "" : "  ") + fmt::format("pod {}/{}", p.pod_namespace, p.pod_name);
+    if (!p.container_name.empty()) out += " (" + p.container_name + ")";
+  } else if (!p.pod_uid.empty()) {
     out += (out.empty() ? "" : "  ") + std::string("pod ") + p.pod_uid;
   } else if (!p.container_id.empty()) {
     out += (out.empty() ? "" : "  ") + std::string("container ") + p.container_id;

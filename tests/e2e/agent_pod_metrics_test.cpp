@@ -1,7 +1,9 @@
 // End-to-end: `gpudoctor agent` on the fake NVML with a fake /proc (cgroup
 // paths of containerd containers in two pods) and the kubelet's
-// /var/log/pods tree: /metrics serves per-process series with pid, process,
-// container, pod and namespace for the top N processes of each GPU, and the
+// /var/log/pods and /var/log/containers trees: /metrics serves per-process
+// series with pid, process, container (the kubelet's name where a link names
+// it, else the id), container_id, pod and namespace for the top N processes
+// of each GPU, and the
 // series of a GPU that one pod has to itself carry that pod; the limit comes
 // from the command line or the config file.
 #include <gtest/gtest.h>
@@ -57,6 +59,8 @@ void WritePodHost(const TempDir& root) {
   }
   root.Write(std::string("var/log/pods/ml-team_trainer-0_") + kPodTrainUid + "/trainer/0.log", "");
   root.Write(std::string("var/log/pods/serving_triton-7d9f_") + kInferUid + "/triton/0.log", "");
+  // The training container's link; the inference one has none.
+  root.Write("var/log/containers/trainer-0_ml-team_trainer-" + std::string(64, 'a') + ".log", "");
 }
 
 // /metrics once it shows `needle`, bounded; the last body otherwise.
@@ -109,17 +113,19 @@ TEST_F(AgentPodMetrics, ProcessSeriesNameTheirContainerAndPod) {
   const auto memory = FamilyLines(text, "gpudoctor_process_gpu_memory_bytes");
   // Two of GPU 0's three processes (the largest), GPU 1's one.
   ASSERT_EQ(memory.size(), 3u) << text;
-  EXPECT_NE(memory[0].find(",pid=\"4242\",process=\"python3\",container=\"aaaaaaaaaaaa\","
-                           "pod=\"trainer-0\",namespace=\"ml-team\"} 42949672960"),
+  EXPECT_NE(memory[0].find(",pid=\"4242\",process=\"python3\",container=\"trainer\","
+                           "container_id=\"aaaaaaaaaaaa\",pod=\"trainer-0\",namespace=\"ml-team\"} "
+                           "42949672960"),
             std::string::npos)
       << memory[0];
   EXPECT_NE(memory[0].find("gpu=\"0\","), std::string::npos) << memory[0];
-  EXPECT_NE(memory[1].find(",pid=\"5151\",process=\"jupyter-kernel\",container=\"\",pod=\"\","
-                           "namespace=\"\"} 8589934592"),
+  EXPECT_NE(memory[1].find(",pid=\"5151\",process=\"jupyter-kernel\",container=\"\","
+                           "container_id=\"\",pod=\"\",namespace=\"\"} 8589934592"),
             std::string::npos)
       << memory[1];
   EXPECT_NE(memory[2].find(",pid=\"7070\",process=\"tritonserver\",container=\"bbbbbbbbbbbb\","
-                           "pod=\"triton-7d9f\",namespace=\"serving\"} 21474836480"),
+                           "container_id=\"bbbbbbbbbbbb\",pod=\"triton-7d9f\",namespace=\"serving\"} "
+                           "21474836480"),
             std::string::npos)
       << memory[2];
   EXPECT_EQ(text.find("pid=\"6262\""), std::string::npos);
@@ -127,8 +133,8 @@ TEST_F(AgentPodMetrics, ProcessSeriesNameTheirContainerAndPod) {
   // The notebook is listed without a sample: it used none of the last period.
   ASSERT_EQ(sm.size(), 3u) << text;
   EXPECT_TRUE(sm[0].ends_with("pod=\"trainer-0\",namespace=\"ml-team\"} 0.55")) << sm[0];
-  EXPECT_TRUE(sm[1].ends_with(",pid=\"5151\",process=\"jupyter-kernel\",container=\"\",pod=\"\","
-                              "namespace=\"\"} 0"))
+  EXPECT_TRUE(sm[1].ends_with(",pid=\"5151\",process=\"jupyter-kernel\",container=\"\","
+                              "container_id=\"\",pod=\"\",namespace=\"\"} 0"))
       << sm[1];
   EXPECT_TRUE(sm[2].ends_with("pod=\"triton-7d9f\",namespace=\"serving\"} 0.4")) << sm[2];
   // GPU 1 belongs to one pod: its readings say so; GPU 0 is shared: they do not.
@@ -142,6 +148,7 @@ TEST_F(AgentPodMetrics, ProcessSeriesNameTheirContainerAndPod) {
 
 TEST_F(AgentPodMetrics, ConfigFileSetsTheLimitAndWithoutPodDirsPodsStayUnnamed) {
   std::filesystem::remove_all(root_.path() / "var/log/pods");
+  std::filesystem::remove_all(root_.path() / "var/log/containers");
   const std::string config = data_.Write("config.toml", "[metrics]\ntop_processes = 1\n");
   const int port = FreeLoopbackPort();
   ASSERT_GT(port, 0);
@@ -151,7 +158,7 @@ TEST_F(AgentPodMetrics, ConfigFileSetsTheLimitAndWithoutPodDirsPodsStayUnnamed) 
   const auto memory = FamilyLines(text, "gpudoctor_process_gpu_memory_bytes");
   ASSERT_EQ(memory.size(), 2u) << text;
   EXPECT_NE(memory[0].find(",pid=\"4242\",process=\"python3\",container=\"aaaaaaaaaaaa\","
-                           "pod=\"\",namespace=\"\"}"),
+                           "container_id=\"aaaaaaaaaaaa\",pod=\"\",namespace=\"\"}"),
             std::string::npos)
       << memory[0];
   EXPECT_EQ(text.find(",pod=\"triton"), std::string::npos);

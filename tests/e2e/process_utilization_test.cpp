@@ -97,6 +97,30 @@ TEST(ProcessUtilizationE2E, StatusShowsEachProcessShareAndOwner) {
   EXPECT_NE(table.out.find("SM   Mem  Owner"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find(" 55%   30%  alice  pod 1b2c3d4e-"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find(" 35%   12%  bob"), std::string::npos) << table.out;
+
+  // On a Kubernetes node the kubelet's directories name the pod and the
+  // container: status shows the names.
+  EXPECT_TRUE(train["pod_name"].is_null());
+  EXPECT_TRUE(train["container_name"].is_null());
+  root.Write(std::string("var/log/pods/ml-team_trainer-0_") + kPodUid + "/trainer/0.log", "");
+  root.Write("var/log/containers/trainer-0_ml-team_trainer-"
+             "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.log",
+             "");
+  auto named = RunGpudoctor({"status", "--json", "--root", root.path().string()},
+                            dir.Write("s.json", SharedScenario()));
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  json named_doc = json::parse(named.out);
+  const json& pod = ProcessOf(named_doc["gpus"][0], 4242);
+  EXPECT_EQ(pod["pod_name"], "trainer-0");
+  EXPECT_EQ(pod["pod_namespace"], "ml-team");
+  EXPECT_EQ(pod["container_name"], "trainer");
+  EXPECT_EQ(pod["container_id"], "0123456789ab");
+  EXPECT_TRUE(ProcessOf(named_doc["gpus"][0], 5151)["pod_name"].is_null());
+  auto named_table = RunGpudoctor({"status", "--no-color", "--root", root.path().string()},
+                                  dir.Write("s.json", SharedScenario()));
+  EXPECT_NE(named_table.out.find(" 55%   30%  alice  pod ml-team/trainer-0 (trainer)"),
+            std::string::npos)
+      << named_table.out;
 }
 
 TEST(ProcessUtilizationE2E, OlderDriversFallBackAndUnsupportedIsNull) {

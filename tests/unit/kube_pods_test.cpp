@@ -1,7 +1,10 @@
-// Pod names and namespaces from the kubelet's /var/log/pods directories:
-// the parser of a directory name, the reader below a fake root, and the
+// Pod names and namespaces from the kubelet's /var/log/pods directories and
+// container names from its /var/log/containers links: the parsers of a
+// directory's and a link's name, the readers below a fake root, and the
 // owner cache that puts them on GPU processes whose cgroup names the pod.
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include "collect/kube_pods.h"
 #include "collect/process_owners.h"
@@ -31,6 +34,51 @@ TEST(KubePodDir, RejectsWhatIsNotAPodDirectory) {
                           "default_web_12G4", "default_we b_1234", ".._.._1234", "-ns_web_1234", "ns_web-_1234"}) {
     EXPECT_FALSE(ParsePodLogDirName(bad).has_value()) << bad;
   }
+}
+
+constexpr const char* kTrainContainer =
+    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+TEST(KubeContainerLog, SplitsPodNamespaceContainerAndId) {
+  auto c = ParseContainerLogName(std::string("trainer-7f9c-0_ml-team_pytorch-main-") +
+                                 kTrainContainer + ".log");
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->pod_name, "trainer-7f9c-0");
+  EXPECT_EQ(c->namespace_name, "ml-team");
+  // The id follows the last '-': a container name may hold dashes.
+  EXPECT_EQ(c->container_name, "pytorch-main");
+  EXPECT_EQ(c->container_id, kTrainContainer);
+}
+
+TEST(KubeContainerLog, RejectsWhatIsNotAContainerLink) {
+  const std::string id = kTrainContainer;
+  for (const std::string& bad : std::vector<std::string>{std::string(""), "pod_ns_c-" + id, "pod_ns_c-" + id + ".txt", "pod_ns_c" + id + ".log",
+        "pod_ns_-" + id + ".log", "pod_c-" + id + ".log", "pod_ns_x_c-" + id + ".log",
+        "pod_ns_c-" + id.substr(1) + ".log", "pod_ns_c-" + id.substr(0, 63) + "G.log",
+        "pod_NS_c-" + id + ".log", "Pod_ns_c-" + id + ".log",
+        std::string("pod_ns_c-0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef.log")}) {
+    EXPECT_FALSE(ParseContainerLogName(bad).has_value()) << bad;
+  }
+}
+
+TEST(KubeContainerLog, ReadsTheLinksBelowTheRootAndFindsAContainerByItsShortId) {
+  test::TempDir root;
+  root.Write(std::string("var/log/containers/trainer-0_ml-team_trainer-") + kTrainContainer + ".log",
+             "x\n");
+  root.Write("var/log/containers/README", "x\n");
+  CollectContext ctx;
+  ctx.root = root.path();
+  const auto containers = ReadKubeContainers(ctx);
+  ASSERT_EQ(containers.size(), 1u);
+  const KubeContainerRef* c = FindContainerById(containers, "0123456789ab");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->container_name, "trainer");
+  EXPECT_EQ(FindContainerById(containers, "0123456789ac"), nullptr);
+  EXPECT_EQ(FindContainerById(containers, "123456789abc"), nullptr);  // inside, not a prefix
+  EXPECT_EQ(FindContainerById(containers, ""), nullptr);
+  test::TempDir bare;
+  ctx.root = bare.path();
+  EXPECT_TRUE(ReadKubeContainers(ctx).empty());
 }
 
 TEST(KubePods, ReadsTheDirectoriesBelowTheRootAndSkipsOthers) {
@@ -94,9 +142,27 @@ TEST(ProcessOwnerCache, NamesThePodOfAProcessFromItsCgroupUid) {
   EXPECT_EQ(train.container_id, "0123456789ab");
   EXPECT_EQ(train.pod_name, "trainer-0");
   EXPECT_EQ(train.pod_namespace, "ml-team");
+  EXPECT_EQ(train.container_name, "");  // no /var/log/containers link yet
   const auto& shell = (*third.gpus[0].processes)[1];
   EXPECT_EQ(shell.pod_name, "");
   EXPECT_EQ(shell.pod_namespace, "");
+
+  // The kubelet's link appears: the id is looked up again once a new pid
+  // shows up, and then the name stays without another listing.
+  root.Write(std::string("var/log/containers/trainer-0_ml-team_trainer-") + kTrainContainer + ".log",
+             "x\n");
+  SystemStatus fourth = OneGpuWith({4242, 5151, 6262});
+  cache.Annotate(ctx, fourth);
+  EXPECT_EQ((*fourth.gpus[0].processes)[0].container_name, "");
+  WriteProcess(root, "7373", "0::/system.slice/y.service\n");
+  SystemStatus fifth = OneGpuWith({4242, 5151, 6262, 7373});
+  cache.Annotate(ctx, fifth);
+  EXPECT_EQ((*fifth.gpus[0].processes)[0].container_name, "trainer");
+  EXPECT_EQ((*fifth.gpus[0].processes)[1].container_name, "");
+  std::filesystem::remove_all(root.path() / "var/log/containers");
+  SystemStatus sixth = OneGpuWith({4242, 5151, 6262, 7373});
+  cache.Annotate(ctx, sixth);
+  EXPECT_EQ((*sixth.gpus[0].processes)[0].container_name, "trainer");
 }
 
 }  // namespace

@@ -81,19 +81,34 @@ TEST(PromProcesses, SeriesCarryTheProcessAndItsPod) {
   ASSERT_EQ(memory.size(), 4u) << text;
   EXPECT_EQ(memory[0], "gpudoctor_process_gpu_memory_bytes{" + gpu0 +
                            ",pid=\"4242\",process=\"python3\",container=\"0123456789ab\","
-                           "pod=\"trainer-0\",namespace=\"ml\"} 42949672960");
+                           "container_id=\"0123456789ab\",pod=\"trainer-0\",namespace=\"ml\"} "
+                           "42949672960");
   EXPECT_EQ(memory[1], "gpudoctor_process_gpu_memory_bytes{" + gpu0 +
-                           ",pid=\"5151\",process=\"jupyter\",container=\"\",pod=\"\","
-                           "namespace=\"\"} 8589934592");
+                           ",pid=\"5151\",process=\"jupyter\",container=\"\",container_id=\"\","
+                           "pod=\"\",namespace=\"\"} 8589934592");
   EXPECT_EQ(text.find("pid=\"7070\""), std::string::npos);
   const auto sm = MatchingLines(text, "gpudoctor_process_sm_utilization_ratio{");
   ASSERT_EQ(sm.size(), 1u) << text;  // only 4242 has a share
   EXPECT_TRUE(sm[0].ends_with("pid=\"4242\",process=\"python3\",container=\"0123456789ab\","
-                              "pod=\"trainer-0\",namespace=\"ml\"} 0.55"))
+                              "container_id=\"0123456789ab\",pod=\"trainer-0\",namespace=\"ml\"} 0.55"))
       << sm[0];
   const auto mem_util = MatchingLines(text, "gpudoctor_process_memory_utilization_ratio{");
   ASSERT_EQ(mem_util.size(), 1u);
   EXPECT_TRUE(mem_util[0].ends_with("} 0.3")) << mem_util[0];
+}
+
+TEST(PromProcesses, ContainerIsTheKubeletsNameWhenKnownAndTheIdStaysBeside) {
+  auto s = TwoGpusWithProcesses();
+  (*s.status.gpus[0].processes)[0].container_name = "trainer";
+  MetricsRenderOptions o;
+  o.top_processes = 1;
+  const auto memory =
+      MatchingLines(RenderPrometheusMetrics(s, ExpositionFormat::kPrometheusText, o),
+                    "gpudoctor_process_gpu_memory_bytes{");
+  ASSERT_EQ(memory.size(), 2u);
+  EXPECT_NE(memory[0].find(",container=\"trainer\",container_id=\"0123456789ab\","),
+            std::string::npos)
+      << memory[0];
 }
 
 TEST(PromProcesses, ZeroTopProcessesServesNoProcessFamily) {
