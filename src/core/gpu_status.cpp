@@ -18,6 +18,16 @@ const char* GpuStateName(GpuState state) {
   return "error";
 }
 
+std::string MigProfileOfName(std::string_view mig_device_name) {
+  const auto at = mig_device_name.rfind(" MIG ");
+  if (at == std::string_view::npos) return {};
+  std::string_view profile = mig_device_name.substr(at + 5);
+  while (!profile.empty() && profile.back() == ' ') profile.remove_suffix(1);
+  // One word ("1g.10gb", "1c.3g.40gb", "1g.10gb+me"): anything else is not a profile.
+  if (profile.empty() || profile.find(' ') != std::string_view::npos) return {};
+  return std::string(profile);
+}
+
 std::string CudaVersionText(std::int64_t encoded) {
   if (encoded <= 0) return {};
   char buf[32];

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -40,9 +41,11 @@ struct GpuProcess {
   std::string container_id;  // docker / containerd / cri-o id, 12 hex digits
   std::string pod_uid;       // Kubernetes pod uid
   // The pod's name and namespace, from the kubelet's /var/log/pods
-  // directories (collect/kube_pods.h); empty when not found there.
+  // directories, and the container's name, from its /var/log/containers
+  // links (collect/kube_pods.h); empty when not found there.
   std::string pod_name;
   std::string pod_namespace;
+  std::string container_name;
 };
 
 struct NvLinkStatus {
@@ -179,7 +182,7 @@ struct GpuStatus {
 
 // One MIG device of a GPU in MIG mode: a compute instance of a GPU
 // instance. `status` holds what NVML answers for the MIG device handle
-// (uuid "MIG-...", memory) and the GPM metrics of its GPU instance
+// (uuid "MIG-...", name, memory) and the GPM metrics of its GPU instance
 // (nvmlGpmMigSampleGet; every compute instance of a GPU instance shows the
 // same); its other fields stay null.
 struct MigDeviceStatus {
@@ -196,6 +199,11 @@ struct SystemStatus {
   std::optional<std::string> nvml_version;
   std::vector<GpuStatus> gpus;
 };
+
+// The GPU instance profile a MIG device's name ends with: "1g.10gb" of
+// "NVIDIA H100 80GB HBM3 MIG 1g.10gb" (the name NVML gives a MIG device
+// handle); empty when the name has no " MIG " part.
+std::string MigProfileOfName(std::string_view mig_device_name);
 
 // "12.2" for 12020; empty when absent.
 std::string CudaVersionText(std::int64_t encoded);

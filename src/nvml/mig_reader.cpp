@@ -52,6 +52,8 @@ void ReadMigDevices(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
       m.compute_instance_id = compute_instance;
     }
     m.status.uuid = Text(mr, "nvmlDeviceGetUUID", "uuid", f.nvmlDeviceGetUUID, mig).value_or("");
+    // "<GPU's name> MIG 1g.10gb": the GPU instance's profile (MigProfileOfName).
+    m.status.name = Text(mr, "nvmlDeviceGetName", "name", f.nvmlDeviceGetName, mig).value_or("");
     ReadMemory(mr, mig, m.status);
     m.status.utilization_gpu_percent.reset();  // not per MIG device (NVML answers N/A)
     m.status.utilization_memory_percent.reset();

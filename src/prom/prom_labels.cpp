@@ -26,6 +26,14 @@ std::string GpuLabels::Key() const {
   return uuid;
 }
 
+bool IsMigInstanceSeries(const PromLabels& labels) {
+  for (const char* name : {"GPU_I_ID", "gpu_instance"}) {
+    auto it = labels.find(name);
+    if (it != labels.end() && !it->second.empty()) return true;
+  }
+  return false;
+}
+
 GpuLabels GpuOfLabels(const PromLabels& labels) {
   GpuLabels g;
   g.pci_bus_id = NormalizePciBusId(FirstLabel(labels, {"pci_bus_id"}));

@@ -27,6 +27,9 @@ struct GpuLabels {
   std::string Key() const;
 };
 GpuLabels GpuOfLabels(const PromLabels& labels);
+// A MIG GPU instance's series (dcgm-exporter's GPU_I_ID, gpudoctor's
+// gpu_instance label) rather than the whole GPU's, under the same GPU labels.
+bool IsMigInstanceSeries(const PromLabels& labels);
 
 // The matchers inside --match's braces ('{job="gpudoctor"}' -> 'job="gpudoctor"');
 // empty for an empty --match. kInvalid for anything but one {...} selector.

@@ -34,6 +34,8 @@ SeriesReadings::GpuHistory& SeriesReadings::GpuOf(const PromSeries& series) {
 void SeriesReadings::AddFieldSeries(const PromSeries& series, const std::string& series_name) {
   const FieldOfSeries f = FindFieldOfSeries(series_name);
   if (f.field == nullptr || series.points.empty()) return;
+  // The rules judge whole GPUs: a MIG instance's memory is not the GPU's.
+  if (IsMigInstanceSeries(series.labels)) return;
   GpuHistory& h = GpuOf(series);
   if (h.labels.Key().empty()) return;  // no GPU labels: not a per-GPU series
   for (const PromPoint& p : series.points) {

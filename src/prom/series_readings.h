@@ -20,7 +20,8 @@ namespace gpudoctor {
 class SeriesReadings {
  public:
   // A series whose field name is `series_name` (the __name__, or the label
-  // a query copied it to). Series of no known field are ignored.
+  // a query copied it to). Series of no known field, and those of a MIG
+  // instance, are ignored.
   void AddFieldSeries(const PromSeries& series, const std::string& series_name);
   // DCGM_FI_DEV_XID_ERRORS sampled every step_s (only its non-zero points):
   // an event at each point whose code differs from the point before, or

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <set>
 
 #include "core/metric_fields.h"
 #include "knowledge/xid_catalog.h"
@@ -39,12 +40,18 @@ std::string HelpOf(const MetricField& f) {
 std::string DcgmPodLabels(const GpuStatus& g) {
   const GpuProcess* pod = SinglePodOf(g);
   if (pod == nullptr) return "";
-  std::string container = pod->container_id;
+  std::string container = ContainerLabelOf(*pod);
   for (const auto& p : *g.processes) {
-    if (p.container_id != container) container.clear();
+    if (ContainerLabelOf(p) != container) container.clear();
   }
   return PromLabel("container", container) + "," + PromLabel("namespace", pod->pod_namespace) +
          "," + PromLabel("pod", pod->pod_name);
+}
+
+// dcgm-exporter's labels of a GPU instance's series.
+std::string MigLabels(const MigDeviceStatus& mig) {
+  return PromLabel("GPU_I_PROFILE", MigProfileOfName(mig.status.name)) + "," +
+         PromLabel("GPU_I_ID", std::to_string(mig.gpu_instance_id));
 }
 
 class DcgmWriter {
@@ -65,14 +72,24 @@ class DcgmWriter {
       for (std::string_view name : {d.name, f.names.dcgm_alias}) {
         if (name.empty()) continue;
         bool family = false;
-        for (const auto& g : s_.status.gpus) {
-          auto v = FieldValue(g, f);
-          if (!v) continue;
+        auto sample = [&](const GpuStatus& from, const std::string& labels) {
+          auto v = FieldValue(from, f);
+          if (!v) return;
           if (!family) {
             e_.Family(name, d.kind == SeriesKind::kCounter ? "counter" : "gauge", HelpOf(f));
             family = true;
           }
-          e_.Sample(Labels(g), *v * d.per_field_unit);
+          e_.Sample(labels, *v * d.per_field_unit);
+        };
+        for (const auto& g : s_.status.gpus) {
+          sample(g, Labels(g));
+          // Each GPU instance once, as dcgm-exporter does: its compute
+          // instances show the same memory and GPM values.
+          std::set<unsigned> instances;
+          for (const auto& mig : g.mig_devices) {
+            if (!instances.insert(mig.gpu_instance_id).second) continue;
+            sample(mig.status, JoinLabels(Labels(g), MigLabels(mig)));
+          }
         }
       }
     }

@@ -44,7 +44,10 @@ nlohmann::ordered_json ProcessesToJson(const std::optional<std::vector<GpuProces
                    {"memory_util_percent", StatusOrNull(p.memory_util_percent)},
                    {"user", text(p.user)},
                    {"container_id", text(p.container_id)},
-                   {"pod_uid", text(p.pod_uid)}});
+                   {"container_name", text(p.container_name)},
+                   {"pod_uid", text(p.pod_uid)},
+                   {"pod_name", text(p.pod_name)},
+                   {"pod_namespace", text(p.pod_namespace)}});
   }
   return out;
 }
@@ -57,6 +60,8 @@ nlohmann::ordered_json MigDevicesToJson(const std::vector<MigDeviceStatus>& devi
     nlohmann::ordered_json j = {{"gpu_instance_id", m.gpu_instance_id},
                                 {"compute_instance_id", StatusOrNull(m.compute_instance_id)},
                                 {"uuid", m.status.uuid},
+                                {"name", m.status.name},
+                                {"profile", MigProfileOfName(m.status.name)},
                                 {"state", GpuStateName(m.status.state)}};
     for (const auto& field : ScalarGpuFields()) {
       if (!field.name.starts_with("memory_") && !field.name.starts_with("gpm_")) continue;

@@ -28,16 +28,19 @@ std::string MigScenario() {
      "mig_devices": [
        {"gpu_instance_id": 1, "compute_instance_id": 0,
         "uuid": "MIG-11111111-1111-1111-1111-111111111111",
+        "name": "NVIDIA H100 80GB HBM3 MIG 3g.40gb",
         "memory_total_bytes": 42949672960, "memory_used_bytes": 32212254720,
         "memory_free_bytes": 10737418240,
         "gpm_sm_activity_percent": 82.5, "gpm_tensor_activity_percent": 61,
         "gpm_dram_bandwidth_percent": 44},
        {"gpu_instance_id": 2, "compute_instance_id": 0,
         "uuid": "MIG-22222222-2222-2222-2222-222222222222",
+        "name": "NVIDIA H100 80GB HBM3 MIG 2g.20gb",
         "memory_total_bytes": 21474836480, "memory_used_bytes": 1073741824,
         "memory_free_bytes": 20401094656, "gpm_sm_activity_percent": 3},
        {"gpu_instance_id": 2, "compute_instance_id": 1,
         "uuid": "MIG-33333333-3333-3333-3333-333333333333",
+        "name": "NVIDIA H100 80GB HBM3 MIG 2g.20gb",
         "memory_total_bytes": 21474836480, "memory_used_bytes": 1073741824,
         "memory_free_bytes": 20401094656, "gpm_sm_activity_percent": 99}
      ]},
@@ -56,6 +59,9 @@ TEST(GpmMigE2E, StatusJsonListsMigDevicesWithTheirInstancesGpm) {
   EXPECT_EQ(migs[0]["gpu_instance_id"], 1);
   EXPECT_EQ(migs[0]["compute_instance_id"], 0);
   EXPECT_EQ(migs[0]["uuid"], "MIG-11111111-1111-1111-1111-111111111111");
+  EXPECT_EQ(migs[0]["name"], "NVIDIA H100 80GB HBM3 MIG 3g.40gb");
+  EXPECT_EQ(migs[0]["profile"], "3g.40gb");
+  EXPECT_EQ(migs[1]["profile"], "2g.20gb");
   EXPECT_EQ(migs[0]["memory_total_bytes"], 40 * kMigGiB);
   EXPECT_EQ(migs[0]["memory_used_bytes"], 30 * kMigGiB);
   EXPECT_EQ(migs[0]["gpm_sm_activity_percent"], 82.5);
@@ -118,8 +124,8 @@ TEST(GpmMigE2E, AgentServesMigSeries) {
   BackgroundProcess agent(
       GpudoctorArgv({"agent", "--data-dir", data.path().string(), "--root", root.path().string(),
                      "--interval", "200ms", "--window", "2s", "--evaluate-every", "400ms",
-                     "--facts-every", "1h", "--no-kernel-log", "--run-for", "60s", "--listen",
-                     "127.0.0.1:" + std::to_string(port)}),
+                     "--facts-every", "1h", "--no-kernel-log", "--run-for", "60s",
+                     "--metrics-names", "both", "--listen", "127.0.0.1:" + std::to_string(port)}),
       FakeNvmlEnv(scenario), (data.path() / "agent.log").string());
   ASSERT_TRUE(agent.started());
   httplib::Client c("127.0.0.1", port);
@@ -143,6 +149,18 @@ TEST(GpmMigE2E, AgentServesMigSeries) {
   EXPECT_NE(text.find("# TYPE gpudoctor_mig_memory_used_bytes gauge"), std::string::npos);
   EXPECT_NE(text.find("mig_uuid=\"MIG-33333333-3333-3333-3333-333333333333\"} 0.03"),
             std::string::npos);
+  // In dcgm-exporter's names, each GPU instance once (instance 2 has two
+  // compute instances), with its profile from the MIG device's name.
+  EXPECT_NE(text.find(",GPU_I_PROFILE=\"3g.40gb\",GPU_I_ID=\"1\"} 30720"), std::string::npos)
+      << text;
+  const std::string instance_two = ",GPU_I_PROFILE=\"2g.20gb\",GPU_I_ID=\"2\"} 1024";
+  const auto at = text.find("DCGM_FI_DEV_FB_USED{");
+  ASSERT_NE(at, std::string::npos) << text;
+  const auto end = text.find("# HELP", at);
+  const std::string fb_used = text.substr(at, end - at);
+  const auto two = fb_used.find(instance_two);
+  EXPECT_NE(two, std::string::npos) << fb_used;
+  EXPECT_EQ(fb_used.find(instance_two, two + 1), std::string::npos) << fb_used;
   // The GPU without MIG has no MIG series.
   EXPECT_EQ(text.find("gpudoctor_mig_sm_activity_ratio{gpu=\"1\""), std::string::npos);
   std::this_thread::sleep_for(std::chrono::seconds(1));  // a few recorded samples

@@ -120,6 +120,27 @@ TEST(SeriesReadings, FieldsOfBothNamingsMeetInOneReading) {
   EXPECT_TRUE(r.InputFor("other", Config{}, WallTime{}, WallTime{}).gpus.empty());
 }
 
+TEST(SeriesReadings, MigInstanceSeriesAreNotTheGpusReadings) {
+  SeriesReadings r;
+  auto mig = kGpuLabels;
+  mig["GPU_I_ID"] = "1";
+  mig["GPU_I_PROFILE"] = "3g.40gb";
+  auto own = kGpuLabels;
+  own["gpu_instance"] = "2";
+  r.AddFieldSeries(Series(kGpuLabels, {{100, 2048}}), "DCGM_FI_DEV_FB_USED");
+  r.AddFieldSeries(Series(mig, {{100, 30}}), "DCGM_FI_DEV_FB_USED");
+  r.AddFieldSeries(Series(own, {{100, 5.0 * (1 << 20)}}), "gpudoctor_gpu_memory_used_bytes");
+  DiagnosisInput in = r.InputFor("n1", Config{}, WallTime{}, WallTime{});
+  ASSERT_EQ(in.gpus.size(), 1u);
+  ASSERT_EQ(in.gpus[0].readings.size(), 1u);
+  EXPECT_EQ(in.gpus[0].readings[0].memory_used_bytes, 2048LL << 20);
+  auto empty_id = kGpuLabels;
+  empty_id["GPU_I_ID"] = "";
+  EXPECT_FALSE(IsMigInstanceSeries(empty_id));
+  EXPECT_TRUE(IsMigInstanceSeries(mig));
+  EXPECT_TRUE(IsMigInstanceSeries(own));
+}
+
 std::vector<std::pair<int, double>> XidEvents(const SeriesReadings& r) {
   std::vector<std::pair<int, double>> out;
   DiagnosisInput in = r.InputFor("n1", Config{}, WallTime{}, WallTime{});

@@ -2,10 +2,12 @@
 // names, its units (MiB, mJ, MHz, ns, percent, ratios for DCGM_FI_PROF_*),
 // its labels (gpu, UUID, pci_bus_id in NVML's form, device, modelName,
 // Hostname, DCGM_FI_DRIVER_VERSION, the pod), the Xid gauge of the last
-// code and NVLink counters per link and in total.
+// code, NVLink counters per link and in total, and a MIG GPU instance's
+// series with GPU_I_PROFILE and GPU_I_ID.
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <tuple>
 
 #include "render/prometheus_dcgm.h"
 #include "render/prometheus_metrics.h"
@@ -168,6 +170,55 @@ TEST(PromDcgm, OnePodOnTheGpuBecomesItsPodNamespaceAndContainer) {
                       "device=\"nvidia0\",modelName=\"NVIDIA H100 80GB HBM3\",container=\"0123456789ab\","
                       "namespace=\"ml\",pod=\"trainer-0\"} 70"))
       << text;
+  // The kubelet's container name, where known, as dcgm-exporter writes it.
+  (*s.status.gpus[0].processes)[0].container_name = "trainer";
+  const std::string named = RenderPrometheusMetrics(s, ExpositionFormat::kPrometheusText, o);
+  EXPECT_NE(named.find(",container=\"trainer\",namespace=\"ml\",pod=\"trainer-0\"} 70"),
+            std::string::npos)
+      << named;
+}
+
+TEST(PromDcgm, EachMigGpuInstanceOnceWithItsProfileAndId) {
+  auto s = DcgmSnapshot();
+  GpuStatus& g = s.status.gpus[0];
+  g.mig_mode_enabled = true;
+  // GPU instance 1 with two compute instances (the same memory), GPU
+  // instance 2 with one; NVML's MIG device names end with the profile.
+  for (auto [gi, ci, used_mib] : {std::tuple{1u, 0u, 30LL}, std::tuple{1u, 1u, 30LL},
+                                  std::tuple{2u, 0u, 5LL}}) {
+    MigDeviceStatus m;
+    m.gpu_instance_id = gi;
+    m.compute_instance_id = ci;
+    m.status.name = gi == 1 ? "NVIDIA H100 80GB HBM3 MIG 3g.40gb" : "NVIDIA H100 80GB HBM3 MIG 1g.10gb";
+    m.status.memory_used_bytes = used_mib << 20;
+    m.status.gpm_sm_activity_percent = gi == 1 ? 80 : 10;
+    g.mig_devices.push_back(m);
+  }
+  const std::string text = RenderDcgmNames(s, MetricNames::kDcgm);
+  const std::string gpu = std::string("DCGM_FI_DEV_FB_USED{") + kDcgmLabels;
+  EXPECT_TRUE(HasDcgmLine(text, gpu + "} 2048")) << text;
+  EXPECT_TRUE(HasDcgmLine(text, gpu + ",GPU_I_PROFILE=\"3g.40gb\",GPU_I_ID=\"1\"} 30")) << text;
+  EXPECT_TRUE(HasDcgmLine(text, gpu + ",GPU_I_PROFILE=\"1g.10gb\",GPU_I_ID=\"2\"} 5")) << text;
+  EXPECT_TRUE(HasDcgmLine(text, std::string("DCGM_FI_PROF_SM_ACTIVE{") + kDcgmLabels +
+                                    ",GPU_I_PROFILE=\"3g.40gb\",GPU_I_ID=\"1\"} 0.8"))
+      << text;
+  std::size_t instance_one = 0;
+  for (std::size_t at = 0; (at = text.find("GPU_I_ID=\"1\"} 30", at)) != std::string::npos; ++at) {
+    ++instance_one;
+  }
+  EXPECT_EQ(instance_one, 1u) << text;
+  // Fields a MIG device does not have (temperature) stay the GPU's alone.
+  EXPECT_EQ(text.find("DCGM_FI_DEV_GPU_TEMP{" + std::string(kDcgmLabels) + ",GPU_I"), std::string::npos);
+}
+
+TEST(MigProfile, IsTheWordAfterMigInTheDeviceName) {
+  EXPECT_EQ(MigProfileOfName("NVIDIA H100 80GB HBM3 MIG 1g.10gb"), "1g.10gb");
+  EXPECT_EQ(MigProfileOfName("NVIDIA A100-SXM4-40GB MIG 1c.3g.20gb"), "1c.3g.20gb");
+  EXPECT_EQ(MigProfileOfName("NVIDIA H100 80GB HBM3 MIG 1g.10gb+me "), "1g.10gb+me");
+  EXPECT_EQ(MigProfileOfName("NVIDIA H100 80GB HBM3"), "");
+  EXPECT_EQ(MigProfileOfName(""), "");
+  EXPECT_EQ(MigProfileOfName("X MIG "), "");
+  EXPECT_EQ(MigProfileOfName("X MIG two words"), "");
 }
 
 }  // namespace
