@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# `gpudoctor fleet --since 24h` over a dcgm-exporter fleet history held by a
-# real Prometheus and a real VictoriaMetrics: wall time, peak RSS and the
-# number of queries per run, RUNS runs per engine after one warm-up.
+# `gpudoctor fleet --since 24h` over a fleet history held by a real
+# Prometheus and a real VictoriaMetrics: wall time, peak RSS and the number
+# of queries per run, RUNS runs per engine after one warm-up.
 #
-#   bench/fleet_vs_engines.sh [BINARY] [NODES] [GPUS] [HOURS] [RUNS]
+#   bench/fleet_vs_engines.sh [BINARY] [NODES] [GPUS] [HOURS] [RUNS] [NAMES]
 #
-# Defaults: build/gpudoctor, 256 nodes x 8 GPUs, 24 h at 60 s, 3 runs. The
-# history (bench/fleet_history.py, 12 dcgm-exporter series per GPU; 1 node
-# in 32 has each of six faults) is loaded into VictoriaMetrics through its
-# /api/v1/import and into Prometheus as TSDB blocks made by promtool, two
-# hours at a time, under /tmp/gpudoctor-fleet-data-NODESxGPUSxHOURSh (kept,
-# and reused by the next run with the same sizes: loading takes minutes).
+# Defaults: build/gpudoctor, 256 nodes x 8 GPUs, 24 h at 60 s, 3 runs, NAMES
+# dcgm. The history (bench/fleet_history.py; 1 node in 32 has each of six
+# faults) is in dcgm-exporter's names (12 series per GPU) or, with NAMES
+# gpudoctor, in those of gpudoctor's agents (the 8 families fleet reads of
+# them). It is loaded into VictoriaMetrics through its /api/v1/import and
+# into Prometheus as TSDB blocks made by promtool, two hours at a time, under
+# /tmp/gpudoctor-fleet-data-NODESxGPUSxHOURSh (-gpudoctor for those names;
+# kept, and reused by the next run with the same sizes: loading takes
+# minutes).
 # Both servers listen on 127.0.0.1 (ports 19391, 19392) and are stopped at
 # the end.
 set -euo pipefail
@@ -20,6 +23,7 @@ NODES=${2:-256}
 GPUS=${3:-8}
 HOURS=${4:-24}
 RUNS=${5:-3}
+NAMES=${6:-dcgm}
 PROM_PORT=19391
 VM_PORT=19392
 HERE=$(dirname "$(realpath "$0")")
@@ -30,12 +34,13 @@ require_tools promtool prometheus victoria-metrics curl python3 /usr/bin/time
 refuse_ports_in_use "$PROM_PORT" "$VM_PORT"
 
 data="/tmp/gpudoctor-fleet-data-${NODES}x${GPUS}x${HOURS}h"
+if [ "$NAMES" != dcgm ]; then data="$data-$NAMES"; fi
 mkdir -p "$data"
 if [ -f "$data/end" ]; then end=$(cat "$data/end"); else end=$(( $(date +%s) - 300 )); fi
 echo "$end" > "$data/end"
 parts=$(( (HOURS + 1) / 2 ))
 gen() { python3 "$HERE/fleet_history.py" --nodes "$NODES" --gpus "$GPUS" --hours "$HOURS" \
-  --end "$end" --spacing 32 "$@"; }
+  --end "$end" --spacing 32 --names "$NAMES" "$@"; }
 
 echo "== VictoriaMetrics: import"
 victoria-metrics -storageDataPath="$data/vm" -httpListenAddr="127.0.0.1:$VM_PORT" \
@@ -74,7 +79,7 @@ for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$PROM_PORT/-/ready" >/dev/n
 
 from=$(date -u -d "@$((end - HOURS * 3600))" +%Y-%m-%dT%H:%M:%SZ)
 to=$(date -u -d "@$end" +%Y-%m-%dT%H:%M:%SZ)
-echo "== fleet $from .. $to, $NODES nodes x $GPUS GPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== fleet $from .. $to, $NODES nodes x $GPUS GPUs in $NAMES names; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-18s %8s %10s %8s %6s %s\n' engine wall_s peak_rss queries gpus summary
 for engine in prometheus:$PROM_PORT victoria-metrics:$VM_PORT; do
   name=${engine%%:*}
