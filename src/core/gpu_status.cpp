@@ -23,8 +23,15 @@ std::string MigProfileOfName(std::string_view mig_device_name) {
   if (at == std::string_view::npos) return {};
   std::string_view profile = mig_device_name.substr(at + 5);
   while (!profile.empty() && profile.back() == ' ') profile.remove_suffix(1);
-  // One word ("1g.10gb", "1c.3g.40gb", "1g.10gb+me"): anything else is not a profile.
+  // One word ("1g.10gb", "1g.10gb+me"): anything else is not a profile.
   if (profile.empty() || profile.find(' ') != std::string_view::npos) return {};
+  // A compute instance's share of its GPU instance ("1c.3g.40gb") is not
+  // part of the GPU instance's profile.
+  if (const auto dot = profile.find('.'); dot != std::string_view::npos && dot > 1 &&
+                                          profile[dot - 1] == 'c' &&
+                                          profile.find('.', dot + 1) != std::string_view::npos) {
+    profile.remove_prefix(dot + 1);
+  }
   return std::string(profile);
 }
 

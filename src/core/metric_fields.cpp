@@ -171,6 +171,15 @@ const std::vector<MetricField>& Resolved() {
 
 std::span<const MetricField> MetricFields() { return Resolved(); }
 
+bool IsPerMigInstanceField(const MetricField& field) {
+  // What the MIG reader fills (nvml/mig_reader.cpp, gpm_reader.cpp): the
+  // memory sizes and GPM's metrics; memory temperature and GPM support are
+  // the GPU's.
+  const std::string_view name = field.names.status_name;
+  return (name.starts_with("memory_") && name.ends_with("_bytes")) ||
+         (name.starts_with("gpm_") && name != "gpm_supported");
+}
+
 std::optional<double> FieldValue(const GpuStatus& gpu, const MetricField& field) {
   if (field.scalar) return GetNumber(gpu, *field.scalar);
   if (field.names.status_name == "pstate" && gpu.pstate) return static_cast<double>(*gpu.pstate);

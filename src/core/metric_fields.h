@@ -43,6 +43,10 @@ struct MetricField {
 // Every field with a series in at least one naming, in GpuStatus order.
 std::span<const MetricField> MetricFields();
 
+// A field a MIG GPU instance has of its own (its memory, its GPM
+// activity); the others are the whole GPU's.
+bool IsPerMigInstanceField(const MetricField& field);
+
 // The field of `gpu` in its own unit; nullopt when unread.
 std::optional<double> FieldValue(const GpuStatus& gpu, const MetricField& field);
 // Sets the field from a value in its own unit: integers and masks rounded to

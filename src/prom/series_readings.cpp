@@ -34,8 +34,10 @@ SeriesReadings::GpuHistory& SeriesReadings::GpuOf(const PromSeries& series) {
 void SeriesReadings::AddFieldSeries(const PromSeries& series, const std::string& series_name) {
   const FieldOfSeries f = FindFieldOfSeries(series_name);
   if (f.field == nullptr || series.points.empty()) return;
-  // The rules judge whole GPUs: a MIG instance's memory is not the GPU's.
-  if (IsMigInstanceSeries(series.labels)) return;
+  // A MIG GPU instance's own memory and GPM figures are not the GPU's; its
+  // copies of the GPU's device fields (dcgm-exporter serves every field per
+  // GPU instance once MIG is on) are, and meet in the GPU's reading.
+  if (IsMigInstanceSeries(series.labels) && IsPerMigInstanceField(*f.field)) return;
   GpuHistory& h = GpuOf(series);
   if (h.labels.Key().empty()) return;  // no GPU labels: not a per-GPU series
   for (const PromPoint& p : series.points) {
@@ -66,7 +68,11 @@ void SeriesReadings::AddDcgmXidSeries(const PromSeries& series, double step_s,
     e.pci_bus_id = labels.pci_bus_id;
     e.message = "Xid " + std::to_string(*e.code) +
                 " (dcgm-exporter's DCGM_FI_DEV_XID_ERRORS, the last code the GPU reported)";
-    node.events.push_back(std::move(e));
+    // The same Xid seen through another GPU instance's copy of the series.
+    const bool seen = std::any_of(node.events.begin(), node.events.end(), [&](const KernelEvent& o) {
+      return o.pci_bus_id == e.pci_bus_id && o.code == e.code && o.time == e.time;
+    });
+    if (!seen) node.events.push_back(std::move(e));
   }
 }
 

@@ -20,13 +20,15 @@ namespace gpudoctor {
 class SeriesReadings {
  public:
   // A series whose field name is `series_name` (the __name__, or the label
-  // a query copied it to). Series of no known field, and those of a MIG
-  // instance, are ignored.
+  // a query copied it to). Series of no known field, and a MIG GPU
+  // instance's series of its own memory and GPM figures, are ignored; its
+  // copies of the GPU's other fields count as the GPU's.
   void AddFieldSeries(const PromSeries& series, const std::string& series_name);
   // DCGM_FI_DEV_XID_ERRORS sampled every step_s (only its non-zero points):
   // an event at each point whose code differs from the point before, or
   // that follows a gap (the gauge was 0 or absent). Points before
-  // `counted_from` only set the code a later point is compared with.
+  // `counted_from` only set the code a later point is compared with. The
+  // series of a MIG GPU's instances give each event once.
   void AddDcgmXidSeries(const PromSeries& series, double step_s, double counted_from_s);
 
   // gpudoctor's own series beyond the plain fields: the clock-event reason

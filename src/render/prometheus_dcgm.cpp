@@ -48,9 +48,11 @@ std::string DcgmPodLabels(const GpuStatus& g) {
          "," + PromLabel("pod", pod->pod_name);
 }
 
-// dcgm-exporter's labels of a GPU instance's series.
+// dcgm-exporter's labels of a GPU instance's series (no profile label when
+// the MIG device's name gives none).
 std::string MigLabels(const MigDeviceStatus& mig) {
-  return PromLabel("GPU_I_PROFILE", MigProfileOfName(mig.status.name)) + "," +
+  const std::string profile = MigProfileOfName(mig.status.name);
+  return (profile.empty() ? "" : PromLabel("GPU_I_PROFILE", profile) + ",") +
          PromLabel("GPU_I_ID", std::to_string(mig.gpu_instance_id));
 }
 
@@ -58,6 +60,14 @@ class DcgmWriter {
  public:
   DcgmWriter(const AgentLiveSnapshot& s, const MetricsRenderOptions& o, Exposition& e)
       : s_(s), o_(o), e_(e) {}
+
+  // A GPU instance's series: the GPU's labels and the instance's, without
+  // the GPU's pod (its processes are not told apart by instance).
+  std::string InstanceLabels(const GpuStatus& g, const MigDeviceStatus& mig) const {
+    MetricGpuLabels scratch;
+    return JoinLabels(DcgmGpuLabelText(LabelsOf(s_, g, scratch), o_.hostname, s_.status.driver_version),
+                      MigLabels(mig));
+  }
 
   std::string Labels(const GpuStatus& g) const {
     MetricGpuLabels scratch;
@@ -82,13 +92,18 @@ class DcgmWriter {
           e_.Sample(labels, *v * d.per_field_unit);
         };
         for (const auto& g : s_.status.gpus) {
-          sample(g, Labels(g));
-          // Each GPU instance once, as dcgm-exporter does: its compute
-          // instances show the same memory and GPM values.
+          if (g.mig_devices.empty()) {
+            sample(g, Labels(g));
+            continue;
+          }
+          // Once MIG is on, dcgm-exporter serves every field per GPU
+          // instance and none for the whole GPU: the instance's own memory
+          // and GPM figures, the GPU's value of the others. Each instance
+          // once: its compute instances show the same figures.
           std::set<unsigned> instances;
           for (const auto& mig : g.mig_devices) {
             if (!instances.insert(mig.gpu_instance_id).second) continue;
-            sample(mig.status, JoinLabels(Labels(g), MigLabels(mig)));
+            sample(IsPerMigInstanceField(f) ? mig.status : g, InstanceLabels(g, mig));
           }
         }
       }

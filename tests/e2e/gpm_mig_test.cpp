@@ -2,6 +2,8 @@
 // NVML (nvmlDeviceGetMigDeviceHandleByIndex, nvmlGpmMigSampleGet): in
 // `status --json` and on the agent's /metrics.
 #include <gtest/gtest.h>
+
+#include <sstream>
 #include <signal.h>
 
 #include <nlohmann/json.hpp>
@@ -161,6 +163,21 @@ TEST(GpmMigE2E, AgentServesMigSeries) {
   const auto two = fb_used.find(instance_two);
   EXPECT_NE(two, std::string::npos) << fb_used;
   EXPECT_EQ(fb_used.find(instance_two, two + 1), std::string::npos) << fb_used;
+  // GPU 0 is served per instance only, GPU 1 (no MIG) whole.
+  std::istringstream lines(text);
+  int gpu0 = 0, gpu1 = 0;
+  for (std::string l; std::getline(lines, l);) {
+    if (l.starts_with("DCGM_FI_PROF_SM_ACTIVE{gpu=\"0\"")) {
+      ++gpu0;
+      EXPECT_NE(l.find("GPU_I_ID="), std::string::npos) << l;
+    }
+    if (l.starts_with("DCGM_FI_PROF_SM_ACTIVE{gpu=\"1\"")) {
+      ++gpu1;
+      EXPECT_EQ(l.find("GPU_I_ID="), std::string::npos) << l;
+    }
+  }
+  EXPECT_EQ(gpu0, 2) << text;
+  EXPECT_EQ(gpu1, 1) << text;
   // The GPU without MIG has no MIG series.
   EXPECT_EQ(text.find("gpudoctor_mig_sm_activity_ratio{gpu=\"1\""), std::string::npos);
   std::this_thread::sleep_for(std::chrono::seconds(1));  // a few recorded samples

@@ -130,10 +130,17 @@ TEST(SeriesReadings, MigInstanceSeriesAreNotTheGpusReadings) {
   r.AddFieldSeries(Series(kGpuLabels, {{100, 2048}}), "DCGM_FI_DEV_FB_USED");
   r.AddFieldSeries(Series(mig, {{100, 30}}), "DCGM_FI_DEV_FB_USED");
   r.AddFieldSeries(Series(own, {{100, 5.0 * (1 << 20)}}), "gpudoctor_gpu_memory_used_bytes");
+  // dcgm-exporter serves the GPU's device fields per instance once MIG is on:
+  // those are the GPU's.
+  r.AddFieldSeries(Series(mig, {{100, 77}}), "DCGM_FI_DEV_GPU_TEMP");
+  auto mig2 = mig;
+  mig2["GPU_I_ID"] = "2";
+  r.AddFieldSeries(Series(mig2, {{100, 77}}), "DCGM_FI_DEV_GPU_TEMP");
   DiagnosisInput in = r.InputFor("n1", Config{}, WallTime{}, WallTime{});
   ASSERT_EQ(in.gpus.size(), 1u);
   ASSERT_EQ(in.gpus[0].readings.size(), 1u);
   EXPECT_EQ(in.gpus[0].readings[0].memory_used_bytes, 2048LL << 20);
+  EXPECT_EQ(in.gpus[0].readings[0].temperature_c, 77);
   auto empty_id = kGpuLabels;
   empty_id["GPU_I_ID"] = "";
   EXPECT_FALSE(IsMigInstanceSeries(empty_id));
@@ -161,6 +168,16 @@ TEST(SeriesReadings, DcgmXidGaugeBecomesAnEventWhereItsCodeChanges) {
                      60, 100);
   using E = std::vector<std::pair<int, double>>;
   EXPECT_EQ(XidEvents(r), (E{{79, 120}, {79, 360}, {13, 420}}));
+}
+
+TEST(SeriesReadings, DcgmXidOfEachMigInstanceIsOneEvent) {
+  SeriesReadings r;
+  auto one = kGpuLabels, two = kGpuLabels;
+  one["GPU_I_ID"] = "1";
+  two["GPU_I_ID"] = "2";
+  r.AddDcgmXidSeries(Series(one, {{100, 79}}), 60, 0);
+  r.AddDcgmXidSeries(Series(two, {{100, 79}}), 60, 0);
+  EXPECT_EQ(XidEvents(r), (std::vector<std::pair<int, double>>{{79, 100}}));
 }
 
 TEST(SeriesReadings, XidCounterRisesAreEvents) {

@@ -178,10 +178,15 @@ TEST(PromDcgm, OnePodOnTheGpuBecomesItsPodNamespaceAndContainer) {
       << named;
 }
 
-TEST(PromDcgm, EachMigGpuInstanceOnceWithItsProfileAndId) {
+TEST(PromDcgm, OnceMigIsOnEveryFieldIsPerGpuInstanceAsDcgmExporterServesIt) {
   auto s = DcgmSnapshot();
   GpuStatus& g = s.status.gpus[0];
   g.mig_mode_enabled = true;
+  GpuProcess p(4242, "python3", 1LL << 30);
+  p.pod_uid = "uid-a";
+  p.pod_name = "trainer-0";
+  p.pod_namespace = "ml";
+  g.processes = std::vector<GpuProcess>{p};
   // GPU instance 1 with two compute instances (the same memory), GPU
   // instance 2 with one; NVML's MIG device names end with the profile.
   for (auto [gi, ci, used_mib] : {std::tuple{1u, 0u, 30LL}, std::tuple{1u, 1u, 30LL},
@@ -189,31 +194,48 @@ TEST(PromDcgm, EachMigGpuInstanceOnceWithItsProfileAndId) {
     MigDeviceStatus m;
     m.gpu_instance_id = gi;
     m.compute_instance_id = ci;
-    m.status.name = gi == 1 ? "NVIDIA H100 80GB HBM3 MIG 3g.40gb" : "NVIDIA H100 80GB HBM3 MIG 1g.10gb";
+    m.status.name = gi == 1 ? "NVIDIA H100 80GB HBM3 MIG 1c.3g.40gb" : "NVIDIA H100 80GB HBM3 MIG 1g.10gb";
     m.status.memory_used_bytes = used_mib << 20;
     m.status.gpm_sm_activity_percent = gi == 1 ? 80 : 10;
     g.mig_devices.push_back(m);
   }
   const std::string text = RenderDcgmNames(s, MetricNames::kDcgm);
-  const std::string gpu = std::string("DCGM_FI_DEV_FB_USED{") + kDcgmLabels;
-  EXPECT_TRUE(HasDcgmLine(text, gpu + "} 2048")) << text;
-  EXPECT_TRUE(HasDcgmLine(text, gpu + ",GPU_I_PROFILE=\"3g.40gb\",GPU_I_ID=\"1\"} 30")) << text;
-  EXPECT_TRUE(HasDcgmLine(text, gpu + ",GPU_I_PROFILE=\"1g.10gb\",GPU_I_ID=\"2\"} 5")) << text;
-  EXPECT_TRUE(HasDcgmLine(text, std::string("DCGM_FI_PROF_SM_ACTIVE{") + kDcgmLabels +
-                                    ",GPU_I_PROFILE=\"3g.40gb\",GPU_I_ID=\"1\"} 0.8"))
-      << text;
+  const std::string one = std::string(kDcgmLabels) + ",GPU_I_PROFILE=\"3g.40gb\",GPU_I_ID=\"1\"}";
+  const std::string two = std::string(kDcgmLabels) + ",GPU_I_PROFILE=\"1g.10gb\",GPU_I_ID=\"2\"}";
+  // The instance's own memory and GPM figures.
+  EXPECT_TRUE(HasDcgmLine(text, "DCGM_FI_DEV_FB_USED{" + one + " 30")) << text;
+  EXPECT_TRUE(HasDcgmLine(text, "DCGM_FI_DEV_FB_USED{" + two + " 5")) << text;
+  EXPECT_TRUE(HasDcgmLine(text, "DCGM_FI_PROF_SM_ACTIVE{" + one + " 0.8")) << text;
+  // The GPU's other fields, once per instance; no whole-GPU series.
+  EXPECT_TRUE(HasDcgmLine(text, "DCGM_FI_DEV_GPU_TEMP{" + one + " 70")) << text;
+  EXPECT_TRUE(HasDcgmLine(text, "DCGM_FI_DEV_GPU_TEMP{" + two + " 70")) << text;
+  EXPECT_FALSE(HasDcgmLine(text, std::string("DCGM_FI_DEV_FB_USED{") + kDcgmLabels + "} 2048")) << text;
+  EXPECT_FALSE(HasDcgmLine(text, std::string("DCGM_FI_DEV_GPU_TEMP{") + kDcgmLabels + "} 70")) << text;
   std::size_t instance_one = 0;
-  for (std::size_t at = 0; (at = text.find("GPU_I_ID=\"1\"} 30", at)) != std::string::npos; ++at) {
+  for (std::size_t at = 0; (at = text.find("DCGM_FI_DEV_FB_USED{" + one, at)) != std::string::npos; ++at) {
     ++instance_one;
   }
   EXPECT_EQ(instance_one, 1u) << text;
-  // Fields a MIG device does not have (temperature) stay the GPU's alone.
-  EXPECT_EQ(text.find("DCGM_FI_DEV_GPU_TEMP{" + std::string(kDcgmLabels) + ",GPU_I"), std::string::npos);
+  // The GPU's one pod is not said to run in every instance (the whole GPU's
+  // NVLink series keep it).
+  std::istringstream lines(text);
+  for (std::string l; std::getline(lines, l);) {
+    if (l.find("GPU_I_ID=") != std::string::npos) {
+      EXPECT_EQ(l.find("pod="), std::string::npos) << l;
+    }
+  }
+  // Without a profile in the name, the instance keeps its id alone.
+  for (auto& m : g.mig_devices) m.status.name = "NVIDIA H100 80GB HBM3";
+  const std::string unnamed = RenderDcgmNames(s, MetricNames::kDcgm);
+  EXPECT_TRUE(HasDcgmLine(unnamed, std::string("DCGM_FI_DEV_FB_USED{") + kDcgmLabels + ",GPU_I_ID=\"2\"} 5"))
+      << unnamed;
 }
 
 TEST(MigProfile, IsTheWordAfterMigInTheDeviceName) {
   EXPECT_EQ(MigProfileOfName("NVIDIA H100 80GB HBM3 MIG 1g.10gb"), "1g.10gb");
-  EXPECT_EQ(MigProfileOfName("NVIDIA A100-SXM4-40GB MIG 1c.3g.20gb"), "1c.3g.20gb");
+  // A compute instance's name: its GPU instance's profile.
+  EXPECT_EQ(MigProfileOfName("NVIDIA A100-SXM4-40GB MIG 1c.3g.20gb"), "3g.20gb");
+  EXPECT_EQ(MigProfileOfName("NVIDIA A100-SXM4-40GB MIG 2c.4g.20gb"), "4g.20gb");
   EXPECT_EQ(MigProfileOfName("NVIDIA H100 80GB HBM3 MIG 1g.10gb+me "), "1g.10gb+me");
   EXPECT_EQ(MigProfileOfName("NVIDIA H100 80GB HBM3"), "");
   EXPECT_EQ(MigProfileOfName(""), "");
