@@ -32,6 +32,35 @@ void ApplyKubeNames(const std::map<std::string, KubePodRef>& pods,
   }
 }
 
+// One of the kubelet's listings, kept while it knows every process's key
+// (key_of: empty for none): re-read once a key is neither in it nor
+// remembered as missing. Missing keys are forgotten when new pids appear
+// (their pod or container may have been listed since) and past 4096, so
+// that keys of pods long gone do not pile up.
+template <typename Map, typename KeyOf, typename Has, typename Read>
+void Relearn(const SystemStatus& status, bool new_pids, Map& listing,
+             std::set<std::string>& missing, KeyOf key_of, Has has, Read read) {
+  if (new_pids) missing.clear();
+  auto unlisted = [&](const GpuProcess& p) {
+    const std::string& key = key_of(p);
+    return !key.empty() && !has(listing, key);
+  };
+  bool unknown = false;
+  for (const auto& g : status.gpus) {
+    if (!g.processes) continue;
+    for (const auto& p : *g.processes) unknown = unknown || (unlisted(p) && !missing.count(key_of(p)));
+  }
+  if (!unknown) return;
+  listing = read();
+  for (const auto& g : status.gpus) {
+    if (!g.processes) continue;
+    for (const auto& p : *g.processes) {
+      if (unlisted(p)) missing.insert(key_of(p));
+    }
+  }
+  if (missing.size() > 4096) missing.clear();
+}
+
 }  // namespace
 
 void NameKubeOwners(const CollectContext& ctx, SystemStatus& status) {
@@ -96,52 +125,27 @@ void ProcessOwnerCache::Annotate(const CollectContext& ctx, SystemStatus& status
 
 void ProcessOwnerCache::LearnContainers(const CollectContext& ctx, const SystemStatus& status,
                                         bool new_pids) {
-  if (new_pids) containers_missing_.clear();
   // Only a container of a pod the kubelet names: a plain docker host has
   // no /var/log/containers to list at every new id.
-  auto wanted = [&](const GpuProcess& p) {
-    return !p.container_id.empty() && !p.pod_uid.empty() &&
-           FindContainerById(containers_, p.container_id) == nullptr;
-  };
-  bool unknown = false;
-  for (const auto& g : status.gpus) {
-    if (!g.processes) continue;
-    for (const auto& p : *g.processes) {
-      unknown = unknown || (wanted(p) && !containers_missing_.count(p.container_id));
-    }
-  }
-  if (!unknown) return;
-  containers_ = ReadKubeContainers(ctx);
-  for (const auto& g : status.gpus) {
-    if (!g.processes) continue;
-    for (const auto& p : *g.processes) {
-      if (wanted(p)) containers_missing_.insert(p.container_id);
-    }
-  }
-  if (containers_missing_.size() > 4096) containers_missing_.clear();
+  Relearn(
+      status, new_pids, containers_, containers_missing_,
+      [](const GpuProcess& p) -> const std::string& {
+        static const std::string kNone;
+        return p.pod_uid.empty() ? kNone : p.container_id;
+      },
+      [](const auto& containers, const std::string& id) {
+        return FindContainerById(containers, id) != nullptr;
+      },
+      [&] { return ReadKubeContainers(ctx); });
 }
 
 void ProcessOwnerCache::LearnPods(const CollectContext& ctx, const SystemStatus& status,
                                   bool new_pids) {
-  if (new_pids) pods_missing_.clear();
-  bool unknown = false;
-  for (const auto& g : status.gpus) {
-    if (!g.processes) continue;
-    for (const auto& p : *g.processes) {
-      unknown = unknown || (!p.pod_uid.empty() && !pods_.count(p.pod_uid) &&
-                            !pods_missing_.count(p.pod_uid));
-    }
-  }
-  if (!unknown) return;
-  pods_ = ReadKubePods(ctx);
-  for (const auto& g : status.gpus) {
-    if (!g.processes) continue;
-    for (const auto& p : *g.processes) {
-      if (!p.pod_uid.empty() && !pods_.count(p.pod_uid)) pods_missing_.insert(p.pod_uid);
-    }
-  }
-  // Bounded: uids of pods long gone do not pile up.
-  if (pods_missing_.size() > 4096) pods_missing_.clear();
+  Relearn(
+      status, new_pids, pods_, pods_missing_,
+      [](const GpuProcess& p) -> const std::string& { return p.pod_uid; },
+      [](const auto& pods, const std::string& uid) { return pods.count(uid) > 0; },
+      [&] { return ReadKubePods(ctx); });
 }
 
 }  // namespace gpudoctor

@@ -61,19 +61,19 @@ class DcgmWriter {
   DcgmWriter(const AgentLiveSnapshot& s, const MetricsRenderOptions& o, Exposition& e)
       : s_(s), o_(o), e_(e) {}
 
+  // The GPU's identity labels (gpu, UUID, ..., Hostname, driver).
+  std::string IdentityLabels(const GpuStatus& g) const {
+    MetricGpuLabels scratch;
+    return DcgmGpuLabelText(LabelsOf(s_, g, scratch), o_.hostname, s_.status.driver_version);
+  }
+
   // A GPU instance's series: the GPU's labels and the instance's, without
   // the GPU's pod (its processes are not told apart by instance).
   std::string InstanceLabels(const GpuStatus& g, const MigDeviceStatus& mig) const {
-    MetricGpuLabels scratch;
-    return JoinLabels(DcgmGpuLabelText(LabelsOf(s_, g, scratch), o_.hostname, s_.status.driver_version),
-                      MigLabels(mig));
+    return JoinLabels(IdentityLabels(g), MigLabels(mig));
   }
 
-  std::string Labels(const GpuStatus& g) const {
-    MetricGpuLabels scratch;
-    return JoinLabels(DcgmGpuLabelText(LabelsOf(s_, g, scratch), o_.hostname, s_.status.driver_version),
-                      DcgmPodLabels(g));
-  }
+  std::string Labels(const GpuStatus& g) const { return JoinLabels(IdentityLabels(g), DcgmPodLabels(g)); }
 
   void Fields() {
     for (const auto& f : MetricFields()) {
