@@ -1,20 +1,36 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages gpudoctor needs to build and test.
+# Installs the Debian 12 packages gpudoctor needs.
+#   scripts/bootstrap.sh            what building and testing need (CI, developers)
+#   scripts/bootstrap.sh --build    only what building and running the binary need
+#                                   (scripts/install.sh)
 # Idempotent: when everything is installed it only checks and returns.
 set -euo pipefail
 
-PACKAGES=(
+# Compiler, build tools and the libraries the binary links.
+BUILD_PACKAGES=(
   build-essential g++ cmake ninja-build pkg-config
   nlohmann-json3-dev libfmt-dev libcli11-dev libpugixml-dev
-  googletest libgtest-dev libgmock-dev
-  libsystemd-dev zlib1g-dev libbenchmark-dev libtomlplusplus-dev
+  libsystemd-dev zlib1g-dev libtomlplusplus-dev
   libsqlite3-dev
-  chromium fonts-noto-cjk prometheus prometheus-node-exporter victoria-metrics wrk iproute2
   libcpp-httplib-dev
+)
+
+# The test suite, benchmarks, fuzzing and packaging: servers the tests start
+# (Prometheus, VictoriaMetrics, Chromium), clang for the fuzz targets, tools.
+TEST_PACKAGES=(
+  googletest libgtest-dev libgmock-dev libbenchmark-dev
+  chromium fonts-noto-cjk prometheus prometheus-node-exporter victoria-metrics wrk iproute2
   clang libclang-rt-14-dev
-  python3 python3-yaml util-linux
+  python3 python3-yaml util-linux tmux
   help2man man-db dpkg-dev systemd
 )
+
+PACKAGES=("${BUILD_PACKAGES[@]}")
+case "${1:-}" in
+  --build) ;;
+  "") PACKAGES+=("${TEST_PACKAGES[@]}") ;;
+  *) echo "usage: scripts/bootstrap.sh [--build]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${PACKAGES[@]}"; do
