@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "core/terminal.h"
+#include "render/wrap_text.h"
 #include "render/ansi.h"
 #include "render/report_html.h"
 #include "render/report_json.h"
@@ -55,6 +57,11 @@ int WriteReport(const ReportContext& report, const ReportOptions& options) {
   } else {
     bool color = !options.no_color && options.output.empty() && ShouldUseColor(STDOUT_FILENO);
     text = ReportToText(report, color);
+    // On a terminal, long lines break between words with hanging indents
+    // instead of where the terminal cuts them.
+    if (options.output.empty()) {
+      if (auto size = GetTerminalSize(STDOUT_FILENO)) text = WrapToWidth(text, size->columns);
+    }
   }
   return WriteCommandOutput(text, options.output, ExitCodeFor(report.diagnosis->verdict));
 }

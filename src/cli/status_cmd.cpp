@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/nvml_options.h"
 #include "collect/process_owners.h"
+#include "core/terminal.h"
 #include "render/ansi.h"
 #include "render/status_json.h"
 #include "render/status_table.h"
@@ -16,6 +17,7 @@ namespace {
 
 struct StatusOptions {
   bool json = false;
+  bool wide = false;
   std::vector<std::string> gpus;
   std::string root = "/";
 };
@@ -49,6 +51,7 @@ int RunStatus(const StatusOptions& opts, const GlobalOptions& global) {
   } else {
     TableOptions table;
     table.color = !global.no_color && ShouldUseColor(1);
+    if (auto size = GetTerminalSize(1); size && !opts.wide) table.width = size->columns;
     std::cout << RenderStatusTable(status, table);
   }
   int code = kExitOk;
@@ -66,6 +69,7 @@ void RegisterStatus(CLI::App& app, const GlobalOptions& global, int* exit_code) 
       "status", "One reading of every GPU: utilisation, memory, temperature, power, clocks, "
                 "throttle reasons, ECC, PCIe, NVLink, processes");
   cmd->add_flag("--json", opts->json, "Print the gpudoctor.status/v1 JSON document");
+  cmd->add_flag("--wide", opts->wide, "Show every column even when the table is wider than the terminal");
   cmd->add_option("--gpu", opts->gpus, "Only these GPUs (index, UUID or PCI bus id)")
       ->take_all();
   cmd->add_option("--root", opts->root,

@@ -6,19 +6,14 @@
 
 #include "core/clock_reasons.h"
 #include "render/ansi.h"
+#include "render/fit_table.h"
+#include "render/wrap_text.h"
 #include "status/anomalies.h"
 
 namespace gpudoctor {
 namespace {
 
 constexpr const char* kNa = "n/a";
-
-std::string Pad(const std::string& text, std::size_t width, bool right = false) {
-  std::size_t visible = VisibleWidth(text);
-  if (visible >= width) return text;
-  std::string pad(width - visible, ' ');
-  return right ? pad + text : text + pad;
-}
 
 std::optional<double> AsDouble(std::optional<std::int64_t> v) {
   if (!v) return std::nullopt;
@@ -48,35 +43,52 @@ std::string PowerCell(const GpuStatus& g, const TableOptions& o) {
   return Colorize(text, GradePower(g.power_draw_w, g.power_limit_w, o.thresholds), o.color);
 }
 
-std::string Row(const GpuStatus& g, const TableOptions& o) {
+// The cells of one GPU's row, in the order of kGpuColumns.
+std::vector<std::string> Row(const GpuStatus& g, const TableOptions& o) {
   std::string state = Colorize(GpuStateName(g.state),
                                g.state == GpuState::kOk ? Level::kNormal : Level::kCritical,
                                o.color);
-  std::string name = g.name.size() > 26 ? g.name.substr(0, 25) + "~" : g.name;
   auto util = g.utilization_gpu_percent
                   ? std::optional<std::string>(fmt::format("{}%", *g.utilization_gpu_percent))
                   : std::nullopt;
   auto temp = g.temperature_c
                   ? std::optional<std::string>(fmt::format("{}C", *g.temperature_c))
                   : std::nullopt;
-  auto sm = g.clocks_sm_mhz ? std::optional<std::string>(fmt::format("{} MHz", *g.clocks_sm_mhz))
-                            : std::nullopt;
+  std::string sm = g.clocks_sm_mhz ? fmt::format("{} MHz", *g.clocks_sm_mhz) : std::string(kNa);
   std::string pstate = g.pstate ? fmt::format("P{}", *g.pstate) : kNa;
   std::string persist = g.persistence_mode ? (*g.persistence_mode ? "on" : "off") : kNa;
-  return fmt::format(
-      "{:>3}  {}  {}  {}  {}  {}  {}  {}  {}  {}  {}\n", g.index, Pad(name, 26),
-      Pad(g.pci_bus_id.empty() ? kNa : g.pci_bus_id, 12), Pad(state, 5),
-      Pad(Cell(util, GradeUtilization(AsDouble(g.utilization_gpu_percent), o.thresholds),
-               o.color),
-          4, true),
-      Pad(MemoryCell(g, o), 22, true),
-      Pad(Cell(temp,
+  return {std::to_string(g.index),
+          g.name,
+          g.pci_bus_id.empty() ? kNa : g.pci_bus_id,
+          state,
+          Cell(util, GradeUtilization(AsDouble(g.utilization_gpu_percent), o.thresholds), o.color),
+          MemoryCell(g, o),
+          Cell(temp,
                GradeTemperature(AsDouble(g.temperature_c), AsDouble(g.temperature_slowdown_c),
                                 o.thresholds),
                o.color),
-          4, true),
-      Pad(PowerCell(g, o), 13, true), Pad(sm ? *sm : kNa, 9, true), Pad(pstate, 3),
-      persist);
+          PowerCell(g, o),
+          sm,
+          pstate,
+          persist};
+}
+
+// What gives way first on a narrow terminal: persistence, P-state, the SM
+// clock, the bus id (the index still names the GPU), then the name shrinks;
+// the index, state, utilisation, memory, temperature and power stay.
+const std::vector<FitColumn> kGpuColumns = {
+    {"GPU", true, 0, 0},         {"Name", false, 5, 12},          {"Bus-Id", false, 4, 0},
+    {"State", false, 0, 0},      {"Util", true, 0, 0},            {"Memory used / total", true, 0, 0},
+    {"Temp", true, 0, 0},        {"Power / limit", true, 0, 0},   {"SM clock", true, 3, 0},
+    {"P", false, 2, 0},          {"Persist", false, 1, 0},
+};
+
+std::string DroppedNote(const std::vector<std::string>& dropped, const TableOptions& o) {
+  if (dropped.empty()) return "";
+  std::string names;
+  for (const auto& d : dropped) names += (names.empty() ? "" : ", ") + d;
+  const std::string note = fmt::format("(not shown to fit the terminal: {}; --wide shows every column)\n", names);
+  return o.width ? WrapToWidth(note, *o.width) : note;
 }
 
 std::string PercentCell(const std::optional<std::int64_t>& v) {
@@ -98,25 +110,23 @@ std::string OwnerCell(const GpuProcess& p) {
   return out;
 }
 
-std::string Processes(const SystemStatus& s) {
-  std::string out;
+std::string Processes(const SystemStatus& s, const TableOptions& o) {
+  std::vector<std::vector<std::string>> rows;
   for (const auto& g : s.gpus) {
     if (!g.processes) continue;
     for (const auto& p : *g.processes) {
-      std::string line = fmt::format(
-          "{:>3}  {:>8}  {}  {:>10}  {:>4}  {:>4}  {}", g.index, p.pid,
-          Pad(p.name.empty() ? "?" : p.name, 40),
-          p.used_memory_bytes ? fmt::format("{} MiB", *p.used_memory_bytes >> 20)
-                              : std::string(kNa),
-          PercentCell(p.sm_util_percent), PercentCell(p.memory_util_percent), OwnerCell(p));
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out += line + "\n";
+      rows.push_back({std::to_string(g.index), std::to_string(p.pid), p.name.empty() ? "(no name)" : p.name,
+                      p.used_memory_bytes ? fmt::format("{} MiB", *p.used_memory_bytes >> 20) : std::string(kNa),
+                      PercentCell(p.sm_util_percent), PercentCell(p.memory_util_percent), OwnerCell(p)});
     }
   }
-  return out.empty() ? out
-                     : "\nProcesses:\nGPU       PID  Name                                      "
-                       "GPU memory    SM   Mem  Owner\n" +
-                           out;
+  if (rows.empty()) return "";
+  static const std::vector<FitColumn> kColumns = {
+      {"GPU", true, 0, 0}, {"PID", true, 0, 0},   {"Name", false, 3, 12}, {"GPU memory", true, 0, 0},
+      {"SM", true, 2, 0},  {"Mem", true, 1, 0},   {"Owner", false, 4, 10},
+  };
+  FitResult t = FitTable(kColumns, rows, o.width, false);
+  return "\nProcesses:\n" + t.text + DroppedNote(t.dropped, o);
 }
 
 std::string Percent(const std::optional<double>& v) {
@@ -129,50 +139,54 @@ std::string GbPerS(const std::optional<std::int64_t>& bytes) {
 
 // What the SMs did (GPM, Hopper and later), when any GPU has GPM; the others
 // read "not supported".
-std::string Gpm(const SystemStatus& s) {
+std::string Gpm(const SystemStatus& s, const TableOptions& o) {
   bool any = false;
   for (const auto& g : s.gpus) any |= g.gpm_supported.value_or(false);
   if (!any) return "";
-  std::string out =
-      "\nGPM (what the SMs did since the previous sample):\n"
-      "GPU  SM active  SM occupancy  Tensor    FP64    FP32    FP16    DRAM bw  PCIe tx/rx GB/s\n";
+  std::vector<std::vector<std::string>> rows;
   for (const auto& g : s.gpus) {
     if (!g.gpm_supported.value_or(false)) {
-      out += fmt::format("{:>3}  not supported\n", g.index);
+      rows.push_back({std::to_string(g.index), "not supported"});
       continue;
     }
-    out += fmt::format("{:>3}  {:>9}  {:>12}  {:>6}  {:>6}  {:>6}  {:>6}  {:>9}  {} / {}\n", g.index,
-                       Percent(g.gpm_sm_activity_percent), Percent(g.gpm_sm_occupancy_percent),
-                       Percent(g.gpm_tensor_activity_percent), Percent(g.gpm_fp64_activity_percent),
-                       Percent(g.gpm_fp32_activity_percent), Percent(g.gpm_fp16_activity_percent),
-                       Percent(g.gpm_dram_bandwidth_percent), GbPerS(g.gpm_pcie_tx_bytes_per_s),
-                       GbPerS(g.gpm_pcie_rx_bytes_per_s));
+    rows.push_back({std::to_string(g.index), Percent(g.gpm_sm_activity_percent), Percent(g.gpm_sm_occupancy_percent),
+                    Percent(g.gpm_tensor_activity_percent), Percent(g.gpm_fp64_activity_percent),
+                    Percent(g.gpm_fp32_activity_percent), Percent(g.gpm_fp16_activity_percent),
+                    Percent(g.gpm_dram_bandwidth_percent),
+                    GbPerS(g.gpm_pcie_tx_bytes_per_s) + " / " + GbPerS(g.gpm_pcie_rx_bytes_per_s)});
   }
-  return out;
+  static const std::vector<FitColumn> kColumns = {
+      {"GPU", true, 0, 0},   {"SM active", true, 0, 0}, {"SM occupancy", true, 5, 0},
+      {"Tensor", true, 6, 0}, {"FP64", true, 2, 0},     {"FP32", true, 3, 0},
+      {"FP16", true, 1, 0},  {"DRAM bw", true, 7, 0},   {"PCIe tx/rx GB/s", true, 4, 0},
+  };
+  FitResult t = FitTable(kColumns, rows, o.width, false);
+  return "\nGPM (what the SMs did since the previous sample):\n" + t.text + DroppedNote(t.dropped, o);
 }
 
 // MIG devices of GPUs in MIG mode: ids, memory, and their GPU instance's
 // GPM where there is one.
-std::string MigDevices(const SystemStatus& s) {
-  std::string out;
+std::string MigDevices(const SystemStatus& s, const TableOptions& o) {
+  std::vector<std::vector<std::string>> rows;
   for (const auto& g : s.gpus) {
     for (const auto& m : g.mig_devices) {
-      if (out.empty()) {
-        out = "\nMIG devices:\nGPU  GI  CI  UUID                                      Memory used / total"
-              "      SM active  Tensor  DRAM bw\n";
-      }
       const GpuStatus& ms = m.status;
-      out += fmt::format("{:>3}  {:>2}  {:>2}  {:<40}  {:>9} / {:<11}  {:>9}  {:>6}  {:>7}\n",
-                         g.index, m.gpu_instance_id,
-                         m.compute_instance_id ? std::to_string(*m.compute_instance_id) : "-",
-                         ms.uuid.empty() ? std::string(kNa) : ms.uuid,
-                         FormatMiB(ms.memory_used_bytes), FormatMiB(ms.memory_total_bytes),
-                         Percent(ms.gpm_sm_activity_percent),
-                         Percent(ms.gpm_tensor_activity_percent),
-                         Percent(ms.gpm_dram_bandwidth_percent));
+      rows.push_back({std::to_string(g.index), std::to_string(m.gpu_instance_id),
+                      m.compute_instance_id ? std::to_string(*m.compute_instance_id) : "-",
+                      ms.uuid.empty() ? std::string(kNa) : ms.uuid,
+                      FormatMiB(ms.memory_used_bytes) + " / " + FormatMiB(ms.memory_total_bytes),
+                      Percent(ms.gpm_sm_activity_percent), Percent(ms.gpm_tensor_activity_percent),
+                      Percent(ms.gpm_dram_bandwidth_percent)});
     }
   }
-  return out;
+  if (rows.empty()) return "";
+  static const std::vector<FitColumn> kColumns = {
+      {"GPU", true, 0, 0},           {"GI", true, 0, 0},       {"CI", true, 0, 0},
+      {"UUID", false, 2, 12},        {"Memory used / total", true, 0, 0},
+      {"SM active", true, 4, 0},     {"Tensor", true, 1, 0},   {"DRAM bw", true, 3, 0},
+  };
+  FitResult t = FitTable(kColumns, rows, o.width, false);
+  return "\nMIG devices:\n" + t.text + DroppedNote(t.dropped, o);
 }
 
 std::string Abnormal(const SystemStatus& s, const TableOptions& o) {
@@ -207,17 +221,16 @@ std::string RenderStatusTable(const SystemStatus& s, const TableOptions& o) {
       "Driver {}   CUDA {}   NVML {}   GPUs {}\n\n", s.driver_version.value_or(kNa),
       s.cuda_driver_version ? CudaVersionText(*s.cuda_driver_version) : kNa,
       s.nvml_version.value_or(kNa), s.gpus.size());
-  out += Bold(fmt::format("{:>3}  {}  {}  {}  {:>4}  {:>22}  {:>4}  {:>13}  {:>9}  {}  {}\n",
-                          "GPU", Pad("Name", 26), Pad("Bus-Id", 12), "State", "Util",
-                          "Memory used / total", "Temp", "Power / limit", "SM clock", "P  ",
-                          "Persist"),
-              o.color);
-  for (const auto& g : s.gpus) out += Row(g, o);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& g : s.gpus) rows.push_back(Row(g, o));
+  FitResult table = FitTable(kGpuColumns, rows, o.width, o.color);
+  out += table.text;
+  out += DroppedNote(table.dropped, o);
   if (s.gpus.empty()) out += "  (no GPUs found by the driver)\n";
-  out += Gpm(s);
-  out += MigDevices(s);
-  out += Processes(s);
-  out += Abnormal(s, o);
+  out += Gpm(s, o);
+  out += MigDevices(s, o);
+  out += Processes(s, o);
+  out += o.width ? WrapToWidth(Abnormal(s, o), *o.width) : Abnormal(s, o);
   return out;
 }
 

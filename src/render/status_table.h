@@ -3,6 +3,8 @@
 // listing anything abnormal.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 
 #include "core/gpu_status.h"
@@ -12,6 +14,9 @@ namespace gpudoctor {
 
 struct TableOptions {
   bool color = false;
+  // The terminal's columns: tables drop or shrink columns to fit, and say
+  // which. nullopt (not a terminal, or --wide): every column in full.
+  std::optional<std::size_t> width;
   Thresholds thresholds;
 };
 

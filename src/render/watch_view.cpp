@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <optional>
 #include <vector>
 
 #include "core/clock_reasons.h"
@@ -221,10 +222,13 @@ std::string MetricLine(const GpuStatus& gpu, const History& history,
   return line + " " + Sparkline(values, range.min, range.max, cells);
 }
 
+// A clock held down by a slowdown reason grades like the reason.
+Level ClockLevel(const GpuStatus& gpu) { return ReasonsCell(gpu).level; }
+
 std::string DetailLine(const GpuStatus& gpu, const WatchViewOptions& o) {
   WatchCell reasons = ReasonsCell(gpu);
   std::string line = PadRight("  clock", kLabelWidth);
-  line += MhzText(gpu.clocks_graphics_mhz, kScreenUnits);
+  line += Colorize(MhzText(gpu.clocks_graphics_mhz, kScreenUnits), ClockLevel(gpu), o.color);
   line += "  " + PstateText(gpu);
   line += "  slowdown: " + Colorize(reasons.text, reasons.level, o.color);
   return line;
@@ -278,9 +282,17 @@ constexpr CompactColumn kCompactColumns[] = {{"util", 4}, {"SM act", 4}, {"mem",
 constexpr std::size_t kIndexWidth = 3;
 constexpr std::size_t kMinReasonsWidth = 8;
 
+// Columns the slowdown reasons of any GPU take (at least kMinReasonsWidth),
+// so that the sparklines leave room for the longest reason names.
+std::size_t ReasonsWidth(const SystemStatus& status) {
+  std::size_t widest = kMinReasonsWidth;
+  for (const auto& gpu : status.gpus) widest = std::max(widest, VisibleWidth(ReasonsCell(gpu).text));
+  return widest;
+}
+
 // Sparkline cells per column for this width.
-std::size_t CompactSparkCells(const WatchViewOptions& o, const History& history) {
-  std::size_t fixed = kIndexWidth + 2 + kMinReasonsWidth;
+std::size_t CompactSparkCells(const WatchViewOptions& o, const History& history, std::size_t reasons_width) {
+  std::size_t fixed = kIndexWidth + 2 + reasons_width;
   for (const auto& c : kCompactColumns) fixed += 2 + c.value_width;
   if (o.width <= fixed) return 0;
   return std::min(history.capacity(), (o.width - fixed) / std::size(kCompactColumns));
@@ -356,6 +368,7 @@ std::string CompactRow(const GpuStatus& gpu, const History& history, std::size_t
   }
   WatchCell clock;
   if (gpu.clocks_sm_mhz) clock.text = std::to_string(*gpu.clocks_sm_mhz);
+  clock.level = ClockLevel(gpu);
   const std::pair<HistoryMetric, const WatchCell*> columns[] = {
       {HistoryMetric::kUtilization, &util}, {HistoryMetric::kSmActivity, &sm},
       {HistoryMetric::kMemoryPercent, &mem}, {HistoryMetric::kTemperature, &temp},
@@ -370,7 +383,7 @@ std::string CompactRow(const GpuStatus& gpu, const History& history, std::size_t
 
 void AppendCompactRows(const SystemStatus& status, const History& history,
                        const WatchViewOptions& o, std::vector<std::string>& lines) {
-  const std::size_t cells = CompactSparkCells(o, history);
+  const std::size_t cells = CompactSparkCells(o, history, ReasonsWidth(status));
   lines.push_back(ModelsLine(status));
   lines.push_back(Bold(CompactHeader(cells), o.color));
   for (const auto& gpu : status.gpus) lines.push_back(CompactRow(gpu, history, cells, o));
@@ -442,9 +455,49 @@ void AppendProcesses(const SystemStatus& status, std::size_t room, const WatchVi
         kProcessRowFormat, rows[i].gpu, p.pid, owner,
         percent(p.sm_util_percent), percent(p.memory_util_percent),
         p.used_memory_bytes ? fmt::format("{}MiB", *p.used_memory_bytes / kMiB) : std::string("-"),
-        p.name.empty() ? std::string("?") : p.name));
+        p.name.empty() ? std::string("(no name)") : p.name));
   }
   if (fit < rows.size()) lines.push_back(fmt::format("... {} more", rows.size() - fit));
+}
+
+// The full layout with the GPU blocks in 2 to 4 columns, each at least
+// kMinBlockWidth wide, in the fewest columns whose rows fit `room`;
+// nullopt when none does.
+constexpr std::size_t kMinBlockWidth = 64;
+constexpr std::size_t kBlockGap = 3;
+
+std::optional<std::vector<std::string>> SideBySide(const SystemStatus& status, const History& history,
+                                                   const WatchViewOptions& o, std::size_t room) {
+  for (std::size_t k = 2; k <= 4 && k <= status.gpus.size(); ++k) {
+    if (o.width < k * kMinBlockWidth + (k - 1) * kBlockGap) break;
+    WatchViewOptions narrow = o;
+    narrow.width = (o.width - (k - 1) * kBlockGap) / k;
+    std::vector<std::vector<std::string>> blocks;
+    std::size_t tallest = 0;
+    for (const auto& gpu : status.gpus) {
+      blocks.emplace_back();
+      AppendGpuBlock(gpu, history, narrow, blocks.back());
+      tallest = std::max(tallest, blocks.back().size());
+    }
+    const std::size_t groups = (blocks.size() + k - 1) / k;
+    if (groups * (tallest + 1) > room) continue;
+    std::vector<std::string> out;
+    for (std::size_t g = 0; g < groups; ++g) {
+      out.emplace_back();
+      for (std::size_t row = 0; row < tallest; ++row) {
+        std::string line;
+        for (std::size_t i = g * k; i < std::min(blocks.size(), (g + 1) * k); ++i) {
+          const std::string cell = row < blocks[i].size() ? ClipToWidth(blocks[i][row], narrow.width) : "";
+          if (i > g * k) line += std::string(kBlockGap, ' ');
+          line += PadRight(cell, narrow.width);
+        }
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        out.push_back(std::move(line));
+      }
+    }
+    return out;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -462,6 +515,12 @@ std::string RenderWatchFrame(const SystemStatus& status, const History& history,
   for (const auto& gpu : status.gpus) {
     full.emplace_back();
     AppendGpuBlock(gpu, history, options, full);
+  }
+  if (options.layout == WatchLayout::kAuto && options.height > 0 &&
+      lines.size() + full.size() > options.height) {
+    // A wide terminal takes the blocks side by side before it gives up the
+    // full layout.
+    if (auto columns = SideBySide(status, history, options, options.height - lines.size())) full = *columns;
   }
   const bool compact =
       !status.gpus.empty() &&

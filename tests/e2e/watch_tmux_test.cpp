@@ -26,7 +26,8 @@ std::string TmuxPath() {
 }
 
 // Eight H100s, GPM on the first two; thirteen processes (three on GPU 2,
-// four on GPU 5, one on each other GPU).
+// four on GPU 5, one on each other GPU); GPU 3 at its power cap, GPU 4 in
+// thermal slowdown.
 std::string EightGpus() {
   std::string gpus;
   int pid = 4000;
@@ -48,7 +49,7 @@ std::string EightGpus() {
             ", \"power_draw_w\": 350.5, \"power_limit_w\": 700, \"clocks_graphics_mhz\": 1980, "
             "\"clocks_sm_mhz\": 1980, \"clocks_max_sm_mhz\": 1980, \"pstate\": 0, "
             "\"clock_event_reasons\": [" +
-            std::string(i == 3 ? "\"sw_power_cap\"" : "") + "]" +
+            std::string(i == 3 ? "\"sw_power_cap\"" : i == 4 ? "\"sw_thermal_slowdown\"" : "") + "]" +
             (i < 2 ? ", \"gpm_supported\": true, \"gpm_sm_activity_percent\": " +
                          std::to_string(15 + i)
                    : std::string()) +
@@ -95,6 +96,11 @@ class WatchTmux : public ::testing::Test {
                                    "'\nexport FAKE_NVML_SCENARIO='" + scenario_ +
                                        "'\nexec '" GPUDOCTOR_BINARY "' watch -n 0.3\n");
     fs::permissions(script_, fs::perms::owner_all);
+    // `status` prints once; the shell then waits so the pane can be read.
+    status_script_ = dir_.Write("status.sh", "#!/bin/sh\nexport GPUDOCTOR_NVML_LIBRARY='" FAKE_NVML_LIBRARY
+                                             "'\nexport FAKE_NVML_SCENARIO='" + scenario_ +
+                                                 "'\n'" GPUDOCTOR_BINARY "' status; echo status-done; exec sleep 60\n");
+    fs::permissions(status_script_, fs::perms::owner_all);
     socket_ = "gpudoctor-test-" + std::to_string(getpid());
   }
   void TearDown() override {
@@ -112,16 +118,19 @@ class WatchTmux : public ::testing::Test {
 
   // The screen of a fresh `watch` at width x height, once the GPU rows and
   // the processes are drawn (bounded wait).
-  std::vector<std::string> Screen(int width, int height, const std::string& ready) {
+  std::vector<std::string> Screen(int width, int height, const std::string& ready, std::string script = "") {
     Tmux({"kill-server"});
     auto started = Tmux({"new-session", "-d", "-s", "w", "-x", std::to_string(width), "-y",
-                         std::to_string(height), script_});
+                         std::to_string(height), script.empty() ? script_ : script});
     EXPECT_EQ(started.exit_code, 0) << started.err;
     std::vector<std::string> lines;
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(15);
     while (std::chrono::steady_clock::now() < until) {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
-      auto shot = Tmux({"capture-pane", "-p", "-t", "w"});
+      // A command that prints and returns (status) is read with the
+      // scrollback; watch's screen is the pane.
+      auto shot = script.empty() ? Tmux({"capture-pane", "-p", "-t", "w"})
+                                 : Tmux({"capture-pane", "-p", "-S", "-500", "-t", "w"});
       if (shot.exit_code != 0) continue;
       lines = SplitLines(shot.out);
       if (Has(lines, ready)) break;
@@ -140,7 +149,7 @@ class WatchTmux : public ::testing::Test {
     return out;
   }
 
-  std::string tmux_, socket_, scenario_, script_;
+  std::string tmux_, socket_, scenario_, script_, status_script_;
   TempDir dir_;
 };
 
@@ -173,6 +182,28 @@ TEST_F(WatchTmux, At120x40OneRowPerGpuWithLongerSparklinesAndEveryProcess) {
   EXPECT_FALSE(Has(lines, "... ")) << Dump(lines);
 }
 
+// At 80 columns the longest reason name was cut ("sw_therm") to make room
+// for sparklines.
+TEST_F(WatchTmux, At80x24ReasonNamesAreNotCut) {
+  auto lines = Screen(80, 24, "... ");
+  ExpectFits(lines, 80, 24);
+  EXPECT_TRUE(Has(lines, "sw_thermal_slowdown")) << Dump(lines);
+}
+
+// 8 GPUs in blocks do not fit 50 rows in one column: at 200 columns they go
+// two abreast instead of falling back to one row per GPU with 28 rows empty.
+TEST_F(WatchTmux, At200x50TheFullLayoutGoesSideBySide) {
+  auto lines = Screen(200, 50, "GPU 7  NVIDIA H100 80GB HBM3");
+  ExpectFits(lines, 200, 50);
+  EXPECT_FALSE(StartsWithOne(lines, "GPU util")) << "not the compact layout\n" << Dump(lines);
+  bool abreast = false;
+  for (const auto& l : lines) {
+    abreast |= l.rfind("GPU 0  NVIDIA", 0) == 0 && l.find("GPU 1  NVIDIA") != std::string::npos;
+  }
+  EXPECT_TRUE(abreast) << Dump(lines);
+  EXPECT_TRUE(Has(lines, "slowdown: sw_thermal_slowdown")) << Dump(lines);
+}
+
 TEST_F(WatchTmux, At200x60TheFullLayoutFits) {
   auto lines = Screen(200, 60, "GPU 7  NVIDIA H100 80GB HBM3");
   ExpectFits(lines, 200, 60);
@@ -180,6 +211,34 @@ TEST_F(WatchTmux, At200x60TheFullLayoutFits) {
   EXPECT_TRUE(StartsWithOne(lines, "  SM act 15%")) << Dump(lines);
   EXPECT_TRUE(StartsWithOne(lines, "  memory ")) << Dump(lines);
   EXPECT_FALSE(StartsWithOne(lines, "GPU util")) << Dump(lines);
+}
+
+// `status` at 80 columns: the 125-column table wrapped every row. It now
+// leaves out persistence, P-state, SM clock and bus id, shortens the name,
+// and says so.
+// (At 24 rows the table has scrolled up: it is read from tmux's scrollback.)
+TEST_F(WatchTmux, StatusFitsEightyColumns) {
+  auto lines = Screen(80, 24, "status-done", status_script_);
+  for (const auto& l : lines) EXPECT_LE(Columns(l), 80u) << l << "\n" << Dump(lines);
+  EXPECT_TRUE(StartsWithOne(lines, "GPU  Name")) << Dump(lines);
+  EXPECT_TRUE(Has(lines, "(not shown to fit the terminal: Persist, P, SM clock")) << Dump(lines);
+  for (const auto& l : lines) {
+    if (l.rfind("GPU  Name", 0) == 0) {
+      EXPECT_EQ(l.find("Persist"), std::string::npos) << l;
+    }
+  }
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_TRUE(StartsWithOne(lines, "  " + std::to_string(i) + "  ")) << i << "\n" << Dump(lines);
+  }
+  EXPECT_TRUE(Has(lines, "proc4012")) << Dump(lines);
+}
+
+TEST_F(WatchTmux, StatusShowsEveryColumnAt200) {
+  auto lines = Screen(200, 50, "status-done", status_script_);
+  for (const auto& l : lines) EXPECT_LE(Columns(l), 200u) << l;
+  EXPECT_TRUE(Has(lines, "Persist")) << Dump(lines);
+  EXPECT_TRUE(Has(lines, "NVIDIA H100 80GB HBM3")) << Dump(lines);
+  EXPECT_FALSE(Has(lines, "not shown to fit")) << Dump(lines);
 }
 
 }  // namespace
