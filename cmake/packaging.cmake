@@ -44,7 +44,7 @@ if(HELP2MAN)
   add_custom_command(
     OUTPUT ${man_page}.gz
     COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/man_commands.sh $<TARGET_FILE:gpudoctor> ${man_commands}
-    COMMAND ${HELP2MAN} --no-info --no-discard-stderr --section 1
+    COMMAND ${CMAKE_COMMAND} -E env LC_ALL=C LANG=C ${HELP2MAN} --no-info --no-discard-stderr --section 1
             --name "why a GPU server stutters or loses GPUs" --include ${man_commands}
             --output ${man_page} $<TARGET_FILE:gpudoctor>
     COMMAND gzip -9nf ${man_page}

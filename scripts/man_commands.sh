@@ -4,6 +4,8 @@
 # and option. Used by the build (cmake/packaging.cmake).
 # Usage: scripts/man_commands.sh GPUDOCTOR_BINARY OUTPUT_FILE
 set -euo pipefail
+# The help in English whatever the build machine's language (headings follow LANG).
+export LC_ALL=C LANG=C LC_MESSAGES=C
 bin=${1:?usage: man_commands.sh GPUDOCTOR_BINARY OUTPUT_FILE}
 out=${2:?usage: man_commands.sh GPUDOCTOR_BINARY OUTPUT_FILE}
 commands=$("$bin" --help | sed -n '/^Subcommands:/,$p' | awk 'NR > 1 && /^  [a-z]/ {print $1}')

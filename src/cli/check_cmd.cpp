@@ -69,8 +69,10 @@ int Answer(CheckMode mode, const CheckResult& r) {
     case CheckMode::kHuman:
       std::cout << "gpudoctor check: " << StatusName(r.status) << " - " << r.reason << "\n";
       for (const auto& c : r.conditions) {
-        std::cout << "  " << CheckConditionName(c.condition) << ": " << StatusName(c.status)
-                  << " - " << c.reason << "\n";
+        std::cout << "  " << CheckConditionName(c.condition) << ": " << StatusName(c.status);
+        // The reason of the summary line is said once, not again per condition.
+        if (c.reason != r.reason) std::cout << " - " << c.reason;
+        std::cout << "\n";
       }
       break;
   }
@@ -155,9 +157,14 @@ CheckSource FromDiagnosis(const LiveDiagnosis& live) {
     source.findings.push_back(CheckFinding{f.id, f.severity, f.gpus, f.title.en});
   }
   source.gpus_visible = !live.nothing_to_diagnose && live.input.nvml_loaded;
-  source.unknown_reason = "no NVIDIA GPU or driver found (" + live.nvml_error + ")";
-  if (live.input.nvml_loaded || live.nothing_to_diagnose) return source;
-  source.unknown_reason = "NVML did not load (" + live.input.nvml_error + ")";
+  // NVML's own error names the cause (no driver, a version mismatch, a
+  // driver that did not answer in time); the generic words only without it.
+  const std::string& error = !live.nvml_error.empty() ? live.nvml_error : live.input.nvml_error;
+  if (live.input.nvml_loaded || live.nothing_to_diagnose) {
+    source.unknown_reason = error.empty() ? "no NVIDIA GPU or driver found" : error;
+  } else {
+    source.unknown_reason = "NVML did not load: " + (error.empty() ? std::string("no reason given") : error);
+  }
   return source;
 }
 
@@ -240,13 +247,15 @@ void RegisterCheck(CLI::App& app, const GlobalOptions& global, int* exit_code) {
                   "Sampling time of the fallback diagnosis when no fresh agent state exists")
       ->capture_default_str();
   cmd->add_option("--interval", o->sampling.interval, "Time between two samples")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([given = &o->sampling.interval_given](const std::string&) { *given = true; });
   cmd->add_option("--since", o->sampling.since, "Kernel log window of the fallback diagnosis")
       ->capture_default_str();
   cmd->add_option("--root", o->sampling.root, "Read /proc, /sys, /var/log below this directory")
       ->capture_default_str();
   cmd->add_option("--expected-gpus", o->sampling.expected_gpus,
-                  "GPUs this machine should have (fewer is GPUDropped)");
+                  "GPUs this machine should have, 1-1024 (fewer is GPUDropped)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--config", o->config, "Configuration file (thresholds)");
   cmd->callback([o, &global, exit_code] { *exit_code = RunCheck(*o, global); });
 }

@@ -1,12 +1,38 @@
 // gpudoctor: finds out why a GPU server stutters or loses GPUs.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <string_view>
 
 #include "cli/commands.h"
+#include "rules/engine/finding.h"
+
+namespace {
+
+// The language of the help's headings: --lang on the command line, else the
+// environment's (LANG=zh_CN.UTF-8 gives Chinese), as for the reports.
+gpudoctor::Lang HelpLang(int argc, char** argv) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string_view(argv[i]) == "--lang") {
+      if (auto l = gpudoctor::ParseLang(argv[i + 1])) return *l;
+    }
+  }
+  return gpudoctor::LangFromEnvironment();
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace gpudoctor;
   CLI::App app{"gpudoctor: finds out why a GPU server stutters or loses GPUs, and says what to do"};
+  const bool zh = HelpLang(argc, argv) == Lang::kZh;
+  if (zh) {
+    app.option_defaults()->group("选项");
+    app.get_formatter()->label("Usage", "用法");
+    app.get_formatter()->label("OPTIONS", "选项");
+    app.get_formatter()->label("SUBCOMMAND", "子命令");
+    app.get_formatter()->label("Positionals", "位置参数");
+    app.get_formatter()->label("REQUIRED", "必填");
+  }
   app.set_version_flag("--version", "gpudoctor " GPUDOCTOR_VERSION);
   GlobalOptions global;
   app.add_option("--nvml-library", global.nvml_library,
@@ -30,6 +56,13 @@ int main(int argc, char** argv) {
   RegisterStress(app, global, &exit_code);
   RegisterFleet(app, global, &exit_code);
   RegisterRules(app, &exit_code);
+  if (zh) {
+    if (CLI::Option* help = app.get_help_ptr()) help->group("选项");
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      sub->group("子命令");
+      if (CLI::Option* help = sub->get_help_ptr()) help->group("选项");
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

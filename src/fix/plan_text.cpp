@@ -147,8 +147,12 @@ std::string FixToText(const FixView& v) {
   bool by_hand_heading = false;
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const FixStep& s = plan.steps[i];
-    if (i == 0 && s.automatic)
-      out += L(lang, "\nApplied by gpudoctor:\n", "\n由 gpudoctor 执行：\n");
+    if (i == 0 && s.automatic) {
+      // Before --apply nothing has been done yet: the heading says what
+      // gpudoctor would do, and after it what it did.
+      out += v.results == nullptr ? L(lang, "\nSteps gpudoctor can apply itself:\n", "\ngpudoctor 可自动执行的步骤：\n")
+                                  : L(lang, "\nApplied by gpudoctor:\n", "\n由 gpudoctor 执行：\n");
+    }
     if (!s.automatic && !by_hand_heading) {
       out += L(lang, "\nTo do by hand (gpudoctor never runs these):\n",
                "\n需手动执行（gpudoctor 从不执行这些步骤）：\n");

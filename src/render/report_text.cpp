@@ -166,6 +166,28 @@ std::string SeverityLabel(Severity s, Lang l) {
   return "";
 }
 
+// The last line: the verdict, the findings counted by severity and the worst
+// one, so that the answer is on screen when the command returns (the findings
+// above may have scrolled the verdict away).
+std::string SummaryLine(const Diagnosis& d, Lang l, bool color) {
+  std::size_t counts[4] = {0, 0, 0, 0};
+  for (const Finding& f : d.findings) ++counts[static_cast<int>(f.severity)];
+  std::string line = fmt::format("{}: {}", Pick(l, "Summary", "总结"),
+                                 Colorize(SeverityLabel(d.verdict, l), LevelOf(d.verdict), color));
+  if (d.findings.empty()) return line + Pick(l, " — no problem found\n", " — 未发现问题\n");
+  std::string parts;
+  const auto add = [&](Severity s, const char* en, const char* zh) {
+    const std::size_t n = counts[static_cast<int>(s)];
+    if (n == 0) return;
+    parts += (parts.empty() ? "" : ", ") + fmt::format("{} {}", n, Pick(l, en, zh));
+  };
+  add(Severity::kCritical, "critical", "严重");
+  add(Severity::kWarning, d.findings.size() == 1 ? "warning" : "warnings", "警告");
+  add(Severity::kInfo, "info", "提示");
+  const Finding& worst = d.findings.front();
+  return line + fmt::format(" — {}; {}: {} ({})\n", parts, Pick(l, "worst", "最严重"), worst.title.In(l), worst.id);
+}
+
 std::string ReportToText(const ReportContext& r, bool color) {
   const Lang l = r.lang;
   const Diagnosis& d = *r.diagnosis;
@@ -201,6 +223,7 @@ std::string ReportToText(const ReportContext& r, bool color) {
       out += fmt::format("  - {}: {}\n", g.reason, rules);
     }
   }
+  out += "\n" + SummaryLine(d, l, color);
   return out;
 }
 

@@ -93,6 +93,9 @@ TEST_F(FixE2E, PlanWithoutApplyChangesNothing) {
     EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
   }
   EXPECT_EQ(r.out.find("GPU 1 ("), std::string::npos) << r.out;  // GPU 1 is fine
+  // Nothing was applied, and the plan does not say it was.
+  EXPECT_EQ(r.out.find("Applied by gpudoctor"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Steps gpudoctor can apply itself:"), std::string::npos) << r.out;
   EXPECT_TRUE(Calls().empty());
   EXPECT_FALSE(std::filesystem::exists(DataDir()));
 }

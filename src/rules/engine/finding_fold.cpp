@@ -68,14 +68,24 @@ std::string CommandWithoutGpu(const std::string& command, const std::vector<std:
   return out;
 }
 
-// English verbs that follow a GPU's name in titles, singular to plural.
+// English verbs that follow a GPU's name in titles, singular to plural, and
+// the possessive that refers back to it.
 std::string AgreeInPlural(std::string_view after) {
   static constexpr std::pair<std::string_view, std::string_view> kVerbs[] = {
       {" is ", " are "}, {" has ", " have "}, {" was ", " were "}, {" does ", " do "}};
+  std::string out(after);
   for (const auto& [one, many] : kVerbs) {
-    if (after.substr(0, one.size()) == one) return std::string(many) + std::string(after.substr(one.size()));
+    if (after.substr(0, one.size()) == one) {
+      out = std::string(many) + std::string(after.substr(one.size()));
+      break;
+    }
   }
-  return std::string(after);
+  // "8 of 8 GPUs are slowed by the power brake of their power supply": the
+  // GPU's own things become theirs.
+  for (std::size_t at = out.find(" its "); at != std::string::npos; at = out.find(" its ", at + 7)) {
+    out.replace(at, 5, " their ");
+  }
+  return out;
 }
 
 // A text with kGpuMark put back as `many` (the GPUs together); with

@@ -200,11 +200,14 @@ EvidenceItem EventItem(const KernelEvent& e) {
   if (!e.pci_bus_id.empty()) what += "(" + e.pci_bus_id + ") ";
   Text t{fmt::format("{}{}{}", when, what, Quoted(e.message)),
          fmt::format("{}{}{}", when, what, Quoted(e.message))};
-  if (!e.process.empty() || e.pid) {
-    std::string name = e.process.empty() ? "?" : Quoted(e.process);
+  if (!e.process.empty()) {
     std::string pid = e.pid ? fmt::format(" (pid {})", *e.pid) : "";
-    t.en += fmt::format(", process {}{}", name, pid);
-    t.zh += fmt::format("，进程 {}{}", name, pid);
+    t.en += fmt::format(", process {}{}", Quoted(e.process), pid);
+    t.zh += fmt::format("，进程 {}{}", Quoted(e.process), pid);
+  } else if (e.pid) {
+    // The log named only the pid ("pid=123, name=<unknown>").
+    t.en += fmt::format(", process pid {} (name not logged)", *e.pid);
+    t.zh += fmt::format("，进程 pid {}（日志未记录名称）", *e.pid);
   }
   if (e.count > 1) {
     t.en += fmt::format(" (repeated {} times)", e.count);

@@ -1,0 +1,130 @@
+// End-to-end: what a newcomer meets first — the closing summary line of a
+// diagnosis, readable evidence for a process the log names only by pid.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "support/run_process.h"
+#include "support/temp_files.h"
+
+namespace gpudoctor::test {
+namespace {
+
+ProcessOptions InEnglish() {
+  ProcessOptions o;
+  o.unset_env = {"LC_ALL", "LC_MESSAGES", "LANG"};
+  return o;
+}
+
+std::string LastLine(const std::string& out) {
+  std::string s = out;
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  const auto nl = s.rfind('\n');
+  return nl == std::string::npos ? s : s.substr(nl + 1);
+}
+
+// A real Xid 13 line shape (pid given, name not: "name=<unknown>"), and a
+// fallen-off-the-bus Xid: critical, so the summary has a worst finding.
+const char* kLog =
+    "Nov 29 10:00:01 node kernel: [ 100.000001] NVRM: Xid (PCI:0000:3b:00): 13, pid=4242, "
+    "name=<unknown>, Graphics Exception: ESR 0x504730=0x2 0x504734=0x0\n"
+    "Nov 29 10:00:05 node kernel: [ 104.000001] NVRM: Xid (PCI:0000:18:00): 79, pid='<unknown>', "
+    "name=<unknown>, GPU has fallen off the bus.\n";
+
+TEST(FirstUse, TheAnswerIsTheLastLineOnScreen) {
+  TempDir dir;
+  const std::string log = dir.Write("kern.log", kLog);
+  auto r = RunGpudoctor({"analyze", log}, "", InEnglish());
+  ASSERT_EQ(r.exit_code, 2) << r.err << r.out;
+  const std::string last = LastLine(r.out);
+  EXPECT_EQ(last.rfind("Summary: CRITICAL — ", 0), 0u) << last;
+  EXPECT_NE(last.find("1 critical"), std::string::npos) << last;
+  EXPECT_NE(last.find("worst: "), std::string::npos) << last;
+  EXPECT_NE(last.find("(xid.fallen_off_bus)"), std::string::npos) << last;
+}
+
+TEST(FirstUse, TheSummaryIsInChineseToo) {
+  TempDir dir;
+  const std::string log = dir.Write("kern.log", kLog);
+  auto r = RunGpudoctor({"analyze", "--lang", "zh", log}, "", InEnglish());
+  ASSERT_EQ(r.exit_code, 2) << r.err << r.out;
+  EXPECT_EQ(LastLine(r.out).rfind("总结: 严重 — ", 0), 0u) << LastLine(r.out);
+}
+
+TEST(FirstUse, AHealthyAnswerSaysSoOnItsLastLine) {
+  TempDir dir;
+  const std::string log = dir.Write("kern.log", "Nov 29 10:00:01 node kernel: [ 1.0] NVRM: loading NVIDIA UNIX "
+                                                "x86_64 Kernel Module  550.90.07  Thu Jun 27 2024\n");
+  auto r = RunGpudoctor({"analyze", log}, "", InEnglish());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(LastLine(r.out), "Summary: OK — no problem found") << r.out;
+}
+
+// "process ? (pid 4242)" told the reader nothing about the "?".
+TEST(FirstUse, AProcessNamedOnlyByItsPid) {
+  TempDir dir;
+  const std::string log = dir.Write("kern.log", kLog);
+  auto r = RunGpudoctor({"analyze", log}, "", InEnglish());
+  EXPECT_EQ(r.out.find("process ?"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("process pid 4242 (name not logged)"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace gpudoctor::test
+
+namespace gpudoctor::test {
+namespace {
+
+std::size_t Count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Without a driver every condition is unknown for one reason: it was printed
+// once per condition and once more in the summary.
+TEST(FirstUse, CheckSaysWhyItCannotTellOnce) {
+  TempDir data;
+  auto r = RunGpudoctor({"check", "--data-dir", data.path().string(), "--duration", "1s"}, "", InEnglish());
+  EXPECT_EQ(r.exit_code, 3) << r.err << r.out;
+  EXPECT_EQ(Count(r.out, "unknown: "), 1u) << r.out;
+  EXPECT_EQ(Count(r.out, ": unknown\n"), 4u) << r.out;  // the four conditions, bare
+}
+
+// A driver whose nvmlInit hangs is not "no NVIDIA GPU or driver found".
+TEST(FirstUse, CheckOnAHungDriverSaysItHung) {
+  TempDir data;
+  const std::string scenario = data.Write("hung.json", R"({"init_delay_ms": 20000, "gpus": [{}]})");
+  auto r = RunGpudoctor({"--nvml-timeout", "1s", "check", "--npd", "--data-dir", data.path().string(),
+                         "--duration", "1s"},
+                        scenario, InEnglish());
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;  // NPD's "unknown"
+  EXPECT_EQ(r.out.find("no NVIDIA GPU or driver found"), std::string::npos) << r.out;
+  EXPECT_FALSE(r.out.empty());
+}
+
+}  // namespace
+}  // namespace gpudoctor::test
+
+namespace gpudoctor::test {
+namespace {
+
+// With a Chinese locale (or --lang zh) the help's headings are Chinese too.
+TEST(FirstUse, HelpHeadingsFollowTheLanguage) {
+  ProcessOptions zh;
+  zh.unset_env = {"LC_ALL", "LC_MESSAGES"};
+  zh.env["LANG"] = "zh_CN.UTF-8";
+  auto top = RunGpudoctor({"--help"}, "", zh);
+  EXPECT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_NE(top.out.find("子命令:"), std::string::npos) << top.out;
+  EXPECT_NE(top.out.find("选项:"), std::string::npos) << top.out;
+  EXPECT_EQ(top.out.find("Options:"), std::string::npos) << top.out;
+  auto sub = RunGpudoctor({"diagnose", "--help", "--lang", "zh"}, "", InEnglish());
+  EXPECT_NE(sub.out.find("用法:"), std::string::npos) << sub.out;
+  EXPECT_EQ(sub.out.find("Options:"), std::string::npos) << sub.out;
+  auto en = RunGpudoctor({"status", "--help"}, "", InEnglish());
+  EXPECT_NE(en.out.find("Options:"), std::string::npos) << en.out;
+}
+
+}  // namespace
+}  // namespace gpudoctor::test
