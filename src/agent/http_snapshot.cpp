@@ -55,7 +55,13 @@ void SnapshotBuilder::OnSample(const SystemStatus& status, WallTime at, double l
   for (const auto& g : status.gpus) {
     if (g.pci_bus_id.empty()) continue;
     GpuCounters& c = Counters(g.pci_bus_id);
-    if (g.state == GpuState::kHung) ++s_.nvml_timeouts;
+    // A hung GPU is not called again, so it stays hung in every later
+    // sample: one timeout when it hangs, not one per sample.
+    if (g.state == GpuState::kHung) {
+      if (hung_.insert(g.pci_bus_id).second) ++s_.nvml_timeouts;
+    } else {
+      hung_.erase(g.pci_bus_id);
+    }
     if (g.state != GpuState::kOk) continue;
     ++s_.gpus_visible;
     c.seen = true;

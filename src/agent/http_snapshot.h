@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -49,6 +50,7 @@ class SnapshotBuilder {
   SelfUsage self_;
   std::chrono::steady_clock::time_point self_due_{};
   std::map<std::string, WallTime> previous_sample_;  // by bus id
+  std::set<std::string> hung_;                        // bus ids of GPUs hung in the last sample
 };
 
 // The latest snapshot; safe to use from any thread.

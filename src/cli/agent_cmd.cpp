@@ -206,7 +206,8 @@ void RegisterAgent(CLI::App& app, const GlobalOptions& global, int* exit_code) {
                   "re-read on SIGHUP");
   cmd->add_option("--root", c->root, "Read /proc, /sys, /dev/kmsg below this directory")
       ->capture_default_str();
-  cmd->add_option("--expected-gpus", c->expected_gpus, "GPUs this machine should have");
+  cmd->add_option("--expected-gpus", c->expected_gpus, "GPUs this machine should have (1-1024)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--ping", c->pings, "Measure latency and loss to HOST or HOST:PORT");
   cmd->add_option("--log-level", c->log_level, "debug, info, warning or error")
       ->capture_default_str();

@@ -60,14 +60,16 @@ void RegisterDiagnose(CLI::App& app, const GlobalOptions& global, int* exit_code
                   "is wrong, on which GPU, why, and what to do (what a bare `gpudoctor` runs)");
   cmd->add_option("--duration", opts->sampling.duration, "How long to sample (500ms, 10s, 5m, ...)")
       ->capture_default_str();
-  cmd->add_option("--interval", opts->sampling.interval, "Time between two samples")->capture_default_str();
+  cmd->add_option("--interval", opts->sampling.interval, "Time between two samples")->capture_default_str()
+      ->each([given = &opts->sampling.interval_given](const std::string&) { *given = true; });
   cmd->add_option("--since", opts->sampling.since, "Kernel log / journal window (e.g. 2h, 7d)")
       ->capture_default_str();
   AddReportOptions(*cmd, opts->report);
   cmd->add_option("--root", opts->sampling.root, "Read /proc, /sys, /var/log below this directory")
       ->capture_default_str();
   cmd->add_option("--expected-gpus", opts->sampling.expected_gpus,
-                  "GPUs this machine should have (overrides [gpus] expected_count)");
+                  "GPUs this machine should have, 1-1024 (overrides [gpus] expected_count)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--kernel-log", opts->sampling.kernel_logs, "Also read this kernel log file (.gz too)");
   cmd->add_option("--ping", opts->sampling.pings,
                   "Measure latency and loss to HOST or HOST:PORT (repeatable; overrides [network] ping)");

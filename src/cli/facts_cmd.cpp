@@ -85,7 +85,8 @@ void RegisterFacts(CLI::App& app, const GlobalOptions& global, int* exit_code) {
   cmd->add_option("--ping", opts->pings, "Measure latency and loss to HOST or HOST:PORT (repeatable)");
   cmd->add_option("--python-env", opts->python_envs, "Also look for frameworks in this environment");
   cmd->add_option("--kernel-log", opts->kernel_logs, "Also read this kernel log file (.gz too)");
-  cmd->add_option("--expected-gpus", opts->expected_gpus, "GPUs this machine should have");
+  cmd->add_option("--expected-gpus", opts->expected_gpus, "GPUs this machine should have (1-1024)")
+      ->check(CLI::Range(1, 1024));
   cmd->callback([opts, &global, exit_code] { *exit_code = RunFacts(*opts, global); });
 }
 

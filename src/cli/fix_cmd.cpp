@@ -243,7 +243,8 @@ void RegisterFix(CLI::App& app, const GlobalOptions& global, int* exit_code) {
   cmd->add_option("--duration", o->sampling.duration, "How long the diagnosis samples")
       ->capture_default_str();
   cmd->add_option("--interval", o->sampling.interval, "Time between two samples")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([given = &o->sampling.interval_given](const std::string&) { *given = true; });
   cmd->add_option("--since", o->sampling.since, "Kernel log / journal window")
       ->capture_default_str();
   cmd->add_option("--root", o->sampling.root, "Read /proc, /sys, /var/log below this directory")

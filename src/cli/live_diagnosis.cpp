@@ -82,6 +82,11 @@ Result<LiveDiagnosisPlan> MakeLiveDiagnosisPlan(const LiveDiagnosisOptions& o,
   auto since = DurationOption("--since", o.since);
   if (!since) return since.error();
   if (interval->count() <= 0) return Error{ErrorCode::kInvalid, "--interval: must be above 0"};
+  if (o.interval_given && duration->count() > 0 && *interval > *duration) {
+    return Error{ErrorCode::kInvalid, "--interval " + o.interval + " is longer than --duration " + o.duration +
+                                          ": only one reading would be taken (shorten --interval or lengthen "
+                                          "--duration)"};
+  }
   p.duration = *duration;
   p.interval = *interval;
   auto config = ResolveConfig(report);

@@ -21,6 +21,9 @@ namespace gpudoctor {
 struct LiveDiagnosisOptions {
   std::string duration = "10s";
   std::string interval = "1s";
+  // --interval was on the command line: one longer than --duration is then a
+  // contradiction to point out, not a default to live with.
+  bool interval_given = false;
   std::string since = "24h";
   std::string root = "/";
   unsigned expected_gpus = 0;

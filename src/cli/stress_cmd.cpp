@@ -191,7 +191,7 @@ void RegisterStress(CLI::App& app, const GlobalOptions& global, int* exit_code) 
   CLI::App* cmd = app.add_subcommand(
       "stress", "Load the GPUs (HBM bandwidth, memory patterns, a full-power burn on all at once) "
                 "while sampling NVML every 100 ms, and say what the load showed");
-  cmd->add_option("--tests", opts->stress.tests, "Tests to run: power, hbm, memory, pcie, p2p (comma-separated)")
+  cmd->add_option("--tests", opts->stress.tests, "Tests to run, comma-separated; they always run in the order hbm, memory, pcie, p2p, power")
       ->capture_default_str();
   cmd->add_option("--duration", opts->stress.duration, "How long each test may run (the burn runs this long)")
       ->capture_default_str();

@@ -16,6 +16,11 @@ Result<std::string> ResolveDataDir(const std::optional<std::string>& explicit_di
     }
     return *explicit_dir;
   }
+  // GPUDOCTOR_DATA_DIR: one setting for every command (a container, a
+  // node with its store on another disk).
+  if (const char* env = std::getenv("GPUDOCTOR_DATA_DIR"); env != nullptr && env[0] != '\0') {
+    return std::string(env);
+  }
   if (geteuid() == 0) return std::string("/var/lib/gpudoctor");
   const char* state = std::getenv("XDG_STATE_HOME");
   if (state != nullptr && state[0] == '/') return std::string(state) + "/gpudoctor";

@@ -10,7 +10,9 @@
 
 namespace gpudoctor {
 
-// The directory to use; never touches the file system. An error only when
+// The directory to use: --data-dir, else $GPUDOCTOR_DATA_DIR, else
+// /var/lib/gpudoctor for root, else $XDG_STATE_HOME/gpudoctor or
+// ~/.local/state/gpudoctor. Never touches the file system. An error only when
 // neither XDG_STATE_HOME nor HOME is set for a non-root user.
 Result<std::string> ResolveDataDir(const std::optional<std::string>& explicit_dir);
 

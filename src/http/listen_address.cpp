@@ -4,11 +4,12 @@ namespace gpudoctor {
 
 Result<ListenAddress> ParseListenAddress(const std::string& text) {
   const auto colon = text.rfind(':');
-  if (colon == std::string::npos || colon == 0) {
-    return Error{ErrorCode::kInvalid, "--listen " + text + ": expected HOST:PORT"};
+  if (colon == std::string::npos) {
+    return Error{ErrorCode::kInvalid, "--listen " + text + ": expected HOST:PORT or :PORT"};
   }
   ListenAddress a;
-  a.host = text.substr(0, colon);
+  // ":9835" is every address, as node-exporter and dcgm-exporter read it.
+  a.host = colon == 0 ? "0.0.0.0" : text.substr(0, colon);
   if (a.host.size() > 2 && a.host.front() == '[' && a.host.back() == ']') {
     a.host = a.host.substr(1, a.host.size() - 2);
   }

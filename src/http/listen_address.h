@@ -1,4 +1,5 @@
-// The agent's --listen value: "HOST:PORT" or "[IPV6]:PORT". A parser of
+// The agent's --listen value: "HOST:PORT", "[IPV6]:PORT" or ":PORT" (every
+// IPv4 address, as Prometheus exporters read it). A parser of
 // outside input with no HTTP server attached, so that it can be fuzzed on
 // its own.
 #pragma once

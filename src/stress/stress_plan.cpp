@@ -35,7 +35,7 @@ Result<StressPlan> MakeStressPlan(const StressOptions& options) {
     else if (name == "p2p") test = StressTest::kP2p;
     else {
       return Error{ErrorCode::kInvalid,
-                   "--tests: unknown test '" + name + "' (power, hbm, memory, pcie, p2p)"};
+                   "--tests: unknown test '" + name + "' (hbm, memory, pcie, p2p, power)"};
     }
     if (std::find(plan.tests.begin(), plan.tests.end(), test) == plan.tests.end()) {
       plan.tests.push_back(test);

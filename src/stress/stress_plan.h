@@ -10,7 +10,7 @@
 namespace gpudoctor {
 
 struct StressOptions {
-  std::string tests = "power,hbm,memory,pcie,p2p";  // comma-separated
+  std::string tests = "hbm,memory,pcie,p2p,power";  // comma-separated; run in this order whatever is given
   std::string duration = "60s";
   std::vector<std::string> gpus;           // --gpu selectors; empty: all
   std::string start = "together";          // together | staggered
@@ -32,8 +32,8 @@ struct StressPlan {
 // "power", "hbm", "memory", "pcie", "p2p".
 const char* StressTestName(StressTest test);
 
-// Errors name the option: "--tests: unknown test 'foo' (power, hbm, memory,
-// pcie, p2p)", "--memory-fraction: 1.5 is not in (0, 0.95]".
+// Errors name the option: "--tests: unknown test 'foo' (hbm, memory, pcie,
+// p2p, power)", "--memory-fraction: 1.5 is not in (0, 0.95]".
 Result<StressPlan> MakeStressPlan(const StressOptions& options);
 
 }  // namespace gpudoctor

@@ -138,6 +138,14 @@ const std::vector<BadInput> kBadInputs = {
     {"DiagnoseHugeSince", {"diagnose", "--since", "999999999999d"}, "--since"},
     {"DiagnoseExpectedGpusNotANumber", {"diagnose", "--expected-gpus", "abc"}, "--expected-gpus"},
     {"DiagnoseExpectedGpusNegative", {"diagnose", "--expected-gpus", "-1"}, "--expected-gpus"},
+    // Zero was taken on the command line (and meant "not set") while the
+    // configuration file refused it: both refuse it now.
+    {"DiagnoseExpectedGpusZero", {"diagnose", "--expected-gpus", "0"}, "--expected-gpus"},
+    {"FactsExpectedGpusZero", {"facts", "--expected-gpus", "0"}, "--expected-gpus"},
+    // One reading taken silently where the user asked for a series.
+    {"DiagnoseIntervalLongerThanDuration",
+     {"diagnose", "--interval", "20s", "--duration", "5s"},
+     "--interval 20s is longer than --duration 5s"},
     {"DiagnoseKernelLogMissing",
      {"diagnose", "--kernel-log", "{missing}"},
      "{missing}: no such file"},

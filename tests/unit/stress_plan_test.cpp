@@ -36,7 +36,7 @@ TEST(StressPlan, ErrorsNameTheOption) {
     return plan ? std::string() : plan.error().message;
   };
   EXPECT_EQ(with([](StressOptions& o) { o.tests = "power,burn"; }),
-            "--tests: unknown test 'burn' (power, hbm, memory, pcie, p2p)");
+            "--tests: unknown test 'burn' (hbm, memory, pcie, p2p, power)");
   EXPECT_EQ(with([](StressOptions& o) { o.tests = ","; }), "--tests: no test named");
   EXPECT_EQ(with([](StressOptions& o) { o.start = "random"; }),
             "--start: 'random' is neither together nor staggered");
