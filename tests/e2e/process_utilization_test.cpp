@@ -94,9 +94,9 @@ TEST(ProcessUtilizationE2E, StatusShowsEachProcessShareAndOwner) {
   auto table = RunGpudoctor({"status", "--no-color", "--root", root.path().string()},
                             dir.Write("s.json", SharedScenario()));
   ASSERT_EQ(table.exit_code, 0) << table.err;
-  EXPECT_NE(table.out.find("SM   Mem  Owner"), std::string::npos) << table.out;
-  EXPECT_NE(table.out.find(" 55%   30%  alice  pod 1b2c3d4e-"), std::string::npos) << table.out;
-  EXPECT_NE(table.out.find(" 35%   12%  bob"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(" SM  Mem  Owner"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(" 55%  30%  alice  pod 1b2c3d4e-"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(" 35%  12%  bob"), std::string::npos) << table.out;
 
   // On a Kubernetes node the kubelet's directories name the pod and the
   // container: status shows the names.
@@ -118,7 +118,7 @@ TEST(ProcessUtilizationE2E, StatusShowsEachProcessShareAndOwner) {
   EXPECT_TRUE(ProcessOf(named_doc["gpus"][0], 5151)["pod_name"].is_null());
   auto named_table = RunGpudoctor({"status", "--no-color", "--root", root.path().string()},
                                   dir.Write("s.json", SharedScenario()));
-  EXPECT_NE(named_table.out.find(" 55%   30%  alice  pod ml-team/trainer-0 (trainer)"),
+  EXPECT_NE(named_table.out.find(" 55%  30%  alice  pod ml-team/trainer-0 (trainer)"),
             std::string::npos)
       << named_table.out;
 }
