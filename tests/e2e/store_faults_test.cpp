@@ -257,10 +257,21 @@ TEST(StoreFaultsE2E, EmptyDatabaseBesideItsWalIsRefusedNotWiped) {
     }
   }
   EXPECT_TRUE(wal_kept) << "the samples in the WAL are kept aside";
-  // Put back, the store reads whole: nothing was lost.
-  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(data.path() / ("gpudoctor.db" + std::string(suffix)));
+  // Put back (the kept pair, its -shm, and the database's bytes), the store
+  // reads whole: nothing was lost.
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    fs::remove(data.path() / ("gpudoctor.db" + std::string(suffix)));
+  }
+  std::vector<fs::path> kept;
+  for (const auto& e : fs::directory_iterator(data.path())) {
+    if (e.path().filename().string().rfind("gpudoctor.db.corrupt-", 0) == 0) kept.push_back(e.path());
+  }
+  for (const auto& path : kept) {
+    const std::string name = path.filename().string();
+    const std::string suffix = name.ends_with("-wal") ? "-wal" : name.ends_with("-shm") ? "-shm" : "";
+    fs::rename(path, data.path() / ("gpudoctor.db" + suffix));
+  }
   WriteBytes(db, db_bytes);
-  WriteBytes(wal, wal_bytes);
   EXPECT_EQ(Report(data.path()).readings, recorded);
   // A WAL cut in half loses what was after the cut (SQLite stops at the
   // last whole commit), but is no crash, and the agent carries on.

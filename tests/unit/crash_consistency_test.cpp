@@ -70,9 +70,10 @@ TEST(CrashConsistency, TornWriteAheadLogIsNoted) {
   test::TempDir dir;
   const std::string db = (dir.path() / "gpudoctor.db").string();
   EXPECT_EQ(WalDamageNote(db), "") << "no WAL";
+  // SQLite's WAL header: magic 0x377f0682, version, page size 4096 (big endian).
   std::string header(32, '\0');
-  header[0] = '\x37', header[1] = '\x7f', header[2] = '\x06', header[3] = '\x82';
-  header[10] = '\x10';  // page size 4096
+  header.replace(0, 4, "\x37\x7f\x06\x82");
+  header[10] = '\x10';
   const std::string whole = header + std::string(2 * (24 + 4096), 'x');
   dir.Write("gpudoctor.db-wal", whole);
   EXPECT_EQ(WalDamageNote(db), "") << "two whole frames";
