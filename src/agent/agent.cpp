@@ -13,7 +13,9 @@
 #include "agent/finding_tracker.h"
 #include "agent/http_snapshot.h"
 #include "agent/sliding_window.h"
+#include "core/time_format.h"
 #include "collect/collect_context.h"
+#include "collect/gpu_bus_ids.h"
 #include "collect/process_owners.h"
 #include "rules/engine/engine.h"
 
@@ -64,19 +66,23 @@ class Trouble {
 class Agent {
  public:
   Agent(AgentOptions options, AgentSignals& signals, std::unique_ptr<Store> store,
-        SnapshotBox& snapshots)
+        SnapshotBox& snapshots, std::string store_damage)
       : o_(std::move(options)),
         signals_(signals),
         store_(std::move(store)),
         snapshots_(snapshots),
         metrics_(std::chrono::system_clock::now(), o_.interval),
         window_(o_.rules_window),
-        state_path_(o_.store.data_dir + "/" + kAgentStateFile) {}
+        state_path_(o_.store.data_dir + "/" + kAgentStateFile) {
+    state_.store_damage = std::move(store_damage);
+  }
 
   int Run();
 
  private:
   void OpenSession();
+  void CloseAbandonedRun(const std::optional<AgentState>& previous);
+  void RecordStop();
   void Sample(WallTime now);
   void RecordEvents(std::vector<KernelEvent> events);
   void Evaluate(WallTime now);
@@ -103,6 +109,7 @@ class Agent {
   Clock::time_point reopen_at_ = Clock::now();
   int all_failed_samples_ = 0;
   ProcessOwnerCache owners_;  // user, container, pod per GPU process
+  MissingBusIds bus_ids_;     // for GPUs NVML counts but cannot open
   Trouble nvml_trouble_{"NVML"};
   Trouble store_trouble_{"store"};
   Trouble state_trouble_{"state file"};
@@ -118,6 +125,7 @@ void Agent::Sample(WallTime now) {
   if (!session_) return;
   const auto sample_start = Clock::now();
   SystemStatus status = session_->Sample();
+  bus_ids_.Fill(o_.evidence.ctx, status);
   const double latency_s = std::chrono::duration<double>(Clock::now() - sample_start).count();
   owners_.Annotate(o_.evidence.ctx, status);
   metrics_.OnSample(status, now, latency_s);
@@ -156,7 +164,6 @@ void Agent::Sample(WallTime now) {
 
 void Agent::RecordEvents(std::vector<KernelEvent> events) {
   for (auto& e : events) {
-    if (e.source.file == "nvml" && DuplicatesXid(window_.events(), e)) continue;
     if (e.kind == KernelEventKind::kXid || e.kind == KernelEventKind::kGpuLost ||
         e.kind == KernelEventKind::kFallenOffBus) {
       Log(LogLevel::kWarning, std::string(KernelEventKindName(e.kind)) + ": " + e.message);
@@ -182,6 +189,7 @@ void Agent::Evaluate(WallTime now) {
   if (!input.kernel->sources.front().available && input.kernel->sources.front().why.empty()) {
     input.kernel->sources.front().why = events_->kernel_log_status();
   }
+  input.kernel->nvml_xid_events = events_->watching_nvml_xids();
   Diagnosis diagnosis = Diagnose(input);
   FindingChanges changes = tracker_.Update(diagnosis.findings, now);
   for (const auto& f : changes.seen) {
@@ -201,6 +209,48 @@ void Agent::Evaluate(WallTime now) {
   state_.worst_severity = SeverityName(diagnosis.verdict);
 }
 
+// A run killed (kill -9, OOM, power loss) left its finding intervals open
+// and never said it stopped: end them at its last sample and say so, so that
+// the timeline shows the gap and no report calls them active.
+void Agent::CloseAbandonedRun(const std::optional<AgentState>& previous) {
+  auto last = store_->LastSampleTime();
+  if (!last) {
+    Log(LogLevel::kError, "store: " + last.error().message);
+    return;
+  }
+  if (!*last) return;  // nothing recorded yet
+  auto closed = store_->CloseOpenFindings(**last);
+  if (!closed) {
+    store_trouble_.Failed(closed.error().message);
+    return;
+  }
+  const bool killed = *closed > 0 || (previous && !previous->stopped_cleanly);
+  if (!killed) return;
+  KernelEvent e;
+  e.kind = KernelEventKind::kAgentStopped;
+  e.time = **last;
+  e.source = SourceRef{"agent", 0};
+  e.message = "the agent stopped after this sample without closing its records (killed, crashed "
+              "or the power was lost); nothing was recorded until it started again at " +
+              FormatRfc3339(state_.started_at);
+  if (*closed > 0) {
+    e.message += "; " + std::to_string(*closed) + " finding interval(s) still open then end here";
+  }
+  Log(LogLevel::kWarning, "previous run: " + e.message);
+  if (auto r = store_->AppendEvent(e); !r) store_trouble_.Failed(r.error().message);
+}
+
+// A clean stop: the timeline shows where recording ends.
+void Agent::RecordStop() {
+  if (!state_.last_sample_at) return;
+  KernelEvent e;
+  e.kind = KernelEventKind::kAgentStopped;
+  e.time = *state_.last_sample_at;
+  e.source = SourceRef{"agent", 0};
+  e.message = "the agent stopped (asked to); nothing is recorded until it starts again";
+  if (auto r = store_->AppendEvent(e); !r) store_trouble_.Failed(r.error().message);
+}
+
 void Agent::RefreshFacts() {
   if (facts_job_.valid()) {
     if (facts_job_.wait_for(milliseconds(0)) != std::future_status::ready) return;
@@ -211,6 +261,11 @@ void Agent::RefreshFacts() {
     base_.dropped_gpus = std::move(ev.dropped_gpus);
     base_.versions = std::move(ev.versions);
     base_.network = std::move(ev.network);
+    std::vector<std::string> dropped;
+    for (const auto& d : base_.dropped_gpus) {
+      if (d.reason != DropReason::kBelowExpectedCount) dropped.push_back(d.bus_id);
+    }
+    metrics_.OnDroppedGpus(std::move(dropped));
     return;
   }
   EvidenceOptions opts = o_.evidence;
@@ -258,10 +313,13 @@ int Agent::Run() {
   state_.interval_ms = o_.interval.count();
   state_.boot_id = BootId(o_.evidence.ctx);
   std::optional<double> resume;
-  if (auto previous = ReadAgentState(state_path_);
-      previous && !state_.boot_id.empty() && previous->boot_id == state_.boot_id) {
+  std::optional<AgentState> previous;
+  if (auto read = ReadAgentState(state_path_); read) previous = std::move(*read);
+  if (previous && !state_.boot_id.empty() && previous->boot_id == state_.boot_id) {
     resume = previous->kmsg_last_monotonic_s;
   }
+  metrics_.OnStoreDamage(state_.store_damage);
+  CloseAbandonedRun(previous);
   base_.config = o_.config;
   utsname u{};
   if (o_.evidence.ctx.root == "/" && uname(&u) == 0) {
@@ -300,6 +358,7 @@ int Agent::Run() {
       Reload();
     }
   }
+  RecordEvents(events_->Flush());
   Evaluate(std::chrono::system_clock::now());
   // Nobody watches after this: what was active ends where it was last seen.
   for (const auto& f : tracker_.CloseAll()) {
@@ -307,8 +366,10 @@ int Agent::Run() {
     if (!r) store_trouble_.Failed(r.error().message);
   }
   state_.active_findings.clear();
+  RecordStop();
   auto flushed = store_->Flush();
   if (!flushed) Log(LogLevel::kError, "store: " + flushed.error().message);
+  state_.stopped_cleanly = true;
   WriteState();
   if (facts_job_.valid()) facts_job_.wait();
   Log(LogLevel::kInfo, "stopped after " + std::to_string(state_.samples_written) + " samples");
@@ -324,7 +385,25 @@ int Agent::Run() {
 }  // namespace
 
 int RunAgent(AgentOptions options, AgentSignals& signals) {
+  // Before SQLite's recovery rewrites the write-ahead log.
+  std::string damage = WalDamageNote(options.store.data_dir + "/" + kStoreFile);
   auto store = Store::Open(options.store);
+  if (!store && store.error().code == ErrorCode::kCorrupt && !options.store.read_only) {
+    // Keep monitoring: the damaged files are kept aside for a later look,
+    // and recording starts again in a fresh store.
+    auto moved = MoveDamagedStoreAside(options.store.data_dir, std::chrono::system_clock::now());
+    if (moved) {
+      const std::string& why = store.error().message;
+      damage = why.substr(0, why.find(" (the store is damaged")) + ": the store is damaged; moved aside to " +
+               *moved + ", recording into a new store";
+      Log(LogLevel::kError, "store: " + damage);
+      store = Store::Open(options.store);
+    } else {
+      Log(LogLevel::kError, "store: " + moved.error().message);
+    }
+  } else if (!damage.empty()) {
+    Log(LogLevel::kWarning, "store: " + damage);
+  }
   if (!store) {
     Log(LogLevel::kError, store.error().message);
     return 3;
@@ -342,7 +421,7 @@ int RunAgent(AgentOptions options, AgentSignals& signals) {
     Log(LogLevel::kInfo, "serving /metrics on " + options.listen->host + ":" +
                              std::to_string(http->port()));
   }
-  Agent agent(std::move(options), signals, std::move(*store), snapshots);
+  Agent agent(std::move(options), signals, std::move(*store), snapshots, std::move(damage));
   return agent.Run();
 }
 

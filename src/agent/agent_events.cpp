@@ -72,42 +72,56 @@ std::vector<KernelEvent> AgentEventSources::PollJournal() {
   return ExtractKernelEvents(fresh, extract_);
 }
 
+bool AgentEventSources::watching_nvml_xids() const {
+  return xid_ && xid_->status().rfind("watching", 0) == 0;
+}
+
 std::vector<KernelEvent> AgentEventSources::Poll() {
-  std::vector<KernelEvent> events = PollKernel();
+  std::vector<KernelEvent> kernel = PollKernel();
+  std::vector<KernelEvent> nvml;
   if (xid_) {
-    for (const auto& x : xid_->Take()) events.push_back(XidEventToKernelEvent(x));
+    for (const auto& x : xid_->Take()) nvml.push_back(XidEventToKernelEvent(x));
   }
-  return events;
+  return xid_paths_.Add(std::move(kernel), std::move(nvml), std::chrono::system_clock::now());
 }
 
 std::vector<KernelEvent> GpuLossEvents(const SystemStatus& before, const SystemStatus& after,
                                        WallTime time) {
   std::vector<KernelEvent> out;
-  if (!before.nvml_loaded) return out;
+  if (!after.nvml_loaded) return out;
+  auto event = [&](const GpuStatus& g, const std::string& why) {
+    KernelEvent e;
+    e.kind = KernelEventKind::kGpuLost;
+    e.time = time;
+    e.pci_bus_id = g.pci_bus_id;
+    e.message = "GPU " + std::to_string(g.index) +
+                (g.pci_bus_id.empty() ? "" : " (" + g.pci_bus_id + ")") + " " + why;
+    e.detail = g.uuid;
+    e.source = SourceRef{"nvml", 0};
+    out.push_back(std::move(e));
+  };
+  auto state_of = [](const GpuStatus& g) {
+    return std::string(GpuStateName(g.state)) +
+           (g.state_detail.empty() ? "" : ": " + g.state_detail);
+  };
+  if (!before.nvml_loaded) {
+    // The first reading: a GPU NVML counts that does not answer was lost
+    // before the agent started, and is one from now on.
+    for (const auto& g : after.gpus) {
+      if (g.state != GpuState::kOk) event(g, "did not answer when first seen (" + state_of(g) + ")");
+    }
+    return out;
+  }
   std::map<std::string, const GpuStatus*> now_by_bus;
   for (const auto& g : after.gpus) now_by_bus[g.pci_bus_id] = &g;
   for (const auto& was : before.gpus) {
     if (was.state != GpuState::kOk || was.pci_bus_id.empty()) continue;
     auto it = now_by_bus.find(was.pci_bus_id);
-    std::string why;
-    if (!after.nvml_loaded) {
-      continue;  // the driver went away: one nvml error, not a loss per GPU
-    } else if (it == now_by_bus.end()) {
-      why = "no longer listed by NVML";
+    if (it == now_by_bus.end()) {
+      event(was, "no longer listed by NVML");
     } else if (it->second->state != GpuState::kOk) {
-      why = std::string(GpuStateName(it->second->state)) +
-            (it->second->state_detail.empty() ? "" : ": " + it->second->state_detail);
-    } else {
-      continue;
+      event(was, state_of(*it->second));
     }
-    KernelEvent e;
-    e.kind = KernelEventKind::kGpuLost;
-    e.time = time;
-    e.pci_bus_id = was.pci_bus_id;
-    e.message = "GPU " + std::to_string(was.index) + " (" + was.pci_bus_id + ") " + why;
-    e.detail = was.uuid;
-    e.source = SourceRef{"nvml", 0};
-    out.push_back(std::move(e));
   }
   return out;
 }

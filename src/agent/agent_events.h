@@ -12,6 +12,7 @@
 
 #include "collect/collect_context.h"
 #include "collect/kmsg.h"
+#include "collect/xid_paths.h"
 #include "core/gpu_status.h"
 #include "core/kernel_event.h"
 #include "nvml/nvml_xid_events.h"
@@ -26,8 +27,14 @@ class AgentEventSources {
   AgentEventSources(CollectContext ctx, bool follow_kernel_log, bool watch_nvml,
                     const std::string& nvml_library, std::optional<double> resume_monotonic_s);
 
-  // New kernel-log and NVML events since the last call.
+  // New kernel-log and NVML events since the last call. An Xid seen on both
+  // paths is returned once (xid_paths.h): NVML's are held for the clock skew
+  // of the two, so that the kernel's line, with its process, can claim them.
   std::vector<KernelEvent> Poll();
+  // NVML events still held (the agent stops).
+  std::vector<KernelEvent> Flush() { return xid_paths_.Flush(); }
+  // NVML's Xid events are being watched.
+  bool watching_nvml_xids() const;
 
   std::string kernel_log_status() const { return kernel_status_; }
   std::string xid_status() const;
@@ -44,6 +51,7 @@ class AgentEventSources {
   WallTime journal_from_;
   std::set<std::string> journal_seen_;  // time + message of the last poll's lines
   std::unique_ptr<NvmlXidWatcher> xid_;
+  XidPathMerger xid_paths_;
   std::optional<double> last_mono_;
   ExtractOptions extract_;  // with this machine's AER owners (pci_devices.h)
   std::string kernel_status_ = "not followed";

@@ -66,6 +66,8 @@ Result<bool> WriteAgentState(const std::string& path, const AgentState& s) {
   j["boot_id"] = s.boot_id;
   j["kmsg_last_monotonic_s"] =
       s.kmsg_last_monotonic_s ? nlohmann::ordered_json(*s.kmsg_last_monotonic_s) : nullptr;
+  j["store_damage"] = s.store_damage;
+  j["stopped_cleanly"] = s.stopped_cleanly;
   const std::string text = j.dump(2) + "\n";
   const std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -99,6 +101,10 @@ Result<AgentState> ReadAgentState(const std::string& path) {
   if (auto it = j.find("kmsg_last_monotonic_s"); it != j.end() && it->is_number()) {
     s.kmsg_last_monotonic_s = it->get<double>();
   }
+  // A file from a gpudoctor that did not write it says nothing either way:
+  // only open intervals then tell a killed run.
+  auto clean = j.find("stopped_cleanly");
+  s.stopped_cleanly = clean == j.end() || !clean->is_boolean() || clean->get<bool>();
   if (auto it = j.find("pid"); it != j.end() && it->is_number_integer()) {
     long long pid = it->get<long long>();
     if (pid > 0 && pid <= 4194304) s.pid = static_cast<int>(pid);  // Linux's largest pid_max

@@ -33,6 +33,12 @@ struct AgentState {
   // Resume point for the kernel ring buffer.
   std::string boot_id;
   std::optional<double> kmsg_last_monotonic_s;
+  // Written true as the agent's last act after a clean stop: a state file
+  // that says false at the next start was left by a run that was killed.
+  bool stopped_cleanly = false;
+  // The store was found damaged and moved aside (one line naming both
+  // files), or a note on damage in its write-ahead log; empty when none.
+  std::string store_damage;
 };
 
 // Writes the file atomically (temp file + rename).

@@ -52,8 +52,13 @@ void SnapshotBuilder::OnSample(const SystemStatus& status, WallTime at, double l
   // Without NVML nothing was sampled: /healthz must say so.
   if (status.nvml_loaded) s_.last_sample_at = at;
   s_.gpus_visible = 0;
+  lost_without_bus_id_ = 0;
   for (const auto& g : status.gpus) {
-    if (g.pci_bus_id.empty()) continue;
+    if (g.pci_bus_id.empty()) {
+      // Lost before it gave a bus id, and none was found on the PCI bus.
+      if (g.state != GpuState::kOk) ++lost_without_bus_id_;
+      continue;
+    }
     GpuCounters& c = Counters(g.pci_bus_id);
     // A hung GPU is not called again, so it stays hung in every later
     // sample: one timeout when it hangs, not one per sample.
@@ -62,12 +67,14 @@ void SnapshotBuilder::OnSample(const SystemStatus& status, WallTime at, double l
     } else {
       hung_.erase(g.pci_bus_id);
     }
-    if (g.state != GpuState::kOk) continue;
-    ++s_.gpus_visible;
+    // Listed by NVML: it has a verdict from the first sample, even when it
+    // never answered (lost before the agent started).
     c.seen = true;
     c.labels.index = g.index;
     if (!g.uuid.empty()) c.labels.uuid = g.uuid;
     if (!g.name.empty()) c.labels.model = g.name;
+    if (g.state != GpuState::kOk) continue;
+    ++s_.gpus_visible;
     auto previous = previous_sample_.find(g.pci_bus_id);
     if (previous != previous_sample_.end() && g.clock_event_reasons_mask) {
       // A gap longer than two intervals (a stall) counts as two intervals:
@@ -80,9 +87,18 @@ void SnapshotBuilder::OnSample(const SystemStatus& status, WallTime at, double l
     }
     previous_sample_[g.pci_bus_id] = at;
   }
-  s_.gpus_lost = 0;
+  s_.status = status;
+  CountLost();
+}
+
+void SnapshotBuilder::CountLost() {
+  s_.gpus_lost = lost_without_bus_id_;
+  for (const auto& bus : dropped_) {
+    auto it = s_.gpus.find(bus);
+    if (!bus.empty() && (it == s_.gpus.end() || !it->second.seen)) ++s_.gpus_lost;
+  }
   for (const auto& [bus, counters] : s_.gpus) {
-    const bool ok = std::any_of(status.gpus.begin(), status.gpus.end(), [&](const GpuStatus& g) {
+    const bool ok = std::any_of(s_.status.gpus.begin(), s_.status.gpus.end(), [&](const GpuStatus& g) {
       return g.pci_bus_id == bus && g.state == GpuState::kOk;
     });
     if (counters.seen && !ok) {
@@ -90,7 +106,11 @@ void SnapshotBuilder::OnSample(const SystemStatus& status, WallTime at, double l
       previous_sample_.erase(bus);
     }
   }
-  s_.status = status;
+}
+
+void SnapshotBuilder::OnDroppedGpus(std::vector<std::string> bus_ids) {
+  dropped_ = std::move(bus_ids);
+  CountLost();
 }
 
 void SnapshotBuilder::OnEvent(const KernelEvent& event) {

@@ -36,6 +36,11 @@ class SnapshotBuilder {
   void OnSample(const SystemStatus& status, WallTime at, double latency_seconds);
   void OnEvent(const KernelEvent& event);
   void OnFindings(std::vector<FindingInterval> active);
+  // GPUs on the PCI bus that NVML does not list (or that no longer answer
+  // there): counted lost (their gpu.dropped finding names them; without an
+  // NVML index they have no per-GPU series).
+  void OnDroppedGpus(std::vector<std::string> bus_ids);
+  void OnStoreDamage(std::string note) { s_.store_damage = std::move(note); }
   // A copy of the current state with the given totals. The agent's own CPU
   // time and memory are read again when kSelfUsageEvery has passed since
   // the last read (getrusage walks every thread of the process).
@@ -51,6 +56,9 @@ class SnapshotBuilder {
   std::chrono::steady_clock::time_point self_due_{};
   std::map<std::string, WallTime> previous_sample_;  // by bus id
   std::set<std::string> hung_;                        // bus ids of GPUs hung in the last sample
+  unsigned lost_without_bus_id_ = 0;                 // in the latest sample
+  std::vector<std::string> dropped_;                 // OnDroppedGpus
+  void CountLost();
 };
 
 // The latest snapshot; safe to use from any thread.

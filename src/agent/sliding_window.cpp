@@ -34,18 +34,4 @@ void SlidingWindow::Fill(DiagnosisInput& input) const {
                    [](const KernelEvent& a, const KernelEvent& b) { return a.time < b.time; });
 }
 
-bool DuplicatesXid(const std::deque<KernelEvent>& events, const KernelEvent& candidate) {
-  if (candidate.kind != KernelEventKind::kXid || !candidate.time) return false;
-  for (const KernelEvent& e : events) {
-    if (e.kind != KernelEventKind::kXid || e.code != candidate.code || !e.time) continue;
-    if (!e.pci_bus_id.empty() && !candidate.pci_bus_id.empty() &&
-        e.pci_bus_id != candidate.pci_bus_id) {
-      continue;
-    }
-    auto gap = *e.time > *candidate.time ? *e.time - *candidate.time : *candidate.time - *e.time;
-    if (gap <= std::chrono::seconds(10)) return true;
-  }
-  return false;
-}
-
 }  // namespace gpudoctor

@@ -35,8 +35,4 @@ class SlidingWindow {
   std::deque<KernelEvent> events_;
 };
 
-// True when `candidate` (an NVML Xid) repeats an Xid already in `events`: same
-// code and GPU within 10 s, the kernel log's line for the same fault.
-bool DuplicatesXid(const std::deque<KernelEvent>& events, const KernelEvent& candidate);
-
 }  // namespace gpudoctor

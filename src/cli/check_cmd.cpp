@@ -199,6 +199,7 @@ int RunCheck(const CheckOptions& o, const GlobalOptions& global) {
   if (!nvml) return CannotRun(plan->mode, nvml.error().message);
   auto live_plan = MakeLiveDiagnosisPlan(o.sampling, report);
   if (!live_plan) return CannotRun(plan->mode, live_plan.error().message);
+  live_plan->nvml_library = nvml->library_path;
   auto session = NvmlSession::Open(*nvml);
   LiveDiagnosis live = RunLiveDiagnosis(*session, *live_plan, false);
   CheckSource source = FromDiagnosis(live);

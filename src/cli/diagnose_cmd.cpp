@@ -29,6 +29,7 @@ int RunDiagnose(const DiagnoseOptions& opts, const GlobalOptions& global) {
     std::cerr << "gpudoctor: " << plan.error().message << "\n";
     return kExitCannotRun;
   }
+  plan->nvml_library = nvml->library_path;
   auto session = NvmlSession::Open(*nvml);
   LiveDiagnosis live = RunLiveDiagnosis(*session, *plan, IsTerminal(STDERR_FILENO));
   if (live.nothing_to_diagnose) {

@@ -151,6 +151,7 @@ int RunFix(const FixOptions& o, const GlobalOptions& global) {
   if (!nvml) return CannotRun(nvml.error().message);
   auto plan = MakeLiveDiagnosisPlan(o.sampling, o.report);
   if (!plan) return CannotRun(plan.error().message);
+  plan->nvml_library = nvml->library_path;
   if (o.report.format != "text" && o.report.format != "json") {
     return CannotRun("--format " + o.report.format + ": fix prints text or json");
   }

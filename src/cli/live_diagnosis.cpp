@@ -8,9 +8,12 @@
 #include <thread>
 
 #include "analyze/input_file.h"
+#include "collect/gpu_bus_ids.h"
 #include "collect/process_owners.h"
+#include "collect/xid_paths.h"
 #include "core/duration.h"
 #include "core/terminal.h"
+#include "nvml/nvml_xid_events.h"
 #include "parse/ping_target.h"
 
 namespace gpudoctor {
@@ -70,6 +73,17 @@ class Progress {
   bool enabled_;
 };
 
+// NVML's Xid events of the window into the kernel facts, each one the kernel
+// log already holds left out.
+void AddNvmlXids(NvmlXidWatcher* xids, KernelFacts& kernel) {
+  if (xids == nullptr) return;
+  std::vector<KernelEvent> nvml;
+  for (const auto& x : xids->Take()) nvml.push_back(XidEventToKernelEvent(x));
+  kernel.nvml_xid_events = xids->status().rfind("watching", 0) == 0;
+  if (nvml.empty()) return;
+  kernel.events = MergeXidPaths(std::move(kernel.events), std::move(nvml));
+}
+
 }  // namespace
 
 Result<LiveDiagnosisPlan> MakeLiveDiagnosisPlan(const LiveDiagnosisOptions& o,
@@ -126,6 +140,13 @@ LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& pl
   const auto wall_start = std::chrono::system_clock::now();
   const auto start = std::chrono::steady_clock::now();
   SystemStatus first = session.Sample();
+  // A GPU NVML counts but cannot open gets its bus id from the PCI bus.
+  MissingBusIds bus_ids;
+  bus_ids.Fill(plan.evidence.ctx, first);
+  // The Xids the driver reports while we sample, as the agent sees them;
+  // the kernel log's line for each is counted once (xid_paths.h).
+  std::unique_ptr<NvmlXidWatcher> xids;
+  if (plan.watch_nvml_xids && first.nvml_loaded) xids = NvmlXidWatcher::Start(plan.nvml_library);
   // Who runs each process, looked up once per pid (collect/process_owners.h).
   ProcessOwnerCache owners;
   owners.Annotate(plan.evidence.ctx, first);
@@ -144,6 +165,7 @@ LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& pl
     while (next <= start + plan.duration) {
       std::this_thread::sleep_until(next);
       SystemStatus reading = session.Sample();
+      bus_ids.Fill(plan.evidence.ctx, reading);
       owners.Annotate(plan.evidence.ctx, reading);
       AddReading(input, reading, std::chrono::system_clock::now());
       bar.Show(std::chrono::duration_cast<std::chrono::milliseconds>(next - start), plan.duration,
@@ -153,6 +175,8 @@ LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& pl
   }
   Evidence ev = evidence.get();
   bar.Clear();
+  AddNvmlXids(xids.get(), ev.kernel);
+  xids.reset();
   // Nothing to diagnose only when neither the bus nor a loaded kernel
   // module shows NVIDIA hardware; otherwise a broken driver is a finding.
   const bool no_nvidia_device = ev.pci.gpus.empty() && ev.pci.nvswitches.empty() &&

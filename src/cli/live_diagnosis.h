@@ -39,6 +39,10 @@ struct LiveDiagnosisPlan {
   EvidenceOptions evidence;
   Config config;
   Lang lang = Lang::kEn;
+  // NVML's Xid events are watched while sampling, through this library
+  // (as NvmlOptions::library_path); false: not watched.
+  bool watch_nvml_xids = true;
+  std::string nvml_library;
 };
 
 // Errors are one line naming the option (or the config file).

@@ -14,7 +14,7 @@ std::vector<std::string> NeedNames(unsigned needs) {
   static const std::pair<unsigned, const char*> kNames[] = {
       {kNeedsGpuReadings, "gpu_readings"}, {kNeedsKernelLog, "kernel_log"}, {kNeedsHost, "host"},
       {kNeedsPci, "pci"},   {kNeedsVersions, "versions"}, {kNeedsNetwork, "network"},
-      {kNeedsActive, "active"}};
+      {kNeedsActive, "active"}, {kNeedsXidEvents, "xid_events"}};
   std::vector<std::string> out;
   for (const auto& [bit, name] : kNames) {
     if ((needs & bit) != 0) out.emplace_back(name);

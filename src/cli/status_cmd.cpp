@@ -3,6 +3,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "collect/gpu_bus_ids.h"
 #include "cli/commands.h"
 #include "cli/nvml_options.h"
 #include "collect/process_owners.h"
@@ -44,6 +45,7 @@ int RunStatus(const StatusOptions& opts, const GlobalOptions& global) {
   // the pod's and container's names from the kubelet's log directories.
   CollectContext ctx;
   ctx.root = opts.root;
+  MissingBusIds().Fill(ctx, status);  // a GPU NVML counts but cannot open
   ApplyProcessOwners(DescribeProcesses(ctx, ProcessPids(status)), status);
   NameKubeOwners(ctx, status);
   if (opts.json) {

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 
+#include "collect/gpu_bus_ids.h"
 #include "cli/commands.h"
 #include "cli/nvml_options.h"
 #include "collect/process_owners.h"
@@ -84,9 +85,11 @@ class Watcher {
   History history_;
   ProcessOwnerCache owners_;
   bool saw_lost_ = false;
+  MissingBusIds bus_ids_;  // for GPUs NVML counts but cannot open
 };
 
 void Watcher::Record(SystemStatus status) {
+  bus_ids_.Fill(CollectContext{}, status);
   if (!args_.gpus.empty()) {
     std::erase_if(status.gpus, [&](const GpuStatus& gpu) {
       return selected_.count(gpu.index) == 0;

@@ -1,5 +1,7 @@
 #include "collect/evidence.h"
 
+#include "collect/gpu_bus_ids.h"
+
 #include <future>
 
 #include "collect/process_owners.h"
@@ -38,7 +40,9 @@ VersionInputs MakeVersionInputs(const SystemStatus& nvml, const PciFacts& pci,
 }  // namespace
 
 Evidence CollectEvidence(NvmlSession& nvml_session, const EvidenceOptions& options) {
-  return CollectEvidence(nvml_session.Sample(), options);
+  SystemStatus reading = nvml_session.Sample();
+  MissingBusIds().Fill(options.ctx, reading);
+  return CollectEvidence(reading, options);
 }
 
 Evidence CollectEvidence(const SystemStatus& nvml_reading, const EvidenceOptions& options) {

@@ -28,6 +28,9 @@ struct KernelFacts {
   std::vector<UndecodedLog> undecoded;
   std::vector<SourceStatus> sources;  // journal, /dev/kmsg, each file
   std::uint64_t kmsg_records_lost = 0;
+  // NVML's Xid event set was watched over the window: its Xids are among
+  // `events` (the kernel log's own line for each counted once, xid_paths.h).
+  bool nvml_xid_events = false;
 };
 
 struct KernelFactsOptions {

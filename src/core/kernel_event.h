@@ -48,10 +48,14 @@ enum class KernelEventKind {
   kOomKill,
   kProbeFailed,      // "probe of ... failed", "probe routine failed"
   kGpuLost,          // the agent saw NVML lose a GPU (lost, hung or gone); source "nvml"
+  // The agent stopped recording (cleanly, or killed: then found at its next
+  // start, or by `report` when no agent holds the store); at its last
+  // sample. Source "agent". Nothing was recorded until the next start.
+  kAgentStopped,
 };
 
 // The last enumerator, for code that walks every kind.
-inline constexpr KernelEventKind kLastKernelEventKind = KernelEventKind::kGpuLost;
+inline constexpr KernelEventKind kLastKernelEventKind = KernelEventKind::kAgentStopped;
 
 // "xid", "sxid", "fallen_off_bus", "rm_init_failed", "gsp_timeout", ...
 const char* KernelEventKindName(KernelEventKind kind);

@@ -214,7 +214,10 @@ void Server::Health(httplib::Response& res) {
                 "not sampling: " + (s->status.nvml_error.empty() ? std::string("no recent sample")
                                                                  : s->status.nvml_error));
   }
-  res.set_content("ok\n", "text/plain; charset=utf-8");
+  // Still monitoring: a damaged store was moved aside and a fresh one
+  // started; the probe stays healthy but names what happened.
+  res.set_content(s->store_damage.empty() ? "ok\n" : "ok; store damaged: " + s->store_damage + "\n",
+                  "text/plain; charset=utf-8");
 }
 
 void Server::Report(const httplib::Request& req, httplib::Response& res) {

@@ -48,7 +48,9 @@ struct GpuCounters {
   std::map<int, std::uint64_t> xid_events_by_code;
   int last_xid = 0;  // the code of the latest Xid in this run; 0: none
   Severity verdict = Severity::kOk;  // worst active finding naming this GPU
-  bool seen = false;                 // answered NVML at least once in this run
+  // NVML listed it in this run (answering or not), or it is on the PCI bus
+  // without NVML listing it: it has a verdict series.
+  bool seen = false;
 };
 
 struct AgentLiveSnapshot {
@@ -62,7 +64,10 @@ struct AgentLiveSnapshot {
   std::vector<FindingInterval> active_findings;
   unsigned gpus_expected = 0;  // from the configuration; 0: not configured
   unsigned gpus_visible = 0;   // answering NVML in the latest sample
-  unsigned gpus_lost = 0;      // seen earlier in this run, now lost, hung or gone
+  // Lost, hung, not openable or gone now: every GPU NVML listed in this run
+  // (also one that never answered) and every NVIDIA GPU on the PCI bus that
+  // NVML does not list.
+  unsigned gpus_lost = 0;
   LatencyHistogram sample_latency;
   std::uint64_t nvml_timeouts = 0;  // GPU samples abandoned as hung
   std::uint64_t samples_written = 0;
@@ -70,6 +75,9 @@ struct AgentLiveSnapshot {
   double agent_cpu_seconds = 0;
   std::int64_t agent_resident_bytes = 0;
   StoreStats store;
+  // The store was found damaged and moved aside, or its write-ahead log
+  // was: one line, which /healthz names; empty when none.
+  std::string store_damage;
 };
 
 // The latest published snapshot, or null before the first; callable from any

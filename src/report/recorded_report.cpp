@@ -8,6 +8,7 @@
 #include "core/time_format.h"
 #include "core/time_window.h"
 #include "rules/engine/finding_fold.h"
+#include "store/store_lock.h"
 
 namespace gpudoctor {
 namespace {
@@ -55,6 +56,34 @@ Result<bool> FilterGpus(StoredWindow& w, const RecordedWindowRequest& o, WallTim
   return true;
 }
 
+// No agent holds the store (it was killed, or the directory was copied
+// here): intervals it left open are not active now. They end at its last
+// sample, and the timeline says that recording stopped there.
+Result<bool> EndUnheldIntervals(Store& store, const RecordedWindowRequest& o, WallTime from,
+                                WallTime to, StoredWindow& w) {
+  const bool open = std::any_of(w.timeline.findings.begin(), w.timeline.findings.end(),
+                                [](const FindingInterval& f) { return !f.end; });
+  if (!open || StoreDirHeld(o.data_dir)) return true;
+  auto last = store.LastSampleTime();
+  if (!last) return last.error();
+  const WallTime end = last->value_or(w.last_sample.value_or(to));
+  for (auto& f : w.timeline.findings) {
+    if (!f.end) f.end = std::max(f.start, end);
+  }
+  if (end < from || end > to) return true;
+  KernelEvent e;
+  e.kind = KernelEventKind::kAgentStopped;
+  e.time = end;
+  e.source = SourceRef{"agent", 0};
+  e.message = "no agent is recording into " + o.data_dir +
+              ": it stopped after this sample without closing its records (killed, crashed or "
+              "the power was lost); the findings still open then end here";
+  auto at = std::upper_bound(w.events.begin(), w.events.end(), end,
+                             [](WallTime t, const KernelEvent& k) { return k.time && t < *k.time; });
+  w.events.insert(at, std::move(e));
+  return true;
+}
+
 }  // namespace
 
 bool GpuNamedBy(const std::string& text, unsigned index, const std::string& bus_id,
@@ -99,7 +128,16 @@ Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindow
   auto stored = (*store)->ReadWindow(r->from, r->to, {});
   if (!stored) return stored.error();
   r->stored = std::move(*stored);
-  r->store_path = request.data_dir + "/gpudoctor.db";
+  r->store_path = request.data_dir + "/" + kStoreFile;
+  // A running agent may be half-way through writing a frame: judge the WAL
+  // only when nobody writes it.
+  if (std::string wal = StoreDirHeld(request.data_dir) ? "" : WalDamageNote(r->store_path);
+      !wal.empty()) {
+    r->stored.damaged.push_back({"", "", 0, std::move(wal)});
+  }
+  if (auto ended = EndUnheldIntervals(**store, request, r->from, r->to, r->stored); !ended) {
+    return ended.error();
+  }
   if (auto f = FilterGpus(r->stored, request, r->from, r->to); !f) return f.error();
   const bool nothing =
       r->stored.gpus.empty() && r->stored.events.empty() && r->stored.timeline.findings.empty();

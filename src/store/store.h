@@ -77,6 +77,20 @@ struct StoredWindow {
   std::vector<DamagedPart> damaged;
 };
 
+// The database's name in the data directory.
+inline constexpr const char* kStoreFile = "gpudoctor.db";
+
+// A note when `db_path`-wal ends inside a frame (a write cut short by a crash
+// or a power loss, or a truncated copy): SQLite ignores the incomplete frame
+// and every commit in it is lost. One line naming the file, the bytes and
+// what was kept; empty when the WAL is whole or absent. Reads the header only.
+std::string WalDamageNote(const std::string& db_path);
+
+// Moves data_dir/gpudoctor.db, and its -wal and -shm, aside as
+// gpudoctor.db.corrupt-<UTC time> (-wal, -shm beside it, so that sqlite3
+// opens the pair), keeping them. Returns the new path of the database.
+Result<std::string> MoveDamagedStoreAside(const std::string& data_dir, WallTime now);
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -102,6 +116,12 @@ class Store {
                                       const std::vector<std::string>& gpus, WallTime time) = 0;
   // Seals pending samples into a chunk now (on SIGTERM).
   virtual Result<bool> Flush() = 0;
+  // The time of the newest GPU sample stored; nullopt when there is none.
+  virtual Result<std::optional<WallTime>> LastSampleTime() = 0;
+  // Ends every finding interval still open at `at` (at its start when that
+  // is later): a run that was killed or lost its power never closed them.
+  // Returns how many it ended.
+  virtual Result<std::int64_t> CloseOpenFindings(WallTime at) = 0;
 
   virtual Result<StoredWindow> ReadWindow(WallTime from, WallTime to,
                                           const std::vector<std::string>& gpu_bus_ids) = 0;

@@ -34,4 +34,18 @@ Result<int> LockStoreDir(const std::string& data_dir) {
   return fd;
 }
 
+bool StoreDirHeld(const std::string& data_dir) {
+  const std::string path = data_dir + "/agent.lock";
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool held = false;
+  if (flock(fd, LOCK_SH | LOCK_NB) != 0) {
+    held = errno == EWOULDBLOCK;
+  } else {
+    flock(fd, LOCK_UN);
+  }
+  close(fd);
+  return held;
+}
+
 }  // namespace gpudoctor

@@ -13,4 +13,9 @@ namespace gpudoctor {
 // holding it when another process has it.
 Result<int> LockStoreDir(const std::string& data_dir);
 
+// Whether a writer (a running agent, possibly in another container sharing
+// the directory) holds the lock now. Probes with a shared lock taken and
+// released at once; false when there is no lock file or it cannot be read.
+bool StoreDirHeld(const std::string& data_dir);
+
 }  // namespace gpudoctor

@@ -136,6 +136,16 @@ Result<StoredWindow> SqliteStore::ReadWindowOnce(WallTime from, WallTime to,
   }
   StoredWindow window;
   window.downsampled = to_ms - from_ms > kRawWindowMs;
+  // A page SQLite cannot read (bytes overwritten on disk) costs the part of
+  // the window it held, not the report: noted, and the rest is read.
+  auto unreadable = [&](const Error& e, const GpuRow* gpu, const std::string& what) {
+    if (e.code != ErrorCode::kCorrupt) return false;
+    window.damaged.push_back({gpu ? gpu->bus_id : "", gpu ? gpu->identity.uuid : "",
+                              gpu ? gpu->identity.index : 0u,
+                              path_ + ": " + what + " are damaged: not all could be read (" +
+                                  e.message + "); the rest is shown"});
+    return true;
+  };
   // Minutes wholly inside the window come from roll-ups when downsampled;
   // the partial minutes at both ends, and pending samples, from raw.
   std::int64_t inner_from = from_ms + ((kMinuteMs - from_ms % kMinuteMs) % kMinuteMs);
@@ -167,11 +177,15 @@ Result<StoredWindow> SqliteStore::ReadWindowOnce(WallTime from, WallTime to,
         segments.push_back(SliceRows(*set, range));
         return true;
       });
-      if (!read) return read.error();
+      if (!read && !unreadable(read.error(), &gpu, "the sealed samples of GPU " + key)) {
+        return read.error();
+      }
     }
     auto pending = ReadPending(gpu.id, from_ms, to_ms);
-    if (!pending) return pending.error();
-    if (!pending->times_ms.empty()) segments.push_back(std::move(*pending));
+    if (!pending && !unreadable(pending.error(), &gpu, "the latest samples of GPU " + key)) {
+      return pending.error();
+    }
+    if (pending && !pending->times_ms.empty()) segments.push_back(std::move(*pending));
 
     std::map<std::int64_t, MinuteAgg> minutes;
     GpuSeries series;
@@ -206,7 +220,9 @@ Result<StoredWindow> SqliteStore::ReadWindowOnce(WallTime from, WallTime to,
         MergeMinutes(minutes, std::move(*decoded));
         return true;
       });
-      if (!got) return got.error();
+      if (!got && !unreadable(got.error(), &gpu, "the per-minute roll-ups of GPU " + key)) {
+        return got.error();
+      }
       series.readings.reserve(series.readings.size() + minutes.size());
       series.times.reserve(series.times.size() + minutes.size());
       for (const auto& [m, agg] : minutes) {
@@ -237,11 +253,12 @@ Result<StoredWindow> SqliteStore::ReadWindowOnce(WallTime from, WallTime to,
   std::stable_sort(
       window.gpus.begin(), window.gpus.end(),
       [](const GpuSeries& a, const GpuSeries& b) { return a.latest().index < b.latest().index; });
-  if (auto events = ReadEvents(from_ms, to_ms, gpu_bus_ids, window.events); !events) {
+  if (auto events = ReadEvents(from_ms, to_ms, gpu_bus_ids, window.events);
+      !events && !unreadable(events.error(), nullptr, "the events")) {
     return events.error();
   }
   if (auto findings = ReadFindings(from_ms, to_ms, gpu_bus_ids, window.timeline.findings);
-      !findings) {
+      !findings && !unreadable(findings.error(), nullptr, "the finding intervals")) {
     return findings.error();
   }
   return window;

@@ -422,6 +422,32 @@ Result<bool> SqliteStore::Flush() {
   });
 }
 
+Result<std::optional<WallTime>> SqliteStore::LastSampleTime() {
+  auto stmt = db_->Prepare(
+      "SELECT max(t) FROM (SELECT max(t_ms) AS t FROM pending UNION ALL "
+      "SELECT max(t_end) FROM chunks)");
+  if (!stmt) return stmt.error();
+  auto row = stmt->Step();
+  if (!row) return row.error();
+  if (!*row || stmt->IsNull(0)) return std::optional<WallTime>();
+  return std::optional<WallTime>(FromMs(stmt->Int(0)));
+}
+
+Result<std::int64_t> SqliteStore::CloseOpenFindings(WallTime at) {
+  std::int64_t now = ToMs(at);
+  if (auto w = CheckWritable(now); !w) return w.error();
+  std::int64_t closed = 0;
+  auto done = Transaction(now, [&]() -> Result<bool> {
+    auto stmt = db_->Prepare("UPDATE findings SET end_ms=max(start_ms, ?) WHERE end_ms IS NULL");
+    if (!stmt) return stmt.error();
+    if (auto run = stmt->Bind(1, now).Run(); !run) return run;
+    closed = db_->changes();
+    return true;
+  });
+  if (!done) return done.error();
+  return closed;
+}
+
 std::int64_t SqliteStore::FileBytes() const {
   std::int64_t total = 0;
   for (const char* suffix : {"", "-wal"})

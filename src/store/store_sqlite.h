@@ -43,6 +43,8 @@ class SqliteStore final : public Store {
   Result<bool> FindingCleared(const std::string& finding_id, const std::vector<std::string>& gpus,
                               WallTime time) override;
   Result<bool> Flush() override;
+  Result<std::optional<WallTime>> LastSampleTime() override;
+  Result<std::int64_t> CloseOpenFindings(WallTime at) override;
   Result<StoredWindow> ReadWindow(WallTime from, WallTime to,
                                   const std::vector<std::string>& gpu_bus_ids) override;
   StoreStats Stats() override;

@@ -97,11 +97,13 @@ TEST(AgentE2E, RecordsTroubleAndTheReportHasEventsFindingIntervalsAndMetrics) {
   std::set<std::string> events;
   for (const auto& e : doc["events"]) {
     events.insert(e["kind"].get<std::string>() + ":" + (e["code"].is_null() ? "" : std::to_string(e["code"].get<int>())) +
-                  ":" + e["pci_bus_id"].get<std::string>());
+                  ":" + (e["pci_bus_id"].is_string() ? e["pci_bus_id"].get<std::string>() : ""));
   }
   EXPECT_TRUE(events.count("xid:48:0000:18:00.0")) << doc["events"].dump(2);
   EXPECT_TRUE(events.count("xid:79:0000:1a:00.0")) << doc["events"].dump(2);
   EXPECT_TRUE(events.count("gpu_lost::0000:1a:00.0")) << doc["events"].dump(2);
+  // Where recording stopped (a host-wide event, no GPU).
+  EXPECT_TRUE(events.count("agent_stopped::")) << doc["events"].dump(2);
 
   // Finding intervals with a start and an end.
   ASSERT_TRUE(doc.contains("timeline"));

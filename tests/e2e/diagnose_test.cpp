@@ -204,5 +204,43 @@ TEST(DiagnoseE2E, DriverMissingWithGpusOnTheBusIsCritical) {
   EXPECT_TRUE(ids.count("driver.not_loaded")) << r.out;
 }
 
+// A container without the kernel log: the Xids NVML delivers while diagnose
+// samples still feed the Xid rules (they are not "not checked").
+TEST(DiagnoseE2E, NvmlXidEventsCountWithoutTheKernelLog) {
+  TempDir root;
+  HealthyHost(root, {"0000:01:00.0"});  // no dev/kmsg, no journal below --root
+  const std::string scenario =
+      root.Write("xid.json", R"({"gpus": [{"faults": [{"kind": "xid", "code": 48, "at_s": 0.5}]}]})");
+  auto r = RunGpudoctor(Args(root, {"--format", "json"}), scenario, NoConfig());
+  ASSERT_GE(r.exit_code, 0) << r.err;
+  json doc = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << r.out << r.err;
+  EXPECT_TRUE(FindingIds(doc).count("xid.memory")) << doc["findings"].dump(1);
+  for (const auto& n : doc["not_checked"]) EXPECT_NE(n["rule"], "xid.memory") << n.dump();
+  std::size_t xids = 0;
+  for (const auto& e : doc["events"]) xids += e["kind"] == "xid" && e["code"] == 48;
+  EXPECT_EQ(xids, 1u) << doc["events"].dump(1);
+}
+
+// A GPU NVML counts but cannot open (lost before anything opened it) is one
+// GPU with its bus id, found on the PCI bus: lost, not also "dropped".
+TEST(DiagnoseE2E, GpuLostBeforeItWasOpenedHasItsBusIdFromThePciBus) {
+  TempDir root;
+  HealthyHost(root, {"0000:01:00.0", "0000:02:00.0"});
+  const std::string scenario =
+      root.Write("lost.json", R"({"gpus": [{}, {"faults": [{"kind": "lost"}]}]})");
+  auto r = RunGpudoctor(Args(root, {"--format", "json"}), scenario, NoConfig());
+  ASSERT_EQ(r.exit_code, 2) << r.err << r.out;
+  json doc = json::parse(r.out);
+  ASSERT_EQ(doc["gpus"].size(), 2u);
+  EXPECT_EQ(doc["gpus"][1]["pci_bus_id"], "0000:02:00.0") << doc["gpus"][1].dump(1);
+  bool lost_named = false;
+  for (const auto& f : doc["findings"]) {
+    if (f["id"] == "gpu.lost") lost_named = !f["gpus"].empty() && f["gpus"][0] == "0000:02:00.0";
+  }
+  EXPECT_TRUE(lost_named) << doc["findings"].dump(1);
+  EXPECT_FALSE(FindingIds(doc).count("gpu.dropped")) << "one GPU, one finding: " << doc["findings"].dump(1);
+}
+
 }  // namespace
 }  // namespace gpudoctor::test

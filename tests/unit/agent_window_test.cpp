@@ -35,16 +35,7 @@ TEST(AgentSlidingWindow, KeepsOnlyTheSpanAndFillsTheInput) {
   EXPECT_EQ(in.kernel->events.size(), 1u);
 }
 
-TEST(AgentSlidingWindow, NvmlXidRepeatingAKernelLineIsADuplicate) {
-  std::deque<KernelEvent> seen{MakeEvent(KernelEventKind::kXid, 79, "0000:18:00.0", "NVRM", TestTime(100))};
-  NvmlXidEvent nv{TestTime(104), 79, "0000:18:00.0"};
-  EXPECT_TRUE(DuplicatesXid(seen, XidEventToKernelEvent(nv)));
-  nv.time = TestTime(130);
-  EXPECT_FALSE(DuplicatesXid(seen, XidEventToKernelEvent(nv))) << "too far apart";
-  nv = NvmlXidEvent{TestTime(101), 48, "0000:18:00.0"};
-  EXPECT_FALSE(DuplicatesXid(seen, XidEventToKernelEvent(nv))) << "another code";
-  nv = NvmlXidEvent{TestTime(101), 79, "0000:19:00.0"};
-  EXPECT_FALSE(DuplicatesXid(seen, XidEventToKernelEvent(nv))) << "another GPU";
+TEST(AgentSlidingWindow, NvmlXidBecomesAnXidEvent) {
   KernelEvent k = XidEventToKernelEvent(NvmlXidEvent{TestTime(1), 79, "0000:19:00.0"});
   EXPECT_EQ(k.kind, KernelEventKind::kXid);
   EXPECT_EQ(k.source.file, "nvml");

@@ -56,7 +56,8 @@ Text MissingEvidence(const DiagnosisInput& input, unsigned need) {
     return Text{"NVML could not be used: " + input.nvml_error,
                 "无法使用 NVML：" + input.nvml_error};
   }
-  if ((need & kNeedsKernelLog) != 0) {
+  const bool nvml_xids = input.kernel && input.kernel->nvml_xid_events;
+  if ((need & kNeedsKernelLog) != 0 || ((need & kNeedsXidEvents) != 0 && !nvml_xids)) {
     Text missing = KernelLogMissing(input);
     if (!missing.en.empty()) return missing;
   }

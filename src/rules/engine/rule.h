@@ -26,6 +26,9 @@ enum Needs : unsigned {
   // silently elsewhere: a diagnose or analyze never provokes, so there is
   // nothing to say about what it did not run.
   kNeedsActive = 1u << 6,
+  // Xid events: the kernel log, or NVML's Xid event set watched over the
+  // window (a container without the kernel log still sees NVML's).
+  kNeedsXidEvents = 1u << 7,
 };
 
 // Where a rule writes what it concludes. A rule may add any number of

@@ -188,6 +188,6 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 const Rule kXidApplicationRule{
     "xid.application", "xid",
     "Application-caused Xids (13, 31, 43, 45, ...): which processes and GPUs, app bug or not",
-    kNeedsKernelLog, xid_application_rule::Evaluate};
+    kNeedsXidEvents, xid_application_rule::Evaluate};
 
 }  // namespace gpudoctor

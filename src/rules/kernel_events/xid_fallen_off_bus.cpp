@@ -211,6 +211,6 @@ const Rule kXidFallenOffBusRule{
     "xid.fallen_off_bus", "xid",
     "A GPU fell off the bus (Xid 79 or the driver's message), with PCIe link loss (AER), heat "
     "or PCIe correlations",
-    kNeedsKernelLog, xid_fallen_off_bus_rule::Evaluate};
+    kNeedsXidEvents, xid_fallen_off_bus_rule::Evaluate};
 
 }  // namespace gpudoctor

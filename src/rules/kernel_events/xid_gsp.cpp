@@ -196,6 +196,6 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 const Rule kXidGspRule{"xid.gsp", "xid",
                        "GSP firmware timeouts and errors (Xid 119/120, RPC and heartbeat "
                        "timeouts), with the GSP-off workaround",
-                       kNeedsKernelLog, xid_gsp_rule::Evaluate};
+                       kNeedsXidEvents, xid_gsp_rule::Evaluate};
 
 }  // namespace gpudoctor

@@ -162,6 +162,6 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 const Rule kXidMemoryRule{"xid.memory", "xid",
                           "GPU memory errors: double-bit ECC, contained/uncontained errors, row "
                           "remapping events and failures (Xid 48, 63, 64, 92, 94, 95, ...)",
-                          kNeedsKernelLog, xid_memory_rule::Evaluate};
+                          kNeedsXidEvents, xid_memory_rule::Evaluate};
 
 }  // namespace gpudoctor

@@ -118,6 +118,6 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 const Rule kXidNvlinkRule{"xid.nvlink", "xid",
                           "NVLink Xids (74, 136, 144-150, 155, ...) with link counters and "
                           "Fabric Manager hints",
-                          kNeedsKernelLog, xid_nvlink_rule::Evaluate};
+                          kNeedsXidEvents, xid_nvlink_rule::Evaluate};
 
 }  // namespace gpudoctor

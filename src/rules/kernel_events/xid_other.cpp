@@ -84,6 +84,6 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 const Rule kXidOtherRule{"xid.other", "xid",
                          "Every other Xid, decoded with NVIDIA's catalog (meaning, immediate "
                          "action, advice)",
-                         kNeedsKernelLog, xid_other_rule::Evaluate};
+                         kNeedsXidEvents, xid_other_rule::Evaluate};
 
 }  // namespace gpudoctor
