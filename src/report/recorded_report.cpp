@@ -3,10 +3,13 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <tuple>
 
 #include "core/time_format.h"
 #include "core/time_window.h"
+#include "rules/engine/engine.h"
 #include "rules/engine/finding_fold.h"
 
 namespace gpudoctor {
@@ -55,7 +58,72 @@ Result<bool> FilterGpus(StoredWindow& w, const RecordedWindowRequest& o, WallTim
   return true;
 }
 
+// A finding of the stretch's diagnosis into the window's: a finding of the
+// same rule on those GPUs is raised to its severity (replaced by it when
+// about exactly those GPUs), otherwise it is added.
+void MergeStretchFinding(const Finding& f, Diagnosis& d) {
+  for (Finding& have : d.findings) {
+    if (have.id != f.id) continue;
+    const bool covers = std::all_of(f.gpus.begin(), f.gpus.end(), [&](const std::string& g) {
+      return std::find(have.gpus.begin(), have.gpus.end(), g) != have.gpus.end();
+    });
+    if (!covers || (f.gpus.empty() != have.gpus.empty())) continue;
+    if (f.severity <= have.severity) return;
+    if (have.gpus == f.gpus) {
+      have = f;
+    } else {
+      have.severity = f.severity;
+    }
+    return;
+  }
+  d.findings.push_back(f);
+}
+
 }  // namespace
+
+void JudgeActiveStretches(RecordedReport& r) {
+  // What the agent checked and the timeline shows is not "not checked",
+  // whatever the stored readings lack (the agent saw the host's CPUs live).
+  std::erase_if(r.diagnosis.not_checked, [&](const NotChecked& n) {
+    return std::any_of(r.stored.timeline.findings.begin(), r.stored.timeline.findings.end(),
+                       [&](const FindingInterval& f) { return f.finding_id == n.rule; });
+  });
+  std::map<WallTime, std::set<std::string>> active;  // stretch start -> finding ids
+  for (const FindingInterval& f : r.stored.timeline.findings) {
+    if (!f.end && f.start > r.from) active[f.start].insert(f.finding_id);
+  }
+  bool changed = false;
+  for (const auto& [start, ids] : active) {
+    DiagnosisInput stretch = r.input;
+    const WallTime from = start;
+    KeepReadingsWhere(stretch, [from](WallTime t) { return t >= from; });
+    if (stretch.kernel) {
+      std::erase_if(stretch.kernel->events,
+                    [from](const KernelEvent& e) { return e.time && *e.time < from; });
+    }
+    if (stretch.gpus.empty()) continue;
+    stretch.window_from = start;
+    for (const Finding& f : Diagnose(stretch).findings) {
+      if (!ids.count(f.id)) continue;
+      MergeStretchFinding(f, r.diagnosis);
+      changed = true;
+    }
+  }
+  if (!changed) return;
+  Diagnosis& d = r.diagnosis;
+  std::stable_sort(d.findings.begin(), d.findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
+  for (const Finding& f : d.findings) {
+    d.verdict = std::max(d.verdict, f.severity);
+    for (GpuVerdict& g : d.gpus) {
+      if (std::find(f.gpus.begin(), f.gpus.end(), g.pci_bus_id) == f.gpus.end()) continue;
+      g.verdict = std::max(g.verdict, f.severity);
+      if (std::find(g.finding_ids.begin(), g.finding_ids.end(), f.id) == g.finding_ids.end()) {
+        g.finding_ids.push_back(f.id);
+      }
+    }
+  }
+}
 
 bool GpuNamedBy(const std::string& text, unsigned index, const std::string& bus_id,
                 const std::string& uuid) {
@@ -136,6 +204,7 @@ Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindow
   }
   r->diagnosis = Diagnose(input);
   FoldAcrossGpus(r->diagnosis, input);
+  JudgeActiveStretches(*r);
   return r;
 }
 

@@ -46,6 +46,13 @@ struct RecordedReport {
 bool GpuNamedBy(const std::string& text, unsigned index, const std::string& bus_id,
                 const std::string& uuid);
 
+// One story per window: each condition the timeline shows still active at
+// the window's end is judged again over the stretch since it began (the
+// rules over the whole window dilute a condition that holds over part of
+// it), and the report's findings and verdicts carry it at least at that
+// severity, with that stretch's title.
+void JudgeActiveStretches(RecordedReport& report);
+
 // Errors are one line: kInvalid for a bad window or GPU, kNotFound when
 // there is no store or nothing was recorded in the window, kCorrupt when all
 // that was recorded in it is damaged, others from the store.
