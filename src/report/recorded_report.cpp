@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/clock_reasons.h"
 #include "core/time_format.h"
 #include "core/time_window.h"
 #include "rules/engine/engine.h"
@@ -79,7 +80,50 @@ void MergeStretchFinding(const Finding& f, Diagnosis& d) {
   d.findings.push_back(f);
 }
 
+// The clock-event reasons that make each throttling finding.
+std::uint64_t ReasonBitsOf(const std::string& finding_id) {
+  if (finding_id == "thermal.slowdown") {
+    return ClockReasonBit("sw_thermal_slowdown") | ClockReasonBit("hw_thermal_slowdown");
+  }
+  if (finding_id == "power.brake") return ClockReasonBit("hw_power_brake_slowdown");
+  if (finding_id == "power.cap") return ClockReasonBit("sw_power_cap");
+  if (finding_id == "clocks.hw_slowdown") return ClockReasonBit("hw_slowdown");
+  return 0;
+}
+
+
 }  // namespace
+
+void EndAtTheLastSample(const DiagnosisInput& input, Timeline& timeline) {
+  for (FindingInterval& f : timeline.findings) {
+    const std::uint64_t bits = ReasonBitsOf(f.finding_id);
+    if (bits == 0 || f.gpus.empty()) continue;
+    std::optional<WallTime> first, last;
+    for (const std::string& bus : f.gpus) {
+      const GpuSeries* g = FindGpu(input, bus);
+      if (g == nullptr) continue;
+      auto held = [&](std::size_t i) {
+        const auto& mask = g->readings[i].clock_event_reasons_mask;
+        return mask && (*mask & bits) != 0;
+      };
+      const std::size_t n = std::min(g->readings.size(), g->times.size());
+      // The run that reaches the interval's start.
+      std::optional<std::size_t> at;
+      for (std::size_t i = 0; i < n && g->times[i] && *g->times[i] <= f.start; ++i) at = i;
+      if (at && held(*at)) {
+        std::size_t i = *at;
+        while (i > 0 && held(i - 1)) --i;
+        if (!first || *g->times[i] < *first) first = g->times[i];
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!g->times[i] || *g->times[i] < f.start || (f.end && *g->times[i] > *f.end)) continue;
+        if (held(i) && (!last || *g->times[i] > *last)) last = g->times[i];
+      }
+    }
+    if (first) f.start = *first;
+    if (f.end && last && *last >= f.start) f.end = *last;
+  }
+}
 
 void JudgeActiveStretches(RecordedReport& r) {
   // What the agent checked and the timeline shows is not "not checked",
@@ -202,6 +246,7 @@ Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindow
     input.hostname = u.nodename;
     input.kernel_release = u.release;
   }
+  EndAtTheLastSample(input, r->stored.timeline);
   r->diagnosis = Diagnose(input);
   FoldAcrossGpus(r->diagnosis, input);
   JudgeActiveStretches(*r);

@@ -53,6 +53,13 @@ bool GpuNamedBy(const std::string& text, unsigned index, const std::string& bus_
 // severity, with that stretch's title.
 void JudgeActiveStretches(RecordedReport& report);
 
+// Throttling findings (thermal.slowdown, power.brake, power.cap,
+// clocks.hw_slowdown) of the agent's timeline start at the first sample of
+// the run of samples with their clock-event reason that reaches the
+// interval's start and end at the last sample with it: the agent closes a
+// finding a sliding window after the condition ended.
+void EndAtTheLastSample(const DiagnosisInput& input, Timeline& timeline);
+
 // Errors are one line: kInvalid for a bad window or GPU, kNotFound when
 // there is no store or nothing was recorded in the window, kCorrupt when all
 // that was recorded in it is damaged, others from the store.

@@ -20,7 +20,7 @@ Machines (instance = the scrape address added, job="dcgm-exporter"):
   v20      01 (2.0, no Hostname: the node is its instance)
   counters 09 (DCGM_EXP_* counters); DCGM_EXP_XID_ERRORS_COUNT{xid="43"} is 1
            for 5 min from 2 h before the end
-  sentinel 10 (MEMORY_TEMP at DCGM's blank value)
+  sentinel 10 (MEMORY_TEMP at DCGM's blank value), on pcibus's address, another port
 Formats: openmetrics (promtool tsdb create-blocks-from openmetrics) or vm
 (VictoriaMetrics' /api/v1/import JSON lines).
 """
@@ -58,7 +58,7 @@ MACHINES = [
     ("main2026", "07_main-2026_mixed_mig_pr736.prom", "10.1.0.7:9400"),
     ("v20", "01_v2.0_gpu-monitoring-tools-138.prom", "10.1.0.8:9400"),
     ("counters", "09_v3.x_exp_counters_pr239_pr261.prom", "10.1.0.10:9400"),
-    ("sentinel", "10_readme_sentinel.prom", "10.1.0.14:9400"),
+    ("sentinel", "10_readme_sentinel.prom", "10.1.0.13:9401"),
 ]
 RESTARTED = {"Hostname": "dcgm-exporter-q7x2m", "instance": "10.1.0.9:9400"}
 

@@ -238,8 +238,8 @@ std::string ReportFindings(const json& report) {
 }
 
 // report --prometheus gives the same findings by the exporter's old pod
-// name, its new one and its address; an address shared by every machine is
-// an error naming them.
+// name, its new one and its addresses; an address that two exporters share
+// is an error naming both.
 TEST_F(FleetCapturesE2e, ReportIsTheSameByEveryNameOfTheNode) {
   for (const auto& [engine, url] : Engines()) {
     SCOPED_TRACE(engine);
@@ -253,10 +253,13 @@ TEST_F(FleetCapturesE2e, ReportIsTheSameByEveryNameOfTheNode) {
       SCOPED_TRACE(name);
       EXPECT_EQ(ReportFindings(Report(url, name)), findings);
     }
-    const json several = Report(url, "10.1.0", &code);
-    EXPECT_NE(code, 0);
-    EXPECT_NE(several.value("error", std::string()).find("matches 9 nodes"), std::string::npos)
-        << several.dump();
+    // Two exporters on one address (ports 9400 and 9401): both named, none picked.
+    const json several = Report(url, "10.1.0.13", &code);
+    EXPECT_EQ(code, 3);
+    const std::string error = several.value("error", std::string());
+    EXPECT_NE(error.find("matches 2 nodes"), std::string::npos) << several.dump();
+    EXPECT_NE(error.find("10.1.0.13:9400"), std::string::npos) << error;
+    EXPECT_NE(error.find("10.1.0.13:9401"), std::string::npos) << error;
   }
 }
 
