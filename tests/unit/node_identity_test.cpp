@@ -9,39 +9,39 @@
 namespace gpudoctor {
 namespace {
 
-using L = PromLabels;
+using NodeLabels = PromLabels;
 
 TEST(NodeIdentities, AnAgentServingBothNamingsIsOneNodeUnderItsInstance) {
   NodeIdentities ids;
-  ids.Add(L{{"instance", "127.0.0.1:9400"}, {"pci_bus_id", "0000:18:00.0"}}, true);
-  ids.Add(L{{"instance", "127.0.0.1:9400"}, {"Hostname", "gpu-node-a"}, {"UUID", "GPU-1"}}, false);
-  ids.Add(L{{"instance", "127.0.0.1:9401"}, {"UUID", "GPU-1"}}, true);  // a second agent
+  ids.Add(NodeLabels{{"instance", "127.0.0.1:9400"}, {"pci_bus_id", "0000:18:00.0"}}, true);
+  ids.Add(NodeLabels{{"instance", "127.0.0.1:9400"}, {"Hostname", "gpu-node-a"}, {"UUID", "GPU-1"}}, false);
+  ids.Add(NodeLabels{{"instance", "127.0.0.1:9401"}, {"UUID", "GPU-1"}}, true);  // a second agent
   ids.Resolve();
   ASSERT_EQ(ids.Groups().size(), 2u);
-  EXPECT_EQ(ids.NodeOf(L{{"Hostname", "gpu-node-a"}}), "127.0.0.1:9400");
-  EXPECT_EQ(ids.NodeOf(L{{"instance", "127.0.0.1:9400"}}), "127.0.0.1:9400");
+  EXPECT_EQ(ids.NodeOf(NodeLabels{{"Hostname", "gpu-node-a"}}), "127.0.0.1:9400");
+  EXPECT_EQ(ids.NodeOf(NodeLabels{{"instance", "127.0.0.1:9400"}}), "127.0.0.1:9400");
   // Agents are never tied by a UUID (fake or cloned GPUs).
-  EXPECT_EQ(ids.NodeOf(L{{"instance", "127.0.0.1:9401"}}), "127.0.0.1:9401");
+  EXPECT_EQ(ids.NodeOf(NodeLabels{{"instance", "127.0.0.1:9401"}}), "127.0.0.1:9401");
   EXPECT_EQ(ids.Matching("gpu-node-a").size(), 1u);
   EXPECT_EQ(ids.Matching("127.0.0.1").size(), 2u);
   EXPECT_EQ(ids.Matching("127.0.0.1:9401").size(), 1u);
   EXPECT_TRUE(ids.Matching("127.0.0.2").empty());
   // Never added: as the labels say.
-  EXPECT_EQ(ids.NodeOf(L{{"Hostname", "elsewhere"}}), "elsewhere");
+  EXPECT_EQ(ids.NodeOf(NodeLabels{{"Hostname", "elsewhere"}}), "elsewhere");
 }
 
 TEST(NodeIdentities, ARestartedExporterIsOneNodeUnderItsNewestName) {
   NodeIdentities ids;
   // The newer pod first: the name must not depend on the order.
-  ids.Add(L{{"instance", "10.1.0.9:9400"}, {"Hostname", "exporter-new"}, {"UUID", "GPU-a"}}, false,
+  ids.Add(NodeLabels{{"instance", "10.1.0.9:9400"}, {"Hostname", "exporter-new"}, {"UUID", "GPU-a"}}, false,
           2000);
-  ids.Add(L{{"instance", "10.1.0.5:9400"}, {"Hostname", "exporter-old"}, {"UUID", "GPU-a"}}, false,
+  ids.Add(NodeLabels{{"instance", "10.1.0.5:9400"}, {"Hostname", "exporter-old"}, {"UUID", "GPU-a"}}, false,
           1000);
-  ids.Add(L{{"instance", "10.1.0.6:9400"}, {"hostname", "other"}, {"UUID", "GPU-b"}}, false, 2000);
+  ids.Add(NodeLabels{{"instance", "10.1.0.6:9400"}, {"hostname", "other"}, {"UUID", "GPU-b"}}, false, 2000);
   ids.Resolve();
   ASSERT_EQ(ids.Groups().size(), 2u);
-  EXPECT_EQ(ids.NodeOf(L{{"Hostname", "exporter-old"}}), "exporter-new");
-  EXPECT_EQ(ids.NodeOf(L{{"instance", "10.1.0.5:9400"}}), "exporter-new");
+  EXPECT_EQ(ids.NodeOf(NodeLabels{{"Hostname", "exporter-old"}}), "exporter-new");
+  EXPECT_EQ(ids.NodeOf(NodeLabels{{"instance", "10.1.0.5:9400"}}), "exporter-new");
   const auto m = ids.Matching("exporter-old");
   ASSERT_EQ(m.size(), 1u);
   EXPECT_EQ(m[0]->Names(), (std::vector<std::string>{"exporter-new", "exporter-old",
@@ -49,10 +49,10 @@ TEST(NodeIdentities, ARestartedExporterIsOneNodeUnderItsNewestName) {
   EXPECT_EQ(m[0]->Matchers(),
             (std::vector<std::string>{"instance=\"10.1.0.5:9400\"", "instance=\"10.1.0.9:9400\"",
                                       "Hostname=\"exporter-new\"", "Hostname=\"exporter-old\""}));
-  EXPECT_EQ(ids.NodeOf(L{{"hostname", "other"}}), "other");
+  EXPECT_EQ(ids.NodeOf(NodeLabels{{"hostname", "other"}}), "other");
 }
 
-PromSeries Labelled(L labels, std::vector<std::pair<double, double>> points) {
+PromSeries Labelled(NodeLabels labels, std::vector<std::pair<double, double>> points) {
   PromSeries s;
   s.labels = std::move(labels);
   for (auto [t, v] : points) s.points.push_back(PromPoint{t, v});
@@ -69,7 +69,7 @@ std::vector<std::string> XidGpus(const SeriesReadings& r) {
 TEST(SeriesReadings, AnXidWithoutBusIdIsTiedByUuidThenIndex) {
   // dcgm-exporter 2.x-3.3.5: gpu, UUID and device, no pci_bus_id.
   SeriesReadings old_exporter;
-  const L gpu1 = {{"Hostname", "n"}, {"gpu", "1"}, {"UUID", "GPU-1"}, {"device", "nvidia1"}};
+  const NodeLabels gpu1 = {{"Hostname", "n"}, {"gpu", "1"}, {"UUID", "GPU-1"}, {"device", "nvidia1"}};
   old_exporter.AddFieldSeries(Labelled(gpu1, {{100, 60}}), "DCGM_FI_DEV_GPU_TEMP");
   old_exporter.AddDcgmXidSeries(Labelled(gpu1, {{100, 48}}), 60, 0);
   EXPECT_EQ(XidGpus(old_exporter), (std::vector<std::string>{"gpu 1"}));
