@@ -24,7 +24,7 @@ struct NodeGroup {
   std::set<std::string> instances;  // `instance` values
   std::set<std::string> hosts;      // Hostname / hostname / node / nodename values
   std::set<std::pair<std::string, std::string>> host_labels;  // (label, value) of those
-  bool agent = false;               // gpudoctor's own series among them
+  bool agent = false;                                         // gpudoctor's own series among them
   // "instance=\"..\"" / "Hostname=\"..\"" matchers, one per name: a
   // series of the node carries at least one of them.
   std::vector<std::string> Matchers() const;
@@ -61,7 +61,7 @@ class NodeIdentities {
   mutable std::map<std::string, std::string> parent_;
   std::map<std::string, std::set<std::string>> uuid_keys_;  // uuid -> its series' name keys
   std::set<std::string> agent_keys_;
-  std::map<std::string, double> host_last_s_;  // host -> newest point
+  std::map<std::string, double> host_last_s_;                      // host -> newest point
   std::map<std::string, std::set<std::string>> host_label_names_;  // host -> labels it is in
   std::vector<NodeGroup> groups_;
   std::map<std::string, std::size_t> group_of_root_;

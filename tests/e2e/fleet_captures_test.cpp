@@ -98,10 +98,10 @@ class FleetCapturesE2e : public ::testing::Test {
   static std::string Write(const std::string& format, const std::string& name) {
     ProcessOptions o;
     o.timeout = std::chrono::minutes(2);
-    auto r = RunProcess({"/usr/bin/python3", kCaptureHistory, "--fixtures",
-                         FixtureDir("dcgm-exporter").string(), "--end", std::to_string(end_s_),
-                         "--format", format},
-                        o);
+    auto r = RunProcess(
+        {"/usr/bin/python3", kCaptureHistory, "--fixtures", FixtureDir("dcgm-exporter").string(),
+         "--end", std::to_string(end_s_), "--format", format},
+        o);
     if (r.exit_code != 0) return "";
     return dir_->Write(name, r.out);
   }
@@ -116,20 +116,20 @@ class FleetCapturesE2e : public ::testing::Test {
     const std::string key = url + " " + std::to_string(hours);
     auto it = fleets_.find(key);
     if (it != fleets_.end()) return it->second;
-    auto r = RunGpudoctor({"fleet", "--prometheus", url, "--from",
-                           CaptureRfc3339(end_s_ - hours * 3600L), "--to", CaptureRfc3339(end_s_),
-                           "--match", "{job=\"dcgm-exporter\"}", "--format", "json"},
-                          "");
+    auto r = RunGpudoctor(
+        {"fleet", "--prometheus", url, "--from", CaptureRfc3339(end_s_ - hours * 3600L), "--to",
+         CaptureRfc3339(end_s_), "--match", "{job=\"dcgm-exporter\"}", "--format", "json"},
+        "");
     json j = json::parse(r.out, nullptr, false);
     if (!j.is_object()) j = json{{"error", r.err + r.out.substr(0, 2000)}};
     return fleets_[key] = j;
   }
 
   static json Report(const std::string& url, const std::string& node, int* exit_code = nullptr) {
-    auto r = RunGpudoctor({"report", "--prometheus", url, "--node", node, "--from",
-                           CaptureRfc3339(end_s_ - 6 * 3600), "--to", CaptureRfc3339(end_s_),
-                           "--match", "{job=\"dcgm-exporter\"}", "--format", "json"},
-                          "");
+    auto r = RunGpudoctor(
+        {"report", "--prometheus", url, "--node", node, "--from", CaptureRfc3339(end_s_ - 6 * 3600),
+         "--to", CaptureRfc3339(end_s_), "--match", "{job=\"dcgm-exporter\"}", "--format", "json"},
+        "");
     if (exit_code) *exit_code = r.exit_code;
     json j = json::parse(r.out, nullptr, false);
     return j.is_object() ? j : json{{"error", r.err}};

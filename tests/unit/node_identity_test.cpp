@@ -1,9 +1,10 @@
 // One machine, one node: series tied by instance, host labels and GPU
 // UUIDs (prom/node_identity.h), and an Xid tied to its GPU by bus id, else
 // UUID, else index (prom/series_readings.h).
+#include "prom/node_identity.h"
+
 #include <gtest/gtest.h>
 
-#include "prom/node_identity.h"
 #include "prom/series_readings.h"
 
 namespace gpudoctor {
@@ -14,7 +15,8 @@ using NodeLabels = PromLabels;
 TEST(NodeIdentities, AnAgentServingBothNamingsIsOneNodeUnderItsInstance) {
   NodeIdentities ids;
   ids.Add(NodeLabels{{"instance", "127.0.0.1:9400"}, {"pci_bus_id", "0000:18:00.0"}}, true);
-  ids.Add(NodeLabels{{"instance", "127.0.0.1:9400"}, {"Hostname", "gpu-node-a"}, {"UUID", "GPU-1"}}, false);
+  ids.Add(NodeLabels{{"instance", "127.0.0.1:9400"}, {"Hostname", "gpu-node-a"}, {"UUID", "GPU-1"}},
+          false);
   ids.Add(NodeLabels{{"instance", "127.0.0.1:9401"}, {"UUID", "GPU-1"}}, true);  // a second agent
   ids.Resolve();
   ASSERT_EQ(ids.Groups().size(), 2u);
@@ -33,11 +35,14 @@ TEST(NodeIdentities, AnAgentServingBothNamingsIsOneNodeUnderItsInstance) {
 TEST(NodeIdentities, ARestartedExporterIsOneNodeUnderItsNewestName) {
   NodeIdentities ids;
   // The newer pod first: the name must not depend on the order.
-  ids.Add(NodeLabels{{"instance", "10.1.0.9:9400"}, {"Hostname", "exporter-new"}, {"UUID", "GPU-a"}}, false,
-          2000);
-  ids.Add(NodeLabels{{"instance", "10.1.0.5:9400"}, {"Hostname", "exporter-old"}, {"UUID", "GPU-a"}}, false,
-          1000);
-  ids.Add(NodeLabels{{"instance", "10.1.0.6:9400"}, {"hostname", "other"}, {"UUID", "GPU-b"}}, false, 2000);
+  ids.Add(
+      NodeLabels{{"instance", "10.1.0.9:9400"}, {"Hostname", "exporter-new"}, {"UUID", "GPU-a"}},
+      false, 2000);
+  ids.Add(
+      NodeLabels{{"instance", "10.1.0.5:9400"}, {"Hostname", "exporter-old"}, {"UUID", "GPU-a"}},
+      false, 1000);
+  ids.Add(NodeLabels{{"instance", "10.1.0.6:9400"}, {"hostname", "other"}, {"UUID", "GPU-b"}},
+          false, 2000);
   ids.Resolve();
   ASSERT_EQ(ids.Groups().size(), 2u);
   EXPECT_EQ(ids.NodeOf(NodeLabels{{"Hostname", "exporter-old"}}), "exporter-new");
@@ -69,7 +74,8 @@ std::vector<std::string> XidGpus(const SeriesReadings& r) {
 TEST(SeriesReadings, AnXidWithoutBusIdIsTiedByUuidThenIndex) {
   // dcgm-exporter 2.x-3.3.5: gpu, UUID and device, no pci_bus_id.
   SeriesReadings old_exporter;
-  const NodeLabels gpu1 = {{"Hostname", "n"}, {"gpu", "1"}, {"UUID", "GPU-1"}, {"device", "nvidia1"}};
+  const NodeLabels gpu1 = {
+      {"Hostname", "n"}, {"gpu", "1"}, {"UUID", "GPU-1"}, {"device", "nvidia1"}};
   old_exporter.AddFieldSeries(Labelled(gpu1, {{100, 60}}), "DCGM_FI_DEV_GPU_TEMP");
   old_exporter.AddDcgmXidSeries(Labelled(gpu1, {{100, 48}}), 60, 0);
   EXPECT_EQ(XidGpus(old_exporter), (std::vector<std::string>{"gpu 1"}));
@@ -81,14 +87,16 @@ TEST(SeriesReadings, AnXidWithoutBusIdIsTiedByUuidThenIndex) {
   // its device alone, is still that GPU's.
   SeriesReadings mixed;
   mixed.AddFieldSeries(
-      Labelled({{"Hostname", "n"}, {"gpu", "0"}, {"UUID", "GPU-0"}, {"pci_bus_id", "00000000:3B:00.0"}},
-               {{100, 60}}),
+      Labelled(
+          {{"Hostname", "n"}, {"gpu", "0"}, {"UUID", "GPU-0"}, {"pci_bus_id", "00000000:3B:00.0"}},
+          {{100, 60}}),
       "DCGM_FI_DEV_GPU_TEMP");
   mixed.AddDcgmXidSeries(Labelled({{"Hostname", "n"}, {"UUID", "GPU-0"}}, {{100, 79}}), 60, 0);
-  mixed.AddDcgmXidCountSeries(
-      Labelled({{"Hostname", "n"}, {"UUID", "GPU-0"}, {"xid", "43"}}, {{100, 1}, {160, 1}, {220, 3}}),
-      60, 0);
-  EXPECT_EQ(XidGpus(mixed), (std::vector<std::string>{"0000:3b:00.0", "0000:3b:00.0", "0000:3b:00.0"}));
+  mixed.AddDcgmXidCountSeries(Labelled({{"Hostname", "n"}, {"UUID", "GPU-0"}, {"xid", "43"}},
+                                       {{100, 1}, {160, 1}, {220, 3}}),
+                              60, 0);
+  EXPECT_EQ(XidGpus(mixed),
+            (std::vector<std::string>{"0000:3b:00.0", "0000:3b:00.0", "0000:3b:00.0"}));
   DiagnosisInput m = mixed.InputFor("n", Config{}, WallTime{}, WallTime{});
   std::size_t xid43 = 0;
   for (const auto& e : m.kernel->events) xid43 += e.code == 43 ? e.count : 0;

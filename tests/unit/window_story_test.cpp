@@ -46,9 +46,12 @@ TEST(WindowStory, AConditionStillActiveIsJudgedOverItsStretch) {
   }
   ASSERT_NE(before, nullptr);
   EXPECT_EQ(before->severity, Severity::kInfo);
-  r.stored.timeline.findings.push_back(FindingInterval{
-      "thermal.high_temperature", Severity::kWarning, {HealthyGpu(0).pci_bus_id},
-      Text{"hot", "hot"}, TestTime(40), std::nullopt});
+  r.stored.timeline.findings.push_back(FindingInterval{"thermal.high_temperature",
+                                                       Severity::kWarning,
+                                                       {HealthyGpu(0).pci_bus_id},
+                                                       Text{"hot", "hot"},
+                                                       TestTime(40),
+                                                       std::nullopt});
   r.diagnosis.not_checked.push_back(NotChecked{"thermal.high_temperature", Text{"x", "x"}});
   JudgeActiveStretches(r);
   EXPECT_GE(r.diagnosis.verdict, Severity::kWarning);
@@ -68,9 +71,12 @@ TEST(WindowStory, AConditionStillActiveIsJudgedOverItsStretch) {
 
 TEST(WindowStory, AnEndedConditionLeavesTheHeadlineAlone) {
   RecordedReport r = HotAtTheEnd(20);
-  r.stored.timeline.findings.push_back(FindingInterval{
-      "thermal.high_temperature", Severity::kWarning, {HealthyGpu(0).pci_bus_id},
-      Text{"hot", "hot"}, TestTime(40), TestTime(50)});
+  r.stored.timeline.findings.push_back(FindingInterval{"thermal.high_temperature",
+                                                       Severity::kWarning,
+                                                       {HealthyGpu(0).pci_bus_id},
+                                                       Text{"hot", "hot"},
+                                                       TestTime(40),
+                                                       TestTime(50)});
   JudgeActiveStretches(r);
   for (const auto& f : r.diagnosis.findings) {
     if (f.id == "thermal.high_temperature") {
@@ -90,11 +96,14 @@ TEST(WindowStory, ThrottlingIntervalsSpanTheSamplesWithTheReason) {
   }
   DiagnosisInput input = InputFromReadings(readings);
   Timeline t;
-  t.findings.push_back(FindingInterval{"thermal.slowdown", Severity::kWarning,
-                                       {HealthyGpu(0).pci_bus_id}, Text{"slow", "slow"},
-                                       TestTime(14), TestTime(64)});
-  t.findings.push_back(FindingInterval{"cpu.cores_per_gpu", Severity::kWarning, {},
-                                       Text{"cpu", "cpu"}, TestTime(14), TestTime(64)});
+  t.findings.push_back(FindingInterval{"thermal.slowdown",
+                                       Severity::kWarning,
+                                       {HealthyGpu(0).pci_bus_id},
+                                       Text{"slow", "slow"},
+                                       TestTime(14),
+                                       TestTime(64)});
+  t.findings.push_back(FindingInterval{
+      "cpu.cores_per_gpu", Severity::kWarning, {}, Text{"cpu", "cpu"}, TestTime(14), TestTime(64)});
   EndAtTheLastSample(input, t);
   EXPECT_EQ(t.findings[0].start, TestTime(10));
   EXPECT_EQ(t.findings[0].end, TestTime(39));
