@@ -5,7 +5,9 @@
 #include <future>
 #include <set>
 
+#include "core/gpu_status.h"
 #include "core/metric_fields.h"
+#include "prom/node_identity.h"
 #include "prom/prom_labels.h"
 #include "prom/series_readings.h"
 #include "rules/engine/engine.h"
@@ -120,6 +122,7 @@ enum QueryId {
   kStrip,
   kDcgmLastSeen,
   kDcgmXid,
+  kDcgmXidCount,
   kQueryCount,
   // Then the dcgm-exporter field reads (DcgmExtremesExprs, DcgmBucketEndSelectors).
   kFirstDcgmRead = kQueryCount
@@ -181,8 +184,18 @@ std::vector<FleetQuery> PlanQueries(const FleetRequest& r, const std::string& m,
     read.step = bucket;
     q.push_back(std::move(read));
   }
-  instant(kDcgmLastSeen, "timestamp(" + Selector("DCGM_FI_DEV_GPU_TEMP", m) + ")", r.to);
+  // The exact time of each GPU's last sample in the window: the latest one
+  // as of the window's end, else the newest a subquery at the scrape
+  // resolution (at most the engines' 5 min lookback) finds.
+  const std::string temp = Selector("DCGM_FI_DEV_GPU_TEMP", m);
+  const seconds sub{std::clamp<long>(r.resolution.count(), 1, 240)};
+  instant(kDcgmLastSeen,
+          "timestamp(" + temp + ") or max_over_time(timestamp(" + temp + ")[" + Secs(window) + ":" +
+              Secs(sub) + "])",
+          r.to);
   range(kDcgmXid, Selector("DCGM_FI_DEV_XID_ERRORS", m) + " != 0", r.from - r.resolution,
+        r.resolution);
+  range(kDcgmXidCount, Selector("DCGM_EXP_XID_ERRORS_COUNT", m) + " > 0", r.from - r.resolution,
         r.resolution);
   return q;
 }
@@ -214,12 +227,19 @@ std::string SeriesIdentity(const PromSeries& s) {
 
 class FleetAssembly {
  public:
-  FleetAssembly(const FleetRequest& r, seconds bucket) : request_(r), bucket_(bucket) {}
+  FleetAssembly(const FleetRequest& r, seconds bucket, const NodeIdentities& ids)
+      : request_(r), bucket_(bucket), ids_(ids) {}
 
+  std::string NodeOf(const PromSeries& s) const { return ids_.NodeOf(s.labels); }
   FleetGpuRow& Row(const PromSeries& s, FleetSource source) {
-    const GpuLabels g = GpuOfLabels(s.labels);
-    const std::string node = NodeOfLabels(s.labels);
-    FleetGpuRow& row = rows_[{node, g.Key()}];
+    return Row(NodeOf(s), GpuOfLabels(s.labels), source);
+  }
+  FleetGpuRow& Row(const std::string& node, const GpuLabels& g, FleetSource source) {
+    return RowAt(node, g.Key(), g, source);
+  }
+  FleetGpuRow& RowAt(const std::string& node, const std::string& key, const GpuLabels& g,
+                     FleetSource source) {
+    FleetGpuRow& row = rows_[{node, key}];
     if (row.node.empty()) {
       row.node = node;
       row.pci_bus_id = g.pci_bus_id;
@@ -259,10 +279,11 @@ class FleetAssembly {
 
   const FleetRequest& request_;
   seconds bucket_;
+  const NodeIdentities& ids_;
   std::map<std::pair<std::string, std::string>, FleetGpuRow> rows_;
   std::map<std::string, FleetNodeRow> nodes_;
   std::map<std::string, std::vector<FleetFinding>> host_findings_;
-  std::map<std::pair<std::string, std::string>, double> dcgm_fresh_;  // node, GPU -> sample time
+  std::map<std::pair<std::string, std::string>, double> dcgm_fresh_;  // node, UUID -> sample time
 };
 
 void AddFinding(FleetGpuRow& row, const std::string& id, Severity severity, const Text& title,
@@ -281,12 +302,12 @@ void FleetAssembly::AddAgentAnswers(const std::vector<Result<PromAnswer>>& a) {
   const double to_s = UnixSecondsOf(request_.to);
   for (const auto& s : a[kAgentLastSample]->series) {
     if (s.points.empty()) continue;
-    FleetNodeRow& n = Node(NodeOfLabels(s.labels), FleetSource::kGpudoctor);
+    FleetNodeRow& n = Node(NodeOf(s), FleetSource::kGpudoctor);
     const double t = s.points.front().value;
     if (t > 0) n.last_sample_age_s = std::max(0.0, to_s - t);
   }
   for (const auto& s : a[kVerdictWorst]->series) {
-    Node(NodeOfLabels(s.labels), FleetSource::kGpudoctor);
+    Node(NodeOf(s), FleetSource::kGpudoctor);
     Row(s, FleetSource::kGpudoctor).worst = SeverityOfVerdict(s.points.front().value);
   }
   for (const auto& s : a[kVerdictNow]->series) {
@@ -294,7 +315,7 @@ void FleetAssembly::AddAgentAnswers(const std::vector<Result<PromAnswer>>& a) {
   }
   for (QueryId id : {kFindingsWindow, kFindingsNow}) {
     for (const auto& s : a[id]->series) {
-      const std::string node = NodeOfLabels(s.labels);
+      const std::string node = NodeOf(s);
       const std::string fid = s.Label("id");
       const Severity sev = ParseSeverity(s.Label("severity")).value_or(Severity::kWarning);
       std::string gpus = s.Label("gpus");
@@ -335,7 +356,7 @@ void FleetAssembly::AddAgentAnswers(const std::vector<Result<PromAnswer>>& a) {
         s.points.front().value;
   }
   for (const auto& s : a[kStrip]->series) {
-    FleetNodeRow& n = Node(NodeOfLabels(s.labels), FleetSource::kGpudoctor);
+    FleetNodeRow& n = Node(NodeOf(s), FleetSource::kGpudoctor);
     for (const PromPoint& p : s.points) {
       if (auto b = BucketOf(p.time_s)) n.strip[*b] = SeverityOfVerdict(p.value);
     }
@@ -343,26 +364,33 @@ void FleetAssembly::AddAgentAnswers(const std::vector<Result<PromAnswer>>& a) {
 }
 
 void FleetAssembly::AddDcgmAnswers(const std::vector<Result<PromAnswer>>& a) {
-  SeriesReadings readings;
+  SeriesReadings readings([this](const PromLabels& labels) { return ids_.NodeOf(labels); });
   for (std::size_t id = kFirstDcgmRead; id < a.size(); ++id) {
     for (const auto& s : a[id]->series) {
-      if (HasAgent(NodeOfLabels(s.labels))) continue;  // the agent's own verdicts win
+      if (HasAgent(NodeOf(s))) continue;  // the agent's own verdicts win
       // Extremes carry the field in gpudoctor_field (functions drop the name).
       const std::string& field = s.Label("gpudoctor_field");
       readings.AddFieldSeries(s, field.empty() ? s.Label("__name__") : field);
     }
   }
   for (const auto& s : a[kDcgmXid]->series) {
-    if (HasAgent(NodeOfLabels(s.labels))) continue;
+    if (HasAgent(NodeOf(s))) continue;
     readings.AddDcgmXidSeries(s, static_cast<double>(request_.resolution.count()),
                               UnixSecondsOf(request_.from));
+  }
+  for (const auto& s : a[kDcgmXidCount]->series) {
+    if (HasAgent(NodeOf(s))) continue;
+    readings.AddDcgmXidCountSeries(s, static_cast<double>(request_.resolution.count()),
+                                   UnixSecondsOf(request_.from));
   }
   // Exact sample times of the GPUs that report now (within the engine's
   // lookback); the others' last bucket with data is their last sign of life.
   for (const auto& s : a[kDcgmLastSeen]->series) {
-    const std::string node = NodeOfLabels(s.labels);
+    const std::string node = NodeOf(s);
     if (HasAgent(node) || s.points.empty()) continue;
-    dcgm_fresh_[{node, GpuOfLabels(s.labels).Key()}] = s.points.front().value;
+    const GpuLabels g = GpuOfLabels(s.labels);
+    double& t = dcgm_fresh_[{node, g.uuid.empty() ? g.Key() : g.uuid}];
+    t = std::max(t, s.points.front().value);  // an exporter's restart: its newest series
   }
   for (const auto& node : readings.Nodes()) {
     if (!HasAgent(node)) DiagnoseDcgmNode(node, readings);
@@ -387,13 +415,13 @@ void FleetAssembly::DiagnoseDcgmNode(const std::string& node, const SeriesReadin
   last.window_from = last_from;
   const Diagnosis now = Diagnose(last);
   for (const GpuSeries& g : input.gpus) {
-    PromSeries probe;
-    probe.labels = {{"instance", node},
-                    {"pci_bus_id", g.pci_bus_id},
-                    {"gpu", std::to_string(g.latest().index)},
-                    {"UUID", g.latest().uuid},
-                    {"modelName", g.latest().name}};
-    FleetGpuRow& row = Row(probe, FleetSource::kDcgmExporter);
+    // The GPU's id in the readings: its bus id, else "gpu N" or its UUID.
+    GpuLabels labels;
+    labels.pci_bus_id = NormalizePciBusId(g.pci_bus_id) == g.pci_bus_id ? g.pci_bus_id : "";
+    labels.gpu = std::to_string(g.latest().index);
+    labels.uuid = g.latest().uuid;
+    labels.model = g.latest().name;
+    FleetGpuRow& row = RowAt(node, g.pci_bus_id, labels, FleetSource::kDcgmExporter);
     for (const auto& r : g.readings) {
       if (r.temperature_c) {
         row.max_temperature_c = std::max(row.max_temperature_c.value_or(-1e9), double(*r.temperature_c));
@@ -422,7 +450,7 @@ void FleetAssembly::DiagnoseDcgmNode(const std::string& node, const SeriesReadin
   std::map<std::string, double> last_s;
   double node_last_s = 0;
   for (const GpuSeries& g : input.gpus) {
-    auto fresh = dcgm_fresh_.find({node, g.pci_bus_id});
+    auto fresh = dcgm_fresh_.find({node, g.latest().uuid.empty() ? g.pci_bus_id : g.latest().uuid});
     last_s[g.pci_bus_id] = fresh != dcgm_fresh_.end() ? fresh->second : UnixSecondsOf(*g.times.back());
     node_last_s = std::max(node_last_s, last_s[g.pci_bus_id]);
   }
@@ -547,6 +575,25 @@ FleetView FleetAssembly::Finish(FleetView view) {
   return view;
 }
 
+namespace {
+
+// Which series are one machine's (see prom/node_identity.h): the agent's
+// answers, then dcgm-exporter's with the time of each series' newest point.
+NodeIdentities IdentitiesOf(const std::vector<Result<PromAnswer>>& answers) {
+  NodeIdentities ids;
+  for (std::size_t id = 0; id < answers.size(); ++id) {
+    for (const auto& s : answers[id]->series) {
+      double last_s = s.points.empty() ? 0 : s.points.back().time_s;
+      if (id == kDcgmLastSeen && !s.points.empty()) last_s = s.points.front().value;
+      ids.Add(s.labels, id <= kStrip, last_s);
+    }
+  }
+  ids.Resolve();
+  return ids;
+}
+
+}  // namespace
+
 const char* FleetSourceName(FleetSource source) {
   return source == FleetSource::kGpudoctor ? "gpudoctor" : "dcgm-exporter";
 }
@@ -587,10 +634,16 @@ Result<FleetView> BuildFleetView(const PromClient& client, const FleetRequest& r
   for (auto& a : answers) {
     if (!a) a = PromAnswer{};
   }
-  FleetAssembly assembly(r, bucket);
+  const NodeIdentities ids = IdentitiesOf(answers);
+  FleetAssembly assembly(r, bucket, ids);
   assembly.AddAgentAnswers(answers);
   assembly.AddDcgmAnswers(answers);
   view = assembly.Finish(std::move(view));
+  for (auto& n : view.nodes) {
+    for (const NodeGroup& g : ids.Groups()) {
+      if (g.name == n.node) n.names = g.Names();
+    }
+  }
   bool dcgm = false;
   for (const auto& n : view.nodes) dcgm = dcgm || n.source == FleetSource::kDcgmExporter;
   if (dcgm) {

@@ -42,7 +42,8 @@ struct FleetGpuRow {
 };
 
 struct FleetNodeRow {
-  std::string node;
+  std::string node;                // display name (see prom/node_identity.h)
+  std::vector<std::string> names;  // every name its series carried in the window, node first
   FleetSource source = FleetSource::kGpudoctor;
   std::optional<double> last_sample_age_s;  // nullopt: never in the window
   bool stale = false;                       // stopped reporting: a finding of its own

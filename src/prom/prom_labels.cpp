@@ -38,6 +38,12 @@ GpuLabels GpuOfLabels(const PromLabels& labels) {
   GpuLabels g;
   g.pci_bus_id = NormalizePciBusId(FirstLabel(labels, {"pci_bus_id"}));
   g.gpu = FirstLabel(labels, {"gpu"});
+  // dcgm-exporter's device label ("nvidia3") names the index too.
+  if (const std::string& device = FirstLabel(labels, {"device"});
+      g.gpu.empty() && device.starts_with("nvidia") && device.size() > 6 &&
+      device.find_first_not_of("0123456789", 6) == std::string::npos) {
+    g.gpu = device.substr(6);
+  }
   g.uuid = FirstLabel(labels, {"uuid", "UUID"});
   g.model = FirstLabel(labels, {"model", "modelName"});
   return g;

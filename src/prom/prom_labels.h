@@ -20,7 +20,7 @@ inline constexpr std::string_view kNodeLabelList = "Hostname, hostname, node, no
 
 struct GpuLabels {
   std::string pci_bus_id;  // normalised "0000:3b:00.0"; empty when absent or malformed
-  std::string gpu;         // index label
+  std::string gpu;         // index label (or the N of device="nvidiaN")
   std::string uuid;
   std::string model;
   // The GPU's key within its node: the bus id, else "gpu <index>", else the uuid.

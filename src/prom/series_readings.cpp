@@ -24,11 +24,24 @@ unsigned IndexOfGpuLabel(const std::string& gpu) {
 
 }  // namespace
 
-SeriesReadings::GpuHistory& SeriesReadings::GpuOf(const PromSeries& series) {
-  GpuLabels labels = GpuOfLabels(series.labels);
-  GpuHistory& h = nodes_[NodeOfLabels(series.labels)].gpus[labels.Key()];
-  if (h.labels.Key().empty()) h.labels = labels;
-  return h;
+std::pair<SeriesReadings::GpuHistory*, std::string> SeriesReadings::GpuOf(
+    const PromSeries& series) {
+  const GpuLabels labels = GpuOfLabels(series.labels);
+  NodeHistory& node = nodes_[node_of_(series.labels)];
+  std::string key = labels.Key();
+  if (!labels.uuid.empty()) {
+    auto [it, fresh] = node.by_uuid.try_emplace(labels.uuid, key);
+    key = it->second;  // the key the GPU's first series gave
+  }
+  GpuHistory& h = node.gpus[key];
+  // Each generation of labels adds what it knows.
+  for (auto [have, more] : {std::pair{&h.labels.pci_bus_id, &labels.pci_bus_id},
+                            std::pair{&h.labels.gpu, &labels.gpu},
+                            std::pair{&h.labels.uuid, &labels.uuid},
+                            std::pair{&h.labels.model, &labels.model}}) {
+    if (have->empty()) *have = *more;
+  }
+  return {&h, key};
 }
 
 void SeriesReadings::AddFieldSeries(const PromSeries& series, const std::string& series_name) {
@@ -38,17 +51,33 @@ void SeriesReadings::AddFieldSeries(const PromSeries& series, const std::string&
   // copies of the GPU's device fields (dcgm-exporter serves every field per
   // GPU instance once MIG is on) are, and meet in the GPU's reading.
   if (IsMigInstanceSeries(series.labels) && IsPerMigInstanceField(*f.field)) return;
-  GpuHistory& h = GpuOf(series);
-  if (h.labels.Key().empty()) return;  // no GPU labels: not a per-GPU series
+  if (GpuOfLabels(series.labels).Key().empty()) return;  // no GPU labels: not a per-GPU series
+  GpuHistory& h = *GpuOf(series).first;
   for (const PromPoint& p : series.points) {
     SetFieldValue(h.at[p.time_s], *f.field, p.value * f.field_per_series_unit);
   }
 }
 
+void SeriesReadings::AddXidEvent(const PromSeries& series, double time_s, int code,
+                                 std::size_t count, std::string message) {
+  const std::string key = GpuOf(series).second;
+  NodeHistory& node = nodes_[node_of_(series.labels)];
+  KernelEvent e;
+  e.kind = KernelEventKind::kXid;
+  e.time = TimeOfUnixSeconds(time_s);
+  e.code = code;
+  e.pci_bus_id = key;
+  e.count = count;
+  e.message = std::move(message);
+  // The same Xid seen through another GPU instance's copy of the series.
+  const bool seen = std::any_of(node.events.begin(), node.events.end(), [&](const KernelEvent& o) {
+    return o.pci_bus_id == e.pci_bus_id && o.code == e.code && o.time == e.time;
+  });
+  if (!seen) node.events.push_back(std::move(e));
+}
+
 void SeriesReadings::AddDcgmXidSeries(const PromSeries& series, double step_s,
                                       double counted_from_s) {
-  GpuLabels labels = GpuOfLabels(series.labels);
-  NodeHistory& node = nodes_[NodeOfLabels(series.labels)];
   std::optional<double> previous_code;
   double previous_t = 0;
   for (const PromPoint& p : series.points) {
@@ -61,25 +90,36 @@ void SeriesReadings::AddDcgmXidSeries(const PromSeries& series, double step_s,
     previous_code = p.value;
     previous_t = p.time_s;
     if (!changed || p.time_s < counted_from_s) continue;
-    KernelEvent e;
-    e.kind = KernelEventKind::kXid;
-    e.time = TimeOfUnixSeconds(p.time_s);
-    e.code = static_cast<int>(std::lround(p.value));
-    e.pci_bus_id = labels.pci_bus_id;
-    e.message = "Xid " + std::to_string(*e.code) +
-                " (dcgm-exporter's DCGM_FI_DEV_XID_ERRORS, the last code the GPU reported)";
-    // The same Xid seen through another GPU instance's copy of the series.
-    const bool seen = std::any_of(node.events.begin(), node.events.end(), [&](const KernelEvent& o) {
-      return o.pci_bus_id == e.pci_bus_id && o.code == e.code && o.time == e.time;
-    });
-    if (!seen) node.events.push_back(std::move(e));
+    const int code = static_cast<int>(std::lround(p.value));
+    AddXidEvent(series, p.time_s, code, 1,
+                "Xid " + std::to_string(code) +
+                    " (dcgm-exporter's DCGM_FI_DEV_XID_ERRORS, the last code the GPU reported)");
+  }
+}
+
+void SeriesReadings::AddDcgmXidCountSeries(const PromSeries& series, double step_s,
+                                           double counted_from_s) {
+  const int code = std::atoi(series.Label("xid").c_str());
+  if (code <= 0) return;
+  double previous = 0, previous_t = 0;
+  for (const PromPoint& p : series.points) {
+    if (!std::isfinite(p.value) || p.value < 0 || p.value > 1e9) continue;
+    if (p.time_s - previous_t > step_s * 1.5) previous = 0;  // a gap: the window emptied
+    const double rise = p.value - previous;
+    previous = p.value;
+    previous_t = p.time_s;
+    if (rise < 0.5 || p.time_s < counted_from_s) continue;
+    const auto count = static_cast<std::size_t>(std::lround(rise));
+    AddXidEvent(series, p.time_s, code, count,
+                "Xid " + std::to_string(code) + " (dcgm-exporter's DCGM_EXP_XID_ERRORS_COUNT rose by " +
+                    std::to_string(count) + ")");
   }
 }
 
 void SeriesReadings::AddClockReasonSeries(const PromSeries& series) {
   const std::uint64_t bit = ClockReasonBit(series.Label("reason"));
   if (bit == 0 || series.points.empty()) return;
-  GpuHistory& h = GpuOf(series);
+  GpuHistory& h = *GpuOf(series).first;
   for (const PromPoint& p : series.points) {
     GpuStatus& g = h.at[p.time_s];
     std::uint64_t mask = g.clock_event_reasons_mask.value_or(0);
@@ -94,7 +134,7 @@ void SeriesReadings::AddGpuStateSeries(const PromSeries& series) {
     if (name == GpuStateName(s)) state = s;
   }
   if (!state || series.points.empty()) return;
-  GpuHistory& h = GpuOf(series);
+  GpuHistory& h = *GpuOf(series).first;
   for (const PromPoint& p : series.points) {
     if (p.value > 0) {
       GpuStatus& g = h.at[p.time_s];
@@ -108,8 +148,6 @@ void SeriesReadings::AddXidCounterSeries(const PromSeries& series, double range_
                                          double step_s) {
   const int code = std::atoi(series.Label("xid").c_str());
   if (code <= 0 || series.points.empty()) return;
-  GpuLabels labels = GpuOfLabels(series.labels);
-  NodeHistory& node = nodes_[NodeOfLabels(series.labels)];
   // A series there at the range's first step: that point is the baseline.
   // One that appears later began at 0 (the agent counts from its start).
   double previous = series.points.front().time_s <= range_start_s + step_s / 2
@@ -121,15 +159,10 @@ void SeriesReadings::AddXidCounterSeries(const PromSeries& series, double range_
     if (p.value < previous) rise = p.value;  // the agent restarted
     previous = p.value;
     if (rise < 0.5) continue;
-    KernelEvent e;
-    e.kind = KernelEventKind::kXid;
-    e.time = TimeOfUnixSeconds(p.time_s);
-    e.code = code;
-    e.pci_bus_id = labels.pci_bus_id;
-    e.count = static_cast<std::size_t>(std::lround(rise));
-    e.message = "Xid " + std::to_string(code) + " (gpudoctor_xid_events_total rose by " +
-                std::to_string(e.count) + ")";
-    node.events.push_back(std::move(e));
+    const auto count = static_cast<std::size_t>(std::lround(rise));
+    AddXidEvent(series, p.time_s, code, count,
+                "Xid " + std::to_string(code) + " (gpudoctor_xid_events_total rose by " +
+                    std::to_string(count) + ")");
   }
 }
 
@@ -149,10 +182,14 @@ DiagnosisInput SeriesReadings::InputFor(const std::string& node, const Config& c
   input.hostname = node;
   auto it = nodes_.find(node);
   if (it == nodes_.end()) return input;
+  std::map<std::string, std::string> id_of_key;  // GPU key -> the id the rules see
+  for (const auto& [key, h] : it->second.gpus) {
+    id_of_key[key] = h.labels.pci_bus_id.empty() ? key : h.labels.pci_bus_id;
+  }
   for (const auto& [key, h] : it->second.gpus) {
     if (h.at.empty()) continue;
     GpuSeries s;
-    s.pci_bus_id = h.labels.pci_bus_id.empty() ? key : h.labels.pci_bus_id;
+    s.pci_bus_id = id_of_key[key];
     for (const auto& [t, reading] : h.at) {
       GpuStatus g = reading;
       g.index = IndexOfGpuLabel(h.labels.gpu);
@@ -172,6 +209,7 @@ DiagnosisInput SeriesReadings::InputFor(const std::string& node, const Config& c
   input.nvml_loaded = input.gpu_readings;
   input.kernel = KernelFacts{};
   input.kernel->events = it->second.events;
+  for (KernelEvent& e : input.kernel->events) e.pci_bus_id = id_of_key[e.pci_bus_id];
   std::sort(input.kernel->events.begin(), input.kernel->events.end(),
             [](const KernelEvent& a, const KernelEvent& b) { return a.time < b.time; });
   input.kernel->sources = {SourceStatus{"prometheus series of " + node, true, ""}};

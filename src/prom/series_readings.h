@@ -6,6 +6,7 @@
 // value changes.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,6 +20,11 @@ namespace gpudoctor {
 
 class SeriesReadings {
  public:
+  // `node_of` names the node a series belongs to (NodeIdentities::NodeOf
+  // ties a machine's series served under different names).
+  using NodeNamer = std::function<std::string(const PromLabels&)>;
+  explicit SeriesReadings(NodeNamer node_of = NodeOfLabels) : node_of_(std::move(node_of)) {}
+
   // A series whose field name is `series_name` (the __name__, or the label
   // a query copied it to). Series of no known field, and a MIG GPU
   // instance's series of its own memory and GPM figures, are ignored; its
@@ -30,6 +36,10 @@ class SeriesReadings {
   // `counted_from` only set the code a later point is compared with. The
   // series of a MIG GPU's instances give each event once.
   void AddDcgmXidSeries(const PromSeries& series, double step_s, double counted_from_s);
+  // DCGM_EXP_XID_ERRORS_COUNT{xid}: how many Xids of that code in the
+  // exporter's sliding window (window_size_in_ms); each rise is that many
+  // events.
+  void AddDcgmXidCountSeries(const PromSeries& series, double step_s, double counted_from_s);
 
   // gpudoctor's own series beyond the plain fields: the clock-event reason
   // flags (1 while a reason holds) set the reading's mask, the state flags
@@ -51,10 +61,15 @@ class SeriesReadings {
     std::map<double, GpuStatus> at;  // point time (Unix s) -> reading
   };
   struct NodeHistory {
-    std::map<std::string, GpuHistory> gpus;  // by GpuLabels::Key
-    std::vector<KernelEvent> events;
+    std::map<std::string, GpuHistory> gpus;     // by the key GpuOf gives
+    std::map<std::string, std::string> by_uuid;  // UUID -> key
+    std::vector<KernelEvent> events;  // pci_bus_id: the GPU's key until InputFor
   };
-  GpuHistory& GpuOf(const PromSeries& series);
+  // The GPU's history and its key within the node.
+  std::pair<GpuHistory*, std::string> GpuOf(const PromSeries& series);
+  void AddXidEvent(const PromSeries& series, double time_s, int code, std::size_t count,
+                   std::string message);
+  NodeNamer node_of_;
   std::map<std::string, NodeHistory> nodes_;
 };
 

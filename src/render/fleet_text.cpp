@@ -134,6 +134,7 @@ std::string RenderFleetJson(const FleetView& view, Lang lang) {
     json strip = json::array();
     for (const auto& s : n.strip) strip.push_back(s ? json(SeverityName(*s)) : json(nullptr));
     nodes.push_back({{"node", n.node},
+                     {"names", n.names},
                      {"source", FleetSourceName(n.source)},
                      {"worst", SeverityName(n.worst)},
                      {"stale", n.stale},

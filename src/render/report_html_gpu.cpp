@@ -95,7 +95,8 @@ Marks MarksFor(const ReportContext& r, const GpuSeries& gpu, const ChartRange& r
   }
   if (r.timeline) {
     for (const FindingInterval& f : r.timeline->findings) {
-      if (!Names(f.gpus, gpu.pci_bus_id)) continue;
+      // Host-wide intervals are the timeline's, once; not a band on every GPU.
+      if (f.gpus.empty() || !Names(f.gpus, gpu.pci_bus_id)) continue;
       double end = f.end ? UnixSeconds(*f.end) : range.to_s;
       std::string until = f.end ? FormatRfc3339(*f.end) : Pick(l, "still active", "仍在持续");
       m.bands.push_back(ChartBand{UnixSeconds(f.start), end,

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 
+#include "core/clock_reasons.h"
 #include "core/metric_fields.h"
 #include "core/time_format.h"
 #include "core/time_window.h"
+#include "prom/node_identity.h"
 #include "prom/prom_labels.h"
 #include "prom/series_readings.h"
 #include "rules/engine/engine.h"
@@ -26,18 +29,27 @@ WallTime WallOf(double s) {
 }
 std::string SecsOf(double s) { return std::to_string(std::max<long>(1, std::lround(s))) + "s"; }
 
-// The label and value that pick the node's series: the first of the host
-// labels equal to --node, or the instance equal to it with or without a port.
-std::optional<std::pair<std::string, std::string>> NodeMatcher(const PromSeries& s,
-                                                               const std::string& node) {
-  for (const char* label : {"Hostname", "hostname", "node", "nodename", "instance"}) {
-    const std::string& v = s.Label(label);
-    if (v.empty()) continue;
-    if (v == node || (std::string(label) == "instance" && v.starts_with(node + ":"))) {
-      return std::make_pair(std::string(label), v);
-    }
+// "(A or B ...)": the selector `select` makes for each of the node's
+// names (instance, Hostname, ...), joined so that a series carrying several
+// of them comes once.
+std::string OfNode(const NodeGroup& node, const std::string& matchers,
+                   const std::function<std::string(const std::string&)>& select) {
+  std::string out;
+  for (const std::string& m : node.Matchers()) {
+    if (!out.empty()) out += " or ";
+    out += select(matchers.empty() ? m : m + "," + matchers);
   }
-  return std::nullopt;
+  return "(" + out + ")";
+}
+
+std::string NodeList(const std::vector<const NodeGroup*>& nodes) {
+  std::string out;
+  for (const NodeGroup* g : nodes) {
+    std::string names;
+    for (const auto& n : g->Names()) names += (names.empty() ? "" : ", ") + n;
+    out += (out.empty() ? "" : "; ") + names;
+  }
+  return out;
 }
 
 std::string FieldNamesRegex() {
@@ -185,30 +197,41 @@ Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& 
   const double window_s = UnixOf(r->to) - UnixOf(r->from);
   const std::string w = "[" + SecsOf(window_s) + "]";
 
-  // Which series are the node's, and how often they were scraped.
-  auto counts = client.Query("count_over_time(" + SelectorOfNames(kPresenceNames, *matchers) + w + ")",
-                             r->to);
+  // Which machines have series in the window (tied as fleet ties them,
+  // prom/node_identity.h), which one --node names, and how often it was
+  // scraped.
+  auto counts = client.Query(
+      "label_replace(count_over_time(" + Selector("gpudoctor_gpu_verdict", *matchers) + w +
+          "), \"gpudoctor_agent\", \"1\", \"\", \"\") or count_over_time(" +
+          Selector("DCGM_FI_DEV_GPU_TEMP", *matchers) + w + ")",
+      r->to);
   if (!counts) return counts.error();
-  std::optional<std::pair<std::string, std::string>> node;
-  double samples = 0;
-  for (const auto& s : counts->series) {
-    auto m = NodeMatcher(s, request.node);
-    if (!m) continue;
-    if (!node) node = m;
-    if (*m == *node) samples = std::max(samples, s.points.front().value);
-  }
-  if (!node) {
+  NodeIdentities ids;
+  for (const auto& s : counts->series) ids.Add(s.labels, !s.Label("gpudoctor_agent").empty());
+  ids.Resolve();
+  const std::vector<const NodeGroup*> matching = ids.Matching(request.node);
+  if (matching.empty()) {
     return Error{ErrorCode::kNotFound,
                  "--node " + request.node + ": no series of it in " + client.url() + " between " +
                      FormatRfc3339(r->from) + " and " + FormatRfc3339(r->to) +
                      " (matched against the instance, Hostname, hostname, node and nodename labels)"};
   }
-  std::string m = node->first + "=\"" + node->second + "\"";
-  if (!matchers->empty()) m += "," + *matchers;
-  auto span = client.Query("max_over_time(timestamp(" + SelectorOfNames(kPresenceNames, m) + ")" +
-                               w.substr(0, w.size() - 1) + ":1s]) - min_over_time(timestamp(" +
-                               SelectorOfNames(kPresenceNames, m) + ")" + w.substr(0, w.size() - 1) +
-                               ":1s])",
+  if (matching.size() > 1) {
+    return Error{ErrorCode::kInvalid, "--node " + request.node + " matches " +
+                                          std::to_string(matching.size()) +
+                                          " nodes: " + NodeList(matching) + "; name one of them"};
+  }
+  const NodeGroup& node = *matching.front();
+  double samples = 0;
+  for (const auto& s : counts->series) {
+    if (ids.NodeOf(s.labels) == node.name) samples = std::max(samples, s.points.front().value);
+  }
+  const std::string& mm = *matchers;
+  auto presence = [](const std::string& m) { return SelectorOfNames(kPresenceNames, m); };
+  const std::string sub = w.substr(0, w.size() - 1) + ":1s]";
+  auto span = client.Query("max_over_time(timestamp(" + OfNode(node, mm, presence) + ")" + sub +
+                               ") - min_over_time(timestamp(" + OfNode(node, mm, presence) + ")" +
+                               sub + ")",
                            r->to);
   double interval_s = 60;
   if (span && !span->series.empty() && samples > 1) {
@@ -217,18 +240,31 @@ Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& 
   const double step_s = std::max(interval_s, window_s / kMaxPointsPerSeries);
   const seconds step{std::max<long>(1, std::lround(step_s))};
   const WallTime range_from = r->from - step;  // one step before: the counters' baseline
+  auto named = [](const std::string& name) {
+    return [name](const std::string& m) { return Selector(name, m); };
+  };
+  const std::string fields_regex = FieldNamesRegex();
+  std::string names;
+  for (const auto& one : node.Matchers()) names += (names.empty() ? "" : " or ") + one;
 
   struct Range {
     std::string expr;
     Result<PromAnswer> answer = Error{};
   };
-  std::vector<Range> ranges = {{SelectorOfNames(FieldNamesRegex(), m)},
-                               {Selector("gpudoctor_gpu_clock_event_reason_active", m)},
-                               {Selector("gpudoctor_gpu_state", m)},
-                               {Selector("gpudoctor_xid_events_total", m)},
-                               {Selector("gpudoctor_finding_active", m)},
-                               {Selector("DCGM_FI_DEV_XID_ERRORS", m) + " != 0"}};
+  // The agent's own Xid counter where it runs (its dcgm names repeat it).
+  std::vector<Range> ranges = {
+      {OfNode(node, mm, [&](const std::string& m) { return SelectorOfNames(fields_regex, m); })},
+      {OfNode(node, mm, named("gpudoctor_gpu_clock_event_reason_active"))},
+      {OfNode(node, mm, named("gpudoctor_gpu_state"))},
+      {OfNode(node, mm, named("gpudoctor_xid_events_total"))},
+      {OfNode(node, mm, named("gpudoctor_finding_active"))},
+      {node.agent ? "" : OfNode(node, mm, named("DCGM_FI_DEV_XID_ERRORS")) + " != 0"},
+      {node.agent ? "" : OfNode(node, mm, named("DCGM_EXP_XID_ERRORS_COUNT")) + " > 0"}};
   for (auto& q : ranges) {
+    if (q.expr.empty()) {
+      q.answer = PromAnswer{};
+      continue;
+    }
     q.answer = client.QueryRange(q.expr, range_from, r->to, step);
     if (!q.answer) return q.answer.error();
   }
@@ -242,7 +278,8 @@ Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& 
   for (const auto& warning : warnings) {
     r->stored.damaged.push_back(StoredWindow::DamagedPart{"", "", 0, "prometheus: " + warning});
   }
-  SeriesReadings readings;
+  // Every series of the machine is the node's, whichever name matched.
+  SeriesReadings readings([&node](const PromLabels&) { return node.name; });
   const double from_s = UnixOf(r->from);
   for (const auto& s : ranges[0].answer->series) {
     PromSeries in_window = s;
@@ -254,9 +291,8 @@ Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& 
   for (const auto& s : ranges[3].answer->series) {
     readings.AddXidCounterSeries(s, UnixOf(range_from), step_s);
   }
-  for (const auto& s : ranges[5].answer->series) {
-    readings.AddDcgmXidSeries(s, step_s, from_s);
-  }
+  for (const auto& s : ranges[5].answer->series) readings.AddDcgmXidSeries(s, step_s, from_s);
+  for (const auto& s : ranges[6].answer->series) readings.AddDcgmXidCountSeries(s, step_s, from_s);
   const std::vector<std::string> nodes = readings.Nodes();
   if (nodes.empty()) {
     return Error{ErrorCode::kNotFound, "--node " + request.node + ": no GPU series of it between " +
@@ -269,7 +305,7 @@ Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& 
   KeepReadingsWhere(input, [window_from](WallTime t) { return t >= window_from; });
   if (input.kernel) {
     std::erase_if(input.kernel->events, [&](const KernelEvent& e) { return e.time && *e.time < r->from; });
-    input.kernel->sources = {SourceStatus{"prometheus " + client.url() + " " + m, true, ""}};
+    input.kernel->sources = {SourceStatus{"prometheus " + client.url() + " " + names, true, ""}};
   }
   if (!request.gpus.empty()) {
     std::vector<GpuSeries> kept;
@@ -319,6 +355,7 @@ Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& 
   std::sort(timeline.findings.begin(), timeline.findings.end(),
             [](const FindingInterval& a, const FindingInterval& b) { return a.start < b.start; });
   ThrottleFromReadings(input, step_s, timeline);
+  JudgeActiveStretches(*r);
   if (input.kernel) r->stored.events = input.kernel->events;
   r->store_path = client.url();
   r->source_kind = "prometheus";

@@ -3,10 +3,14 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <tuple>
 
+#include "core/clock_reasons.h"
 #include "core/time_format.h"
 #include "core/time_window.h"
+#include "rules/engine/engine.h"
 #include "rules/engine/finding_fold.h"
 #include "store/store_lock.h"
 
@@ -84,7 +88,115 @@ Result<bool> EndUnheldIntervals(Store& store, const RecordedWindowRequest& o, Wa
   return true;
 }
 
+// A finding of the stretch's diagnosis into the window's: a finding of the
+// same rule on those GPUs is raised to its severity (replaced by it when
+// about exactly those GPUs), otherwise it is added.
+void MergeStretchFinding(const Finding& f, Diagnosis& d) {
+  for (Finding& have : d.findings) {
+    if (have.id != f.id) continue;
+    const bool covers = std::all_of(f.gpus.begin(), f.gpus.end(), [&](const std::string& g) {
+      return std::find(have.gpus.begin(), have.gpus.end(), g) != have.gpus.end();
+    });
+    if (!covers || (f.gpus.empty() != have.gpus.empty())) continue;
+    if (f.severity <= have.severity) return;
+    if (have.gpus == f.gpus) {
+      have = f;
+    } else {
+      have.severity = f.severity;
+    }
+    return;
+  }
+  d.findings.push_back(f);
+}
+
+// The clock-event reasons that make each throttling finding.
+std::uint64_t ReasonBitsOf(const std::string& finding_id) {
+  if (finding_id == "thermal.slowdown") {
+    return ClockReasonBit("sw_thermal_slowdown") | ClockReasonBit("hw_thermal_slowdown");
+  }
+  if (finding_id == "power.brake") return ClockReasonBit("hw_power_brake_slowdown");
+  if (finding_id == "power.cap") return ClockReasonBit("sw_power_cap");
+  if (finding_id == "clocks.hw_slowdown") return ClockReasonBit("hw_slowdown");
+  return 0;
+}
+
+
 }  // namespace
+
+void EndAtTheLastSample(const DiagnosisInput& input, Timeline& timeline) {
+  for (FindingInterval& f : timeline.findings) {
+    const std::uint64_t bits = ReasonBitsOf(f.finding_id);
+    if (bits == 0 || f.gpus.empty()) continue;
+    std::optional<WallTime> first, last;
+    for (const std::string& bus : f.gpus) {
+      const GpuSeries* g = FindGpu(input, bus);
+      if (g == nullptr) continue;
+      auto held = [&](std::size_t i) {
+        const auto& mask = g->readings[i].clock_event_reasons_mask;
+        return mask && (*mask & bits) != 0;
+      };
+      const std::size_t n = std::min(g->readings.size(), g->times.size());
+      // The run that reaches the interval's start.
+      std::optional<std::size_t> at;
+      for (std::size_t i = 0; i < n && g->times[i] && *g->times[i] <= f.start; ++i) at = i;
+      if (at && held(*at)) {
+        std::size_t i = *at;
+        while (i > 0 && held(i - 1)) --i;
+        if (!first || *g->times[i] < *first) first = g->times[i];
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!g->times[i] || *g->times[i] < f.start || (f.end && *g->times[i] > *f.end)) continue;
+        if (held(i) && (!last || *g->times[i] > *last)) last = g->times[i];
+      }
+    }
+    if (first) f.start = *first;
+    if (f.end && last && *last >= f.start) f.end = *last;
+  }
+}
+
+void JudgeActiveStretches(RecordedReport& r) {
+  // What the agent checked and the timeline shows is not "not checked",
+  // whatever the stored readings lack (the agent saw the host's CPUs live).
+  std::erase_if(r.diagnosis.not_checked, [&](const NotChecked& n) {
+    return std::any_of(r.stored.timeline.findings.begin(), r.stored.timeline.findings.end(),
+                       [&](const FindingInterval& f) { return f.finding_id == n.rule; });
+  });
+  std::map<WallTime, std::set<std::string>> active;  // stretch start -> finding ids
+  for (const FindingInterval& f : r.stored.timeline.findings) {
+    if (!f.end && f.start > r.from) active[f.start].insert(f.finding_id);
+  }
+  bool changed = false;
+  for (const auto& [start, ids] : active) {
+    DiagnosisInput stretch = r.input;
+    const WallTime from = start;
+    KeepReadingsWhere(stretch, [from](WallTime t) { return t >= from; });
+    if (stretch.kernel) {
+      std::erase_if(stretch.kernel->events,
+                    [from](const KernelEvent& e) { return e.time && *e.time < from; });
+    }
+    if (stretch.gpus.empty()) continue;
+    stretch.window_from = start;
+    for (const Finding& f : Diagnose(stretch).findings) {
+      if (!ids.count(f.id)) continue;
+      MergeStretchFinding(f, r.diagnosis);
+      changed = true;
+    }
+  }
+  if (!changed) return;
+  Diagnosis& d = r.diagnosis;
+  std::stable_sort(d.findings.begin(), d.findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
+  for (const Finding& f : d.findings) {
+    d.verdict = std::max(d.verdict, f.severity);
+    for (GpuVerdict& g : d.gpus) {
+      if (std::find(f.gpus.begin(), f.gpus.end(), g.pci_bus_id) == f.gpus.end()) continue;
+      g.verdict = std::max(g.verdict, f.severity);
+      if (std::find(g.finding_ids.begin(), g.finding_ids.end(), f.id) == g.finding_ids.end()) {
+        g.finding_ids.push_back(f.id);
+      }
+    }
+  }
+}
 
 bool GpuNamedBy(const std::string& text, unsigned index, const std::string& bus_id,
                 const std::string& uuid) {
@@ -172,8 +284,10 @@ Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindow
     input.hostname = u.nodename;
     input.kernel_release = u.release;
   }
+  EndAtTheLastSample(input, r->stored.timeline);
   r->diagnosis = Diagnose(input);
   FoldAcrossGpus(r->diagnosis, input);
+  JudgeActiveStretches(*r);
   return r;
 }
 

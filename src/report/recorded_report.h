@@ -46,6 +46,20 @@ struct RecordedReport {
 bool GpuNamedBy(const std::string& text, unsigned index, const std::string& bus_id,
                 const std::string& uuid);
 
+// One story per window: each condition the timeline shows still active at
+// the window's end is judged again over the stretch since it began (the
+// rules over the whole window dilute a condition that holds over part of
+// it), and the report's findings and verdicts carry it at least at that
+// severity, with that stretch's title.
+void JudgeActiveStretches(RecordedReport& report);
+
+// Throttling findings (thermal.slowdown, power.brake, power.cap,
+// clocks.hw_slowdown) of the agent's timeline start at the first sample of
+// the run of samples with their clock-event reason that reaches the
+// interval's start and end at the last sample with it: the agent closes a
+// finding a sliding window after the condition ended.
+void EndAtTheLastSample(const DiagnosisInput& input, Timeline& timeline);
+
 // Errors are one line: kInvalid for a bad window or GPU, kNotFound when
 // there is no store or nothing was recorded in the window, kCorrupt when all
 // that was recorded in it is damaged, others from the store.

@@ -133,6 +133,9 @@ TEST(AgentE2E, RecordsTroubleAndTheReportHasEventsFindingIntervalsAndMetrics) {
   // (sanitizers, parallel tests) samples late, hence the loose bounds.
   EXPECT_GT(brake_s, 0.5) << g1->dump(2);
   EXPECT_LT(brake_s, 4.5) << g1->dump(2);
+  // The brake's interval ends at the last sample that showed it, not a
+  // rules window (2 s) later: its length agrees with the time throttled.
+  EXPECT_LE(brake["duration_s"].get<double>(), brake_s + 1.0) << brake.dump();
   EXPECT_EQ((*g1)["metrics"]["power_draw_w"]["max"].get<double>(), 690.0);
 
   // The state file says what it did.

@@ -5,12 +5,16 @@
 // scraped every second by a real Prometheus and by a real VictoriaMetrics.
 // `fleet` must name each node's problem from either, and `report
 // --prometheus` of each troubled node must agree with its agent's own.
+// Every agent serves both namings (`--metrics-names both`, its host name
+// from NODE_NAME as `Hostname`): each machine is still one node, and its
+// report is the same whether --node names its instance or its host name.
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -32,6 +36,8 @@ struct FleetAgent {
   std::unique_ptr<TempDir> root, data;
   std::unique_ptr<BackgroundProcess> process;
   std::string target() const { return "127.0.0.1:" + std::to_string(port); }
+  // The host name its dcgm series carry (NODE_NAME).
+  std::string hostname() const { return "gpu-node-" + std::to_string(port); }
 };
 
 // A one-GPU scenario: GPU `gpu` of agent_trouble.json (0 overheats, 1 is
@@ -44,6 +50,13 @@ std::string OneGpuOfTrouble(const FleetAgent& a, int gpu) {
   return a.data->Write("scenario.json", scenario.dump());
 }
 
+std::map<std::string, std::string> AgentEnv(const FleetAgent& a, const std::string& scenario) {
+  auto env = FakeNvmlEnv(scenario.starts_with("/") ? scenario
+                                                   : std::string(TEST_DATA_DIR) + "/scenarios/" + scenario);
+  env["NODE_NAME"] = a.hostname();
+  return env;
+}
+
 void StartFleetAgent(FleetAgent& a, const std::string& scenario, const std::string& run_for) {
   if (!a.root) a.root = std::make_unique<TempDir>();
   if (!a.data) a.data = std::make_unique<TempDir>();
@@ -53,10 +66,8 @@ void StartFleetAgent(FleetAgent& a, const std::string& scenario, const std::stri
       GpudoctorArgv({"agent", "--data-dir", a.data->path().string(), "--root",
                      a.root->path().string(), "--interval", "200ms", "--window", "2s",
                      "--evaluate-every", "400ms", "--facts-every", "1h", "--no-kernel-log",
-                     "--run-for", run_for, "--listen", a.target()}),
-      FakeNvmlEnv(scenario.starts_with("/") ? scenario
-                                            : std::string(TEST_DATA_DIR) + "/scenarios/" + scenario),
-      (a.data->path() / "agent.log").string());
+                     "--run-for", run_for, "--listen", a.target(), "--metrics-names", "both"}),
+      AgentEnv(a, scenario), (a.data->path() / "agent.log").string());
 }
 
 // The troubled nodes: one GPU each.
@@ -129,7 +140,15 @@ void CheckFleet(const std::string& engine, const std::string& url, const FleetAg
   ASSERT_TRUE(fleet.is_object()) << r.out.substr(0, 2000);
   EXPECT_EQ(fleet["schema"], "gpudoctor.fleet/v1");
   EXPECT_LE(fleet["queries"].get<int>(), 20);
+  // One node per agent although each serves gpudoctor's and dcgm's names.
   EXPECT_EQ(fleet["summary"]["nodes"], 5) << fleet["nodes"].dump();
+  EXPECT_EQ(fleet["summary"]["gpus"], 7) << fleet["gpus"].dump().substr(0, 3000);
+  for (const auto& g : fleet["gpus"]) EXPECT_EQ(g["source"], "gpudoctor") << g.dump();
+  const json* named = FleetNode(fleet, trouble.hot.target());
+  ASSERT_NE(named, nullptr);
+  EXPECT_NE(named->value("names", json::array()).dump().find(trouble.hot.hostname()),
+            std::string::npos)
+      << named->dump();
   EXPECT_EQ(fleet["summary"]["stale"], 1);
 
   const json* lost = FleetGpu(fleet, trouble.lost.target(), "0000:1a:00.0");
@@ -212,6 +231,7 @@ void CheckReportsAgree(const std::string& url, const FleetAgent& trouble, const 
   auto remote = RunGpudoctor({"report", "--prometheus", url, "--node", trouble.target(), "--from",
                               from, "--to", to, "--format", "json"},
                              "");
+
   // The same verdict: 2 critical, 1 warning at worst.
   ASSERT_TRUE(local.exit_code == 1 || local.exit_code == 2) << local.exit_code << local.err;
   ASSERT_EQ(remote.exit_code, local.exit_code) << remote.err;
@@ -220,6 +240,15 @@ void CheckReportsAgree(const std::string& url, const FleetAgent& trouble, const 
   EXPECT_EQ(KeysText(FindingKeys(r, true)), KeysText(FindingKeys(l, true)));
   EXPECT_EQ(KeysText(FindingKeys(r, false)), KeysText(FindingKeys(l, false)));
   EXPECT_EQ(r["gpus"].size(), l["gpus"].size());
+  // By the host name its dcgm series carry: the same node, the same report.
+  auto by_host = RunGpudoctor({"report", "--prometheus", url, "--node", trouble.hostname(),
+                               "--from", from, "--to", to, "--format", "json"},
+                              "");
+  ASSERT_EQ(by_host.exit_code, local.exit_code) << by_host.err;
+  json h = json::parse(by_host.out, nullptr, false);
+  ASSERT_TRUE(h.is_object()) << by_host.out.substr(0, 1000);
+  EXPECT_EQ(KeysText(FindingKeys(h, false)), KeysText(FindingKeys(l, false)));
+  EXPECT_EQ(KeysText(FindingKeys(h, true)), KeysText(FindingKeys(l, true)));
 }
 
 TEST(FleetE2e, NamesEachNodesProblemFromPrometheusAndVictoriaMetrics) {
@@ -275,6 +304,15 @@ TEST(FleetE2e, NamesEachNodesProblemFromPrometheusAndVictoriaMetrics) {
     SCOPED_TRACE("report --prometheus of " + a->target());
     CheckReportsAgree(prometheus->url(), *a, report_from, report_to);
   }
+
+  // 127.0.0.1 is every agent's address: an error naming them, not one picked.
+  auto several = RunGpudoctor({"report", "--prometheus", prometheus->url(), "--node", "127.0.0.1",
+                               "--since", "3m"},
+                              "");
+  EXPECT_NE(several.exit_code, 0);
+  EXPECT_EQ(several.out, "");
+  EXPECT_NE(several.err.find("matches 5 nodes"), std::string::npos) << several.err;
+  EXPECT_NE(several.err.find(trouble.lost.target()), std::string::npos) << several.err;
 
   auto text = RunGpudoctor({"fleet", "--prometheus", prometheus->url(), "--since", "3m",
                             "--stale-after", "5s", "--resolution", "1s"},

@@ -158,6 +158,23 @@ TEST(ReportHtml, FindingBandsFromTheTimelineElseEvidenceMarkers) {
   EXPECT_EQ(without.find(R"(<section class="timeline">)"), std::string::npos);
 }
 
+// A host-wide finding (cpu.cores_per_gpu) is in the timeline once, not a
+// band on every GPU's charts.
+TEST(ReportHtml, HostWideIntervalsAreNotBandsOnEachGpu) {
+  Fixture fx(Lang::kEn);
+  fx.timeline.findings.push_back(FindingInterval{"cpu.cores_per_gpu",
+                                                 Severity::kWarning,
+                                                 {},
+                                                 Text{"Few CPU cores per GPU", "每个 GPU 的 CPU 核心偏少"},
+                                                 TestTime(1),
+                                                 std::nullopt});
+  fx.report.timeline = &fx.timeline;
+  std::string html = ReportToHtml(fx.report);
+  EXPECT_EQ(CountOf(GpuSection(html, "0000:18:00.0"), R"(<rect class="band)"), 0u);
+  EXPECT_EQ(CountOf(GpuSection(html, "0000:19:00.0"), R"(<rect class="band band-warning")"), 4u);
+  EXPECT_NE(html.find("cpu.cores_per_gpu"), std::string::npos);
+}
+
 TEST(ReportHtml, FindingsWithEvidenceAndNumberedActions) {
   Fixture fx(Lang::kEn);
   std::string html = ReportToHtml(fx.report);
