@@ -15,6 +15,7 @@
 #include "agent/sliding_window.h"
 #include "collect/collect_context.h"
 #include "collect/process_owners.h"
+#include "nvml/driver_opener.h"
 #include "rules/engine/engine.h"
 
 namespace gpudoctor {
@@ -109,6 +110,9 @@ class Agent {
 };
 
 void Agent::OpenSession() {
+  // One opener for every session: a hung nvmlInit stays one pending attempt
+  // across the retries below instead of a stuck thread per retry.
+  if (!o_.nvml.opener) o_.nvml.opener = std::make_shared<DriverOpener>(o_.nvml.call_deadline);
   session_ = NvmlSession::Open(o_.nvml);
   all_failed_samples_ = 0;
 }
@@ -312,7 +316,8 @@ int Agent::Run() {
   WriteState();
   if (facts_job_.valid()) facts_job_.wait();
   Log(LogLevel::kInfo, "stopped after " + std::to_string(state_.samples_written) + " samples");
-  if (session_ && session_->HasAbandonedCalls()) {
+  if ((session_ && session_->HasAbandonedCalls()) ||
+      (o_.nvml.opener && o_.nvml.opener->HasHungAttempt())) {
     // A driver call never returned: NVML cannot be shut down; leave without
     // running its destructors.
     std::fflush(nullptr);

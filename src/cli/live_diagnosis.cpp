@@ -136,6 +136,12 @@ LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& pl
   Progress bar(progress);
   if (first.nvml_loaded) {
     auto next = start + plan.interval;
+    // A slow driver can make one sample outlast the interval, or the whole
+    // duration: the samples it made late are skipped, never caught up on.
+    const auto skip_missed = [&] {
+      for (const auto now = std::chrono::steady_clock::now(); next < now;) next += plan.interval;
+    };
+    skip_missed();
     while (next <= start + plan.duration) {
       std::this_thread::sleep_until(next);
       SystemStatus reading = session.Sample();
@@ -144,6 +150,7 @@ LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& pl
       bar.Show(std::chrono::duration_cast<std::chrono::milliseconds>(next - start), plan.duration,
                plan.lang);
       next += plan.interval;
+      skip_missed();
     }
   }
   Evidence ev = evidence.get();
