@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "unit/fake_nvml_client.h"
 
@@ -72,6 +73,23 @@ class FakeNvmlProfileTest : public FakeNvmlTest {
       {"pid": 11, "used_memory_bytes": 100}, {"pid": 22, "used_memory_bytes": 200}]}]})"));
   }
 
+  // Calls a process-list function of GPU 0 (two processes, pids 11 and 22)
+  // into a sentinel-filled buffer and checks that it wrote two records of
+  // `stride` bytes and nothing past them. Returns the buffer.
+  template <typename Info>
+  std::vector<unsigned char> ExpectTwoRecords(nvmlReturn_t (*f)(nvmlDevice_t, unsigned*, Info*),
+                                              std::size_t stride) {
+    std::vector<unsigned char> buffer(4 * 32, 0xA5);
+    unsigned count = 4;
+    EXPECT_EQ(f(Handle(0), &count, reinterpret_cast<Info*>(buffer.data())), NVML_SUCCESS);
+    EXPECT_EQ(count, 2u);
+    unsigned pid = 0;
+    std::memcpy(&pid, buffer.data() + stride, sizeof pid);
+    EXPECT_EQ(pid, 22u) << "stride " << stride;
+    EXPECT_EQ(buffer[2 * stride], 0xA5) << "wrote past its records";
+    return buffer;
+  }
+
   std::string SystemText(nvmlReturn_t (*f)(char*, unsigned)) {
     char text[96] = {};
     EXPECT_EQ(f(text, sizeof text), NVML_SUCCESS);
@@ -121,32 +139,15 @@ TEST_F(FakeNvmlProfileTest, V3WritesThirtyTwoByteRecordsOnlyOnThreeDrivers) {
     SCOPED_TRACE(driver);
     ASSERT_EQ(InitProfile(driver), NVML_SUCCESS);
     const bool cc = std::strncmp(driver, "535.104", 7) != 0 && std::strncmp(driver, "550", 3) != 0;
-    unsigned char buffer[4 * 32];
-    std::memset(buffer, 0xA5, sizeof buffer);
-    unsigned count = 4;
-    ASSERT_EQ(nvml().nvmlDeviceGetComputeRunningProcesses_v3(
-                  Handle(0), &count, reinterpret_cast<nvmlProcessInfo_t*>(buffer)),
-              NVML_SUCCESS);
-    ASSERT_EQ(count, 2u);
-    const std::size_t stride = cc ? 32 : 24;
-    unsigned pid = 0;
-    std::memcpy(&pid, buffer + stride, sizeof pid);
-    EXPECT_EQ(pid, 22u);
-    EXPECT_EQ(buffer[2 * stride], 0xA5) << "wrote past its records";
+    const auto buffer =
+        ExpectTwoRecords(nvml().nvmlDeviceGetComputeRunningProcesses_v3, cc ? 32 : 24);
     if (cc) {
       unsigned long long protected_bytes = 1;
-      std::memcpy(&protected_bytes, buffer + 24, sizeof protected_bytes);
+      std::memcpy(&protected_bytes, buffer.data() + 24, sizeof protected_bytes);
       EXPECT_EQ(protected_bytes, 0u) << "usedGpuCcProtectedMemory at offset 24";
     }
     // _v2 is 24 bytes on every driver.
-    std::memset(buffer, 0xA5, sizeof buffer);
-    count = 4;
-    ASSERT_EQ(nvml().nvmlDeviceGetComputeRunningProcesses_v2(
-                  Handle(0), &count, reinterpret_cast<nvmlProcessInfo_t*>(buffer)),
-              NVML_SUCCESS);
-    std::memcpy(&pid, buffer + 24, sizeof pid);
-    EXPECT_EQ(pid, 22u);
-    EXPECT_EQ(buffer[48], 0xA5);
+    ExpectTwoRecords(nvml().nvmlDeviceGetComputeRunningProcesses_v2, 24);
     TearDown();
   }
 }
@@ -156,18 +157,7 @@ TEST_F(FakeNvmlProfileTest, V1WritesTwentyFourByteRecordsOn45066To46531) {
     SCOPED_TRACE(driver);
     ASSERT_EQ(InitProfile(driver), NVML_SUCCESS);
     const bool wide = std::strcmp(driver, "450.51.06") != 0 && std::strcmp(driver, "470.57.02") != 0;
-    unsigned char buffer[4 * 32];
-    std::memset(buffer, 0xA5, sizeof buffer);
-    unsigned count = 4;
-    ASSERT_EQ(nvml().nvmlDeviceGetComputeRunningProcesses(
-                  Handle(0), &count, reinterpret_cast<nvmlProcessInfo_v1_t*>(buffer)),
-              NVML_SUCCESS);
-    ASSERT_EQ(count, 2u);
-    const std::size_t stride = wide ? 24 : 16;
-    unsigned pid = 0;
-    std::memcpy(&pid, buffer + stride, sizeof pid);
-    EXPECT_EQ(pid, 22u);
-    EXPECT_EQ(buffer[2 * stride], 0xA5) << "wrote past its records";
+    ExpectTwoRecords(nvml().nvmlDeviceGetComputeRunningProcesses, wide ? 24 : 16);
     TearDown();
   }
 }
