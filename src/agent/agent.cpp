@@ -17,6 +17,7 @@
 #include "collect/collect_context.h"
 #include "collect/gpu_bus_ids.h"
 #include "collect/process_owners.h"
+#include "nvml/driver_opener.h"
 #include "rules/engine/engine.h"
 
 namespace gpudoctor {
@@ -116,6 +117,9 @@ class Agent {
 };
 
 void Agent::OpenSession() {
+  // One opener for every session: a hung nvmlInit stays one pending attempt
+  // across the retries below instead of a stuck thread per retry.
+  if (!o_.nvml.opener) o_.nvml.opener = std::make_shared<DriverOpener>(o_.nvml.call_deadline);
   session_ = NvmlSession::Open(o_.nvml);
   all_failed_samples_ = 0;
 }
@@ -373,7 +377,8 @@ int Agent::Run() {
   WriteState();
   if (facts_job_.valid()) facts_job_.wait();
   Log(LogLevel::kInfo, "stopped after " + std::to_string(state_.samples_written) + " samples");
-  if (session_ && session_->HasAbandonedCalls()) {
+  if ((session_ && session_->HasAbandonedCalls()) ||
+      (o_.nvml.opener && o_.nvml.opener->HasHungAttempt())) {
     // A driver call never returned: NVML cannot be shut down; leave without
     // running its destructors.
     std::fflush(nullptr);

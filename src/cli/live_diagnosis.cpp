@@ -154,14 +154,26 @@ LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& pl
 
   EvidenceOptions ev_opts = plan.evidence;
   ev_opts.ctx.now = wall_start;
-  // Host and network rates cover the sampling window; without NVML there is
-  // nothing to sample, so a short window is enough.
-  ev_opts.sample_window = first.nvml_loaded ? plan.duration : std::chrono::milliseconds(1000);
+  // Host and network rates cover what is left of the sampling window (a slow
+  // driver may have spent much of it on the first reading), at least a
+  // second; without NVML there is nothing to sample, so a second is enough.
+  const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
+  ev_opts.sample_window = std::chrono::milliseconds(1000);
+  if (first.nvml_loaded && plan.duration - spent > ev_opts.sample_window) {
+    ev_opts.sample_window = plan.duration - spent;
+  }
   auto evidence = std::async(std::launch::async, [&] { return CollectEvidence(first, ev_opts); });
 
   Progress bar(progress);
   if (first.nvml_loaded) {
     auto next = start + plan.interval;
+    // A slow driver can make one sample outlast the interval, or the whole
+    // duration: the samples it made late are skipped, never caught up on.
+    const auto skip_missed = [&] {
+      for (const auto now = std::chrono::steady_clock::now(); next < now;) next += plan.interval;
+    };
+    skip_missed();
     while (next <= start + plan.duration) {
       std::this_thread::sleep_until(next);
       SystemStatus reading = session.Sample();
@@ -171,6 +183,7 @@ LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& pl
       bar.Show(std::chrono::duration_cast<std::chrono::milliseconds>(next - start), plan.duration,
                plan.lang);
       next += plan.interval;
+      skip_missed();
     }
   }
   Evidence ev = evidence.get();

@@ -11,10 +11,26 @@
 #include "render/ansi.h"
 #include "render/status_json.h"
 #include "render/status_table.h"
+#include "rules/gpu_health/group.h"
 #include "status/gpu_selector.h"
 
 namespace gpudoctor {
 namespace {
+
+// A driver that answers slowly is a finding even in one reading: the
+// driver.nvml_slow rule over it, each finding's title as one line.
+std::vector<std::string> SlowDriverNotes(const SystemStatus& status) {
+  DiagnosisInput input;
+  AddReading(input, status, std::nullopt);
+  RuleOutput out(kDriverNvmlSlowRule.id, kDriverNvmlSlowRule.category);
+  kDriverNvmlSlowRule.evaluate(input, out);
+  std::vector<std::string> notes;
+  const Lang lang = LangFromEnvironment();
+  for (const Finding& f : out.findings()) {
+    notes.push_back(std::string(SeverityName(f.severity)) + ": " + f.title.In(lang));
+  }
+  return notes;
+}
 
 struct StatusOptions {
   bool json = false;
@@ -48,13 +64,16 @@ int RunStatus(const StatusOptions& opts, const GlobalOptions& global) {
   MissingBusIds().Fill(ctx, status);  // a GPU NVML counts but cannot open
   ApplyProcessOwners(DescribeProcesses(ctx, ProcessPids(status)), status);
   NameKubeOwners(ctx, status);
+  const auto notes = SlowDriverNotes(status);
   if (opts.json) {
     std::cout << StatusToJson(status).dump(2) << "\n";
+    for (const auto& note : notes) std::cerr << "gpudoctor: " << note << "\n";
   } else {
     TableOptions table;
     table.color = !global.no_color && ShouldUseColor(1);
     if (auto size = GetTerminalSize(1); size && !opts.wide) table.width = size->columns;
     std::cout << RenderStatusTable(status, table);
+    for (const auto& note : notes) std::cout << note << "\n";
   }
   int code = kExitOk;
   for (const auto& g : status.gpus) {

@@ -84,6 +84,7 @@ const std::vector<GpuField>& ScalarGpuFields() {
       {"gpm_pcie_rx_bytes_per_s", &G::gpm_pcie_rx_bytes_per_s},
       {"gpm_nvlink_tx_bytes_per_s", &G::gpm_nvlink_tx_bytes_per_s},
       {"gpm_nvlink_rx_bytes_per_s", &G::gpm_nvlink_rx_bytes_per_s},
+      {"nvml_call_latency_ms", &G::nvml_call_latency_ms},
   };
   return kFields;
 }

@@ -169,6 +169,13 @@ struct GpuStatus {
   std::optional<std::int64_t> gpm_nvlink_tx_bytes_per_s;  // all links
   std::optional<std::int64_t> gpm_nvlink_rx_bytes_per_s;
 
+  // How long the driver took to answer one call while this reading was
+  // taken: the median over the reading's calls (nvml_session.h), in
+  // milliseconds. A healthy driver answers in well under a millisecond; tens
+  // to hundreds point at a driver or GSP firmware in trouble. Null for
+  // readings not taken through NVML (files).
+  std::optional<double> nvml_call_latency_ms;
+
   std::vector<NvLinkStatus> nvlinks;  // links that exist on this GPU
   std::optional<std::vector<GpuProcess>> processes;
   // With MIG mode on: its MIG devices (one per compute instance), in the

@@ -17,6 +17,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace gpudoctor {
 
@@ -34,6 +36,10 @@ class CallTracker {
   }
   bool abandoned() const { return abandoned_.load(); }
 
+  // How long each call made since the last TakeCallNs() took, in ns, in call
+  // order; clears the list. For the thread that runs the calls only.
+  std::vector<std::int64_t> TakeCallNs() { return std::exchange(call_ns_, {}); }
+
  private:
   friend class CallWorker;
   void Begin(const char* name);
@@ -45,6 +51,7 @@ class CallTracker {
   std::atomic<std::int64_t> started_ns_{0};
   std::atomic<const char*> current_{nullptr};
   std::atomic<bool> abandoned_{false};
+  std::vector<std::int64_t> call_ns_;  // the running job's thread only
 };
 
 class CallWorker {
@@ -66,6 +73,10 @@ class CallWorker {
     Submit(std::move(job));
     return Wait();
   }
+
+  // After Wait() gave up: waits up to `most` for the abandoned job to return
+  // at last. True when it has (the worker still takes no new job).
+  bool WaitFinished(std::chrono::milliseconds most);
 
   bool abandoned() const { return state_->tracker.abandoned(); }
   // The call that overran, e.g. "nvmlDeviceGetPowerUsage"; empty if none.

@@ -100,7 +100,10 @@ inline std::optional<double> Watts(std::optional<std::int64_t> milliwatts) {
   return static_cast<double>(*milliwatts) / 1000.0;
 }
 
-void ReadClocksAndPerformance(Reader& r, nvmlDevice_t dev, GpuStatus& g);
+// `thermal_field`: the SW thermal slowdown counter's field id for this driver
+// (nvml/field_ids.h); nullopt: nvmlDeviceGetViolationStatus only.
+void ReadClocksAndPerformance(Reader& r, nvmlDevice_t dev, std::optional<unsigned> thermal_field,
+                              GpuStatus& g);
 void ReadModesAndMemoryErrors(Reader& r, nvmlDevice_t dev, GpuStatus& g);
 void ReadPcie(Reader& r, nvmlDevice_t dev, GpuStatus& g);
 // With `topology`, each active link's version and remote bus id too.

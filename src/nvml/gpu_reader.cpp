@@ -275,7 +275,7 @@ void ReadGpu(const NvmlFunctions& fn, unsigned index, const GpuReadOptions& opti
   ReadThermal(r, dev, out);
   ReadFans(r, dev, out);
   ReadPower(r, dev, out);
-  ReadClocksAndPerformance(r, dev, out);
+  ReadClocksAndPerformance(r, dev, options.thermal_slowdown_field, out);
   ReadModesAndMemoryErrors(r, dev, out);
   ReadMigDevices(r, dev, out);
   ReadPcie(r, dev, out);

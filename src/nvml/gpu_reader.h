@@ -2,6 +2,8 @@
 // CallWorker job, so every driver call goes through the CallTracker.
 #pragma once
 
+#include <optional>
+
 #include "core/gpu_status.h"
 #include "nvml/call_worker.h"
 #include "nvml/gpm_reader.h"
@@ -13,6 +15,9 @@ struct GpuReadOptions {
   bool read_processes = true;
   bool read_nvlink = true;
   bool read_nvlink_topology = false;  // each active link's version and remote end
+  // The SW thermal slowdown counter's field id on this driver
+  // (ThermalSlowdownFieldId); nullopt: only nvmlDeviceGetViolationStatus.
+  std::optional<unsigned> thermal_slowdown_field;
 };
 
 // Gets the handle for `index` and reads every field. Fields the GPU does not

@@ -68,14 +68,19 @@ const char* ComputeModeName(int mode) {
 
 // The violation counters: field values (nvml.h 13.x deprecates
 // nvmlDeviceGetViolationStatus for removal in CUDA 14), and for a counter the
-// driver does not answer as a field, the old call.
-void ReadViolations(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
+// driver does not answer as a field, the old call. The thermal counter's id
+// depends on the driver (nvml/field_ids.h). A negative value cannot be a
+// counter (a field that means something else on this driver): distrusted,
+// the old call answers instead.
+void ReadViolations(Reader& r, nvmlDevice_t dev, std::optional<unsigned> thermal_field,
+                    GpuStatus& g) {
   const auto& f = r.fn();
   nvmlFieldValue_t values[2] = {};
   values[0].fieldId = NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP;
-  values[1].fieldId = NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN;
+  values[1].fieldId = thermal_field.value_or(0);
+  const int asked = thermal_field ? 2 : 1;
   const nvmlReturn_t rc = r.Call("nvmlDeviceGetFieldValues", f.nvmlDeviceGetFieldValues, dev,
-                                 2, values);
+                                 asked, values);
   if (rc == NVML_ERROR_GPU_IS_LOST) {
     r.Check(rc, "nvmlDeviceGetFieldValues", "violation_power_ns");
     return;
@@ -83,12 +88,17 @@ void ReadViolations(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
   if (rc != NVML_SUCCESS) {
     for (auto& v : values) v.nvmlReturn = rc;
   }
+  if (!thermal_field) values[1].nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
   const std::pair<int, std::optional<std::int64_t>*> wanted[2] = {
       {NVML_PERF_POLICY_POWER, &g.violation_power_ns},
       {NVML_PERF_POLICY_THERMAL, &g.violation_thermal_ns}};
   const char* names[2] = {"violation_power_ns", "violation_thermal_ns"};
   for (int i = 0; i < 2; ++i) {
-    if ((*wanted[i].second = FieldValueAsInt(values[i]))) continue;
+    auto counter = FieldValueAsInt(values[i]);
+    if (counter && *counter >= 0) {
+      *wanted[i].second = counter;
+      continue;
+    }
     nvmlViolationTime_t v{};
     if (r.Get("nvmlDeviceGetViolationStatus", names[i], f.nvmlDeviceGetViolationStatus, dev,
               wanted[i].first, &v)) {
@@ -99,7 +109,8 @@ void ReadViolations(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
 
 }  // namespace
 
-void ReadClocksAndPerformance(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
+void ReadClocksAndPerformance(Reader& r, nvmlDevice_t dev, std::optional<unsigned> thermal_field,
+                              GpuStatus& g) {
   const auto& f = r.fn();
   const auto cur = f.nvmlDeviceGetClockInfo;
   const auto max = f.nvmlDeviceGetMaxClockInfo;
@@ -133,7 +144,7 @@ void ReadClocksAndPerformance(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
   } else if (r.Check(rc, "nvmlDeviceGetCurrentClocksEventReasons", "clock_event_reasons")) {
     g.clock_event_reasons_mask = reasons;
   }
-  ReadViolations(r, dev, g);
+  ReadViolations(r, dev, thermal_field, g);
 }
 
 void ReadModesAndMemoryErrors(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
@@ -251,27 +262,27 @@ ProcessQuery ProcessCall(Reader& r, const char* call,
 
 }  // namespace
 
-// _v3 (R510+; its layout probed), else _v2 (R455+, 24 bytes), else v1 (16):
-// each newer one skipped when missing or answering FUNCTION_NOT_FOUND,
-// NOT_SUPPORTED or DEPRECATED.
+// _v3 (R510+; its layout probed), else _v2 (450.66+, 24 bytes), else v1 (16
+// bytes, 24 on 450.66 to 465.31: probed too): each newer one skipped when
+// missing or answering FUNCTION_NOT_FOUND, NOT_SUPPORTED or DEPRECATED.
 void ReadProcesses(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
   const auto& f = r.fn();
   if (r.stopped()) return;
   struct Api {
     const char* call;
     ProcessQuery query;
-    std::size_t record_bytes;  // 0: probe
+    std::size_t record_bytes;  // or kProbeV3Records, kProbeV1Records
   };
   const Api apis[] = {
       {"nvmlDeviceGetComputeRunningProcesses_v3",
        ProcessCall(r, "nvmlDeviceGetComputeRunningProcesses_v3",
-                   f.nvmlDeviceGetComputeRunningProcesses_v3, dev), 0},
+                   f.nvmlDeviceGetComputeRunningProcesses_v3, dev), kProbeV3Records},
       {"nvmlDeviceGetComputeRunningProcesses_v2",
        ProcessCall(r, "nvmlDeviceGetComputeRunningProcesses_v2",
                    f.nvmlDeviceGetComputeRunningProcesses_v2, dev), kProcessRecordBytes},
       {"nvmlDeviceGetComputeRunningProcesses",
        ProcessCall(r, "nvmlDeviceGetComputeRunningProcesses",
-                   f.nvmlDeviceGetComputeRunningProcesses, dev), kProcessRecordV1Bytes},
+                   f.nvmlDeviceGetComputeRunningProcesses, dev), kProbeV1Records},
   };
   ProcessList list;
   const char* used = apis[0].call;

@@ -101,11 +101,17 @@ enum : int {
 enum : unsigned {
   // Violation counters in ns (nvml.h 13.x: the replacements of
   // nvmlDeviceGetViolationStatus). 74 is NVML_FI_DEV_PERF_POLICY_POWER, alias
-  // NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP, in every header we know;
-  // 269 (SW thermal slowdown, the header's translation of
-  // NVML_PERF_POLICY_THERMAL) is new in the 12.9 header (R575).
+  // NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP, in every header we know.
+  // The SW thermal slowdown counter (the header's translation of
+  // NVML_PERF_POLICY_THERMAL) moved: it is 251 in the headers of 575.51.02
+  // to 580.76.05, where 269 is NVML_FI_PWR_SMOOTHING_PRESET_PROFILE (a small
+  // profile number, not nanoseconds), and 269 from 580.82 on; older drivers
+  // have neither. Which id a driver answers is chosen from its version
+  // (nvml/field_ids.h), never from this header alone.
   NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP = 74,
+  NVML_FI_DEV_SW_THERM_SLOWDOWN_575 = 251,
   NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN = 269,
+  NVML_FI_PWR_SMOOTHING_PRESET_PROFILE_575 = 269,
   NVML_FI_DEV_MEMORY_TEMP = 82,
   NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT = 193,
   NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT = 194,
@@ -162,9 +168,11 @@ typedef struct {
 
 // Running-process records. Each call writes its own layout; what a driver
 // really writes is decided per call (nvml/process_records.h), never assumed:
-//   nvmlDeviceGetComputeRunningProcesses (v1)  nvmlProcessInfo_v1_t, 16 bytes
-//   ..._v2                                     nvmlProcessInfo_t, 24 bytes
-//   ..._v3                                     24 bytes, except on 535.43.02,
+//   nvmlDeviceGetComputeRunningProcesses (v1)  nvmlProcessInfo_v1_t, 16 bytes,
+//       except in the headers of 450.66 to 465.31, which declare it with
+//       nvmlProcessInfo_t (24 bytes); probed like _v3
+//   ..._v2 (from 450.66)                       nvmlProcessInfo_t, 24 bytes
+//   ..._v3 (from R510)                         24 bytes, except on 535.43.02,
 //       535.54.03 and 535.86.05, whose nvml.h added usedGpuCcProtectedMemory
 //       at offset 24 (32 bytes; nvmlProcessInfoCc_t below)
 typedef struct {
@@ -188,7 +196,7 @@ typedef struct {
   unsigned long long usedGpuCcProtectedMemory;
 } nvmlProcessInfoCc_t;
 
-// nvmlDeviceGetTemperatureV (12.8 header, R570): sensorType in, temperature out.
+// nvmlDeviceGetTemperatureV (from 565.57): sensorType in, temperature out.
 typedef struct {
   unsigned int version;
   nvmlTemperatureSensors_t sensorType;
@@ -239,7 +247,8 @@ typedef struct {
 // is R525 on (12.0 header).
 typedef struct nvmlGpmSample_st* nvmlGpmSample_t;
 
-// nvmlGpmMetricId_t: the metrics gpudoctor reads (values since 11.8). Per-
+// nvmlGpmMetricId_t: the metrics gpudoctor reads (values since 11.8, but
+// for DMMA, which gpudoctor does not ask for). Per-
 // cent metrics are 0.0-100.0; the PCIe and NVLink rates are MiB per second.
 enum : unsigned {
   NVML_GPM_METRIC_GRAPHICS_UTIL = 1,
@@ -249,7 +258,7 @@ enum : unsigned {
   NVML_GPM_METRIC_ANY_TENSOR_UTIL = 5,
   NVML_GPM_METRIC_DFMA_TENSOR_UTIL = 6,
   NVML_GPM_METRIC_HMMA_TENSOR_UTIL = 7,
-  NVML_GPM_METRIC_DMMA_TENSOR_UTIL = 8,
+  NVML_GPM_METRIC_DMMA_TENSOR_UTIL = 8,  // in the headers from R595 only
   NVML_GPM_METRIC_IMMA_TENSOR_UTIL = 9,
   NVML_GPM_METRIC_DRAM_BW_UTIL = 10,
   NVML_GPM_METRIC_FP64_UTIL = 11,

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "nvml/call_worker.h"
+#include "nvml/driver_opener.h"
+#include "nvml/field_ids.h"
 #include "nvml/gpu_reader.h"
 #include "nvml/nvml_error.h"
 #include "nvml/nvml_library.h"
@@ -15,90 +17,20 @@
 namespace gpudoctor {
 namespace {
 
-// What the system worker learns when it opens the driver.
-struct OpenResult {
-  std::shared_ptr<const NvmlLibrary> library;
-  std::string error;  // empty on success
-  std::optional<std::string> driver_version;
-  std::optional<std::int64_t> cuda_driver_version;
-  std::optional<std::string> nvml_version;
-  unsigned gpu_count = 0;
-};
-
-std::optional<std::string> SystemText(const NvmlFunctions& fn, CallTracker& tracker,
-                                      const char* call,
-                                      nvmlReturn_t (*f)(char*, unsigned)) {
-  if (f == nullptr) return std::nullopt;
-  char buf[kNvmlStringBufferSize] = {};
-  nvmlReturn_t rc = tracker.Call(call, [&] { return f(buf, sizeof buf); }, NVML_ERROR_TIMEOUT);
-  (void)fn;
-  if (rc != NVML_SUCCESS) return std::nullopt;
-  buf[sizeof buf - 1] = '\0';
-  return std::string(buf);
-}
-
-// _v2 asks libcuda (cuDriverGetVersion) and answers LIBRARY_NOT_FOUND where
-// there is none, as in many containers; version 1 still answers there (with
-// the version this driver supports), as it does where _v2 is missing or
-// answers FUNCTION_NOT_FOUND, NOT_SUPPORTED or DEPRECATED.
-std::optional<std::int64_t> SessionCudaDriverVersion(const NvmlFunctions& fn, CallTracker& tracker) {
-  int cuda = 0;
-  nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
-  if (fn.nvmlSystemGetCudaDriverVersion_v2 != nullptr) {
-    rc = tracker.Call("nvmlSystemGetCudaDriverVersion_v2",
-                      [&] { return fn.nvmlSystemGetCudaDriverVersion_v2(&cuda); },
-                      NVML_ERROR_TIMEOUT);
-  }
-  const bool try_v1 = rc == NVML_ERROR_LIBRARY_NOT_FOUND || rc == NVML_ERROR_FUNCTION_NOT_FOUND ||
-                      rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_DEPRECATED;
-  if (try_v1 && fn.nvmlSystemGetCudaDriverVersion != nullptr) {
-    cuda = 0;
-    rc = tracker.Call("nvmlSystemGetCudaDriverVersion",
-                      [&] { return fn.nvmlSystemGetCudaDriverVersion(&cuda); },
-                      NVML_ERROR_TIMEOUT);
-  }
-  if (rc != NVML_SUCCESS || cuda <= 0) return std::nullopt;
-  return cuda;
-}
-
-void OpenDriver(const std::string& path, CallTracker& tracker, OpenResult& out) {
-  auto loaded = LoadNvmlLibrary(path);
-  if (!loaded) {
-    out.error = loaded.error().code == ErrorCode::kUnavailable
-                    ? "no NVIDIA driver found (" + loaded.error().message +
-                          "); install the NVIDIA driver (Debian: 'apt install nvidia-driver', "
-                          "or your cloud's GPU driver package), or point "
-                          "GPUDOCTOR_NVML_LIBRARY at libnvidia-ml.so.1"
-                    : loaded.error().message;
-    return;
-  }
-  const NvmlFunctions& fn = (*loaded)->fn;
-  nvmlReturn_t rc = tracker.Call("nvmlInit_v2", [&] { return fn.nvmlInit_v2(); },
-                                 NVML_ERROR_TIMEOUT);
-  if (rc != NVML_SUCCESS) {
-    out.error = "NVML initialisation failed: " + NvmlReturnMessage(rc) + " (" +
-                NvmlReturnName(rc) + "); " + NvmlInitAdvice(rc);
-    return;
-  }
-  out.library = *loaded;
-  out.driver_version = SystemText(fn, tracker, "nvmlSystemGetDriverVersion",
-                                  fn.nvmlSystemGetDriverVersion);
-  out.nvml_version = SystemText(fn, tracker, "nvmlSystemGetNVMLVersion",
-                                fn.nvmlSystemGetNVMLVersion);
-  out.cuda_driver_version = SessionCudaDriverVersion(fn, tracker);
-  unsigned count = 0;
-  rc = tracker.Call("nvmlDeviceGetCount_v2", [&] { return fn.nvmlDeviceGetCount_v2(&count); },
-                    NVML_ERROR_TIMEOUT);
-  if (rc != NVML_SUCCESS) {
-    out.error = NvmlError(rc, "nvmlDeviceGetCount_v2").message;
-    return;
-  }
-  out.gpu_count = count;
+// The median of a reading's call times, in ms; nullopt when it made none.
+std::optional<double> MedianCallMs(std::vector<std::int64_t> call_ns) {
+  if (call_ns.empty()) return std::nullopt;
+  auto mid = call_ns.begin() + static_cast<std::ptrdiff_t>(call_ns.size() / 2);
+  std::nth_element(call_ns.begin(), mid, call_ns.end());
+  return static_cast<double>(*mid) / 1e6;
 }
 
 class Session final : public NvmlSession {
  public:
-  explicit Session(const NvmlOptions& options) : options_(options) {}
+  explicit Session(const NvmlOptions& options)
+      : options_(options),
+        opener_(options.opener ? options.opener
+                               : std::make_shared<DriverOpener>(options.call_deadline)) {}
 
   ~Session() override {
     if (!HasAbandonedCalls() && open_ && open_->library) {
@@ -124,7 +56,8 @@ class Session final : public NvmlSession {
     PrimeGpm(todo, outcomes);
     const auto started = std::chrono::steady_clock::now();
     ReadGpus(todo, outcomes, Pass::kRead);
-    lanes_ = NextReadLanes(lanes_, std::chrono::steady_clock::now() - started, todo.size(),
+    lanes_ = NextReadLanes(lanes_ == 0 ? open_->gpu_count : lanes_,
+                           std::chrono::steady_clock::now() - started, todo.size(),
                            open_->gpu_count, options_.slow_read);
     for (unsigned i = 0; i < open_->gpu_count; ++i) {
       status.gpus.push_back(Collect(i, outcomes));
@@ -133,28 +66,17 @@ class Session final : public NvmlSession {
   }
 
   bool HasAbandonedCalls() const override {
-    if (system_worker_ && system_worker_->abandoned()) return true;
-    return !abandoned_.empty();
+    return opener_->HasHungAttempt() || !abandoned_.empty();
   }
 
-  std::size_t read_lanes() const override { return lanes_; }
+  std::size_t read_lanes() const override {
+    if (lanes_ == 0 && open_ && open_->error.empty()) return std::max(1u, open_->gpu_count);
+    return lanes_;
+  }
 
  private:
   bool EnsureOpen(SystemStatus& status) {
-    if (!open_) {
-      system_worker_ = std::make_unique<CallWorker>(options_.call_deadline);
-      auto result = std::make_shared<OpenResult>();
-      std::string path = ResolveNvmlLibraryPath(options_.library_path);
-      bool finished = system_worker_->Run(
-          [result, path](CallTracker& tracker) { OpenDriver(path, tracker, *result); });
-      if (!finished) {
-        result = std::make_shared<OpenResult>();
-        result->error = "the NVIDIA driver did not answer " + system_worker_->hung_call() +
-                        " within " + std::to_string(options_.call_deadline.count()) +
-                        " ms: the driver is hung; check 'dmesg | grep -i nvrm'";
-      }
-      open_ = result;
-    }
+    if (!open_) open_ = opener_->Open(ResolveNvmlLibraryPath(options_.library_path));
     if (!open_->error.empty()) {
       status.nvml_loaded = false;
       status.nvml_error = open_->error;
@@ -208,10 +130,13 @@ class Session final : public NvmlSession {
   // hangs, its GPU is marked hung, the lane's worker is abandoned, and the
   // lane's GPUs not yet read are read again on fresh workers.
   void ReadGpus(std::vector<unsigned> todo, std::map<unsigned, Outcome>& out, Pass pass) {
-    GpuReadOptions read{options_.read_processes, options_.read_nvlink, options_.read_nvlink_topology};
+    GpuReadOptions read{options_.read_processes, options_.read_nvlink,
+                        options_.read_nvlink_topology,
+                        ThermalSlowdownFieldId(open_->driver_version)};
     // After a hang, the GPUs left are read each on its own worker: when the
     // whole driver hangs, the sample costs two deadlines, not one per GPU.
-    std::size_t lanes_now = lanes_;
+    // The first read (lanes_ 0) does the same: its speed is not known yet.
+    std::size_t lanes_now = lanes_ == 0 ? todo.size() : lanes_;
     while (!todo.empty()) {
       const std::size_t lanes = std::min(lanes_now, todo.size());
       std::vector<std::shared_ptr<Batch>> batches;
@@ -231,8 +156,10 @@ class Session final : public NvmlSession {
               gpudoctor::PrimeGpm(lib->fn, batch->indexes[k], tracker, *gpm[k],
                                   batch->results[k]);
             } else {
+              tracker.TakeCallNs();  // what an earlier GPU's read left
               ReadGpu(lib->fn, batch->indexes[k], read, tracker, batch->results[k],
                       gpm[k].get());
+              batch->results[k].nvml_call_latency_ms = MedianCallMs(tracker.TakeCallNs());
             }
             // A read during which a call was given up on is never complete.
             if (tracker.abandoned()) break;
@@ -308,9 +235,9 @@ class Session final : public NvmlSession {
   }
 
   NvmlOptions options_;
-  std::shared_ptr<OpenResult> open_;
-  std::unique_ptr<CallWorker> system_worker_;
-  std::size_t lanes_ = 1;
+  std::shared_ptr<DriverOpener> opener_;
+  std::shared_ptr<const DriverOpenResult> open_;
+  std::size_t lanes_ = 0;  // 0: one per GPU, the first read
   std::vector<std::unique_ptr<CallWorker>> lane_workers_;
   std::vector<std::unique_ptr<CallWorker>> abandoned_;  // stuck in the driver
   std::map<unsigned, GpuStatus> sticky_;     // lost or hung: not called again

@@ -4,11 +4,16 @@
 // GPU_IS_LOST is marked lost, and neither is called again for the life of the
 // session while the other GPUs keep being reported.
 //
-// The GPUs are read in turn on one worker thread (one wake-up per sample, not
-// one per GPU); when that read is slow, each GPU gets its own worker until
-// reads are fast again (read_lanes.h). A GPU that hangs is marked hung and the
-// GPUs after it are read each on a fresh worker of its own, so one hung GPU
-// costs a sample one deadline, as in parallel reading, and a hung driver two.
+// The first read of a session gives each GPU a worker of its own, so that a
+// slow driver costs what one GPU's read costs, not that times the GPUs. Once
+// reads are fast, the GPUs are read in turn on one worker thread (one wake-up
+// per sample, not one per GPU), and each gets its own again while reads are
+// slow (read_lanes.h). A GPU that hangs is marked hung and the GPUs after it
+// are read each on a fresh worker of its own, so one hung GPU costs a sample
+// one deadline, as in parallel reading, and a hung driver two.
+//
+// Each reading carries how long the driver took per call while it was taken
+// (GpuStatus::nvml_call_latency_ms: the median of that GPU's calls).
 //
 // Thread-safety: one thread at a time may call Sample().
 #pragma once
@@ -22,6 +27,8 @@
 #include "nvml/read_lanes.h"
 
 namespace gpudoctor {
+
+class DriverOpener;
 
 struct NvmlOptions {
   // Path of libnvidia-ml.so.1; empty means $GPUDOCTOR_NVML_LIBRARY, then the
@@ -40,6 +47,11 @@ struct NvmlOptions {
   // GPM metrics where the GPU supports them (nvml/gpm_reader.h). The first
   // Sample() of a session then takes about kGpmMinInterval longer.
   bool read_gpm = true;
+  // Opens the driver (nvml/driver_opener.h). A caller that opens sessions
+  // again and again after failures (the agent) passes one opener to all of
+  // them, so that a hung nvmlInit holds one pending attempt, not one thread
+  // per retry. Null: the session makes its own.
+  std::shared_ptr<DriverOpener> opener;
 };
 
 class NvmlSession {
@@ -57,8 +69,9 @@ class NvmlSession {
   // std::_Exit, since NVML can neither be shut down nor unloaded safely.
   virtual bool HasAbandonedCalls() const = 0;
 
-  // How many workers the next Sample() reads the GPUs on: 1, or one per GPU
-  // while reads are slow (read_lanes.h).
+  // How many workers the next Sample() reads the GPUs on: one per GPU for the
+  // first read (0 before the driver was opened) and while reads are slow,
+  // else 1 (read_lanes.h).
   virtual std::size_t read_lanes() const = 0;
 };
 

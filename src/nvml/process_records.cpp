@@ -19,16 +19,19 @@ constexpr unsigned kMostProcessSlots = 65536;
 
 }  // namespace
 
-std::size_t ProbeProcessRecordBytes(std::span<const unsigned char> written, unsigned count) {
-  const std::size_t short_end = std::size_t{count} * kProcessRecordBytes;
-  const std::size_t long_end =
-      std::min(std::size_t{count} * kProcessRecordCcBytes, written.size());
+std::size_t ProbeProcessRecordBytes(std::span<const unsigned char> written, unsigned count,
+                                    std::size_t short_bytes) {
+  const std::size_t long_bytes =
+      short_bytes == kProcessRecordV1Bytes ? kProcessRecordBytes : kProcessRecordCcBytes;
+  const std::size_t short_end = std::size_t{count} * short_bytes;
+  const std::size_t long_end = std::min(std::size_t{count} * long_bytes, written.size());
   for (std::size_t i = short_end; i < long_end; ++i) {
-    // A 24-byte driver never reaches here; a 32-byte one writes the tail
-    // fields of its last records, which cannot all equal the sentinel.
-    if (written[i] != kProcessSentinel) return kProcessRecordCcBytes;
+    // A short-record driver never reaches here; a long-record one writes the
+    // tail fields of its last records (instance ids, pids, memory), which
+    // cannot all equal the sentinel.
+    if (written[i] != kProcessSentinel) return long_bytes;
   }
-  return kProcessRecordBytes;
+  return short_bytes;
 }
 
 std::vector<ProcessRecord> DecodeProcessRecords(std::span<const unsigned char> bytes,
@@ -66,8 +69,13 @@ ProcessList QueryProcessRecords(const ProcessQuery& query, std::size_t record_by
     if (result.rc == NVML_SUCCESS) {
       count = std::min(count, slots);  // never decode past what we gave
       const std::span<const unsigned char> written(buffer, buffer_bytes);
-      result.record_bytes =
-          record_bytes != 0 ? record_bytes : ProbeProcessRecordBytes(written, count);
+      if (record_bytes == kProbeV3Records) {
+        result.record_bytes = ProbeProcessRecordBytes(written, count, kProcessRecordBytes);
+      } else if (record_bytes == kProbeV1Records) {
+        result.record_bytes = ProbeProcessRecordBytes(written, count, kProcessRecordV1Bytes);
+      } else {
+        result.record_bytes = record_bytes;
+      }
       result.records = DecodeProcessRecords(written, count, result.record_bytes);
       return result;
     }

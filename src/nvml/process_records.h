@@ -1,10 +1,11 @@
 // The running-process lists of nvmlDeviceGetComputeRunningProcesses{,_v2,_v3},
-// read without trusting one record layout. v1 writes 16-byte records and _v2
-// 24-byte ones; _v3 writes 24 bytes on every driver except 535.43.02,
-// 535.54.03 and 535.86.05, which write 32 (nvml_api.h). The buffer always has
-// room for `slots` records of the largest layout, so that no driver can write
-// past it, and before a _v3 call it is filled with a sentinel byte: the bytes
-// the driver wrote tell which layout it used (ProbeProcessRecordBytes).
+// read without trusting one record layout. v1 writes 16-byte records, except
+// on 450.66 to 465.31, whose nvml.h declares it with 24-byte ones; _v2 writes
+// 24; _v3 writes 24 bytes on every driver except 535.43.02, 535.54.03 and
+// 535.86.05, which write 32 (nvml_api.h). The buffer always has room for
+// `slots` records of the largest layout, so that no driver can write past it,
+// and before each call it is filled with a sentinel byte: for v1 and _v3 the
+// bytes the driver wrote tell which layout it used (ProbeProcessRecordBytes).
 //
 // Pure code: the driver is reached through a ProcessQuery, so the unit tests
 // play drivers of every layout.
@@ -33,10 +34,18 @@ struct ProcessRecord {
   std::optional<std::int64_t> used_memory_bytes;  // nullopt: NVML_VALUE_NOT_AVAILABLE
 };
 
-// After a _v3 call reported `count` records in `written` (filled with
-// kProcessSentinel before the call): 32 when the driver wrote any byte past
-// 24 * count (only 32-byte records reach there), else 24. 0 records: 24.
-std::size_t ProbeProcessRecordBytes(std::span<const unsigned char> written, unsigned count);
+// `record_bytes` arguments of QueryProcessRecords that ask it to probe: _v3's
+// 24 or 32 bytes, v1's 16 or 24.
+constexpr std::size_t kProbeV3Records = 0;
+constexpr std::size_t kProbeV1Records = 1;
+
+// After a call reported `count` records in `written` (filled with
+// kProcessSentinel before the call), whose shorter layout is `short_bytes`
+// (24 for _v3, 16 for v1): the longer layout (32, resp. 24) when the driver
+// wrote any byte past short_bytes * count (only longer records reach there),
+// else short_bytes. 0 records: short_bytes.
+std::size_t ProbeProcessRecordBytes(std::span<const unsigned char> written, unsigned count,
+                                    std::size_t short_bytes = kProcessRecordBytes);
 
 // The first `count` records of `record_bytes` (16, 24 or 32) each in `bytes`;
 // fewer when `bytes` is shorter.
@@ -58,7 +67,7 @@ struct ProcessList {
 // Runs NVML's fill-or-tell-the-size protocol: starts with room for
 // `first_slots` records and grows on INSUFFICIENT_SIZE (headroom for processes
 // that start meanwhile), at most four calls. `record_bytes` is the layout the
-// call writes, or 0 to probe it (_v3).
+// call writes, or kProbeV3Records / kProbeV1Records to probe it.
 ProcessList QueryProcessRecords(const ProcessQuery& query, std::size_t record_bytes,
                                 unsigned first_slots = 16);
 

@@ -67,7 +67,7 @@ std::string ProfileScenario(const std::string& profile) {
       "memory_free_bytes": 40000000000, "memory_used_bytes": 44968210432,
       "temperature_c": 55, "memory_temperature_c": 60, "power_draw_w": 120,
       "power_limit_w": 700, "retired_pages_sbe": 2, "retired_pages_dbe": 1,
-      "clock_event_reasons": 1, "violation_power_ns": 1000, "violation_thermal_ns": 0,
+      "clock_event_reasons": 1, "violation_power_ns": 1000, "violation_thermal_ns": 3000,
       "persistence_mode": true, "pstate": "P0")";
   return R"({"driver_profile": ")" + profile + R"(", "gpus": [
     {"name": "NVIDIA H100 80GB HBM3", "pci_bus_id": "0000:18:00.0", )" + busy +
@@ -141,6 +141,8 @@ TEST_P(DriverProfiles, StatusListsEveryProcessAndNamesTheLostGpu) {
     EXPECT_EQ(g["retired_pages_sbe"], 2);
     EXPECT_EQ(g["retired_pages_dbe"], 1);
     EXPECT_EQ(g["violation_power_ns"], 1000);
+    // Field 251 or 269 by version (never 575.51.02-580.76.05's preset profile at 269).
+    EXPECT_EQ(g["violation_thermal_ns"], 3000);
     EXPECT_FALSE(g["clock_event_reasons"].is_null()) << g.dump();
     // NVML's used (v2), or v1's used + reserved on drivers without v2.
     const long long used = g["memory_used_bytes"].get<long long>();
@@ -228,6 +230,7 @@ INSTANTIATE_TEST_SUITE_P(
     Generations, DriverProfiles,
     ::testing::Values(DriverCase{"450.248.02", FAKE_NVML_R450_LIBRARY, "r450_not_exported"},
                       DriverCase{"450.248.02", FAKE_NVML_LIBRARY, "r450"},
+                      DriverCase{"460.32.03", FAKE_NVML_R450_LIBRARY, "r460_v1_only"},
                       DriverCase{"470.256.02", FAKE_NVML_LIBRARY, "r470"},
                       DriverCase{"510.108.03", FAKE_NVML_LIBRARY, "r510"},
                       DriverCase{"525.147.05", FAKE_NVML_LIBRARY, "r525"},
@@ -237,6 +240,8 @@ INSTANTIATE_TEST_SUITE_P(
                       DriverCase{"535.104.05", FAKE_NVML_LIBRARY, "r535_104"},
                       DriverCase{"550.163.01", FAKE_NVML_LIBRARY, "r550"},
                       DriverCase{"570.195.03", FAKE_NVML_LIBRARY, "r570"},
+                      DriverCase{"575.51.02", FAKE_NVML_LIBRARY, "r575_51"},
+                      DriverCase{"580.76.05", FAKE_NVML_LIBRARY, "r580_76"},
                       DriverCase{"580.95.05", FAKE_NVML_LIBRARY, "r580"},
                       DriverCase{"590.48.01", FAKE_NVML_LIBRARY, "r590"},
                       DriverCase{"610.43.02", FAKE_NVML_LIBRARY, "r610"}),

@@ -78,11 +78,16 @@ void FillFieldValue(const GpuCall& c, nvmlFieldValue_t& v) {
     field = &c.now.violation_power_ns;
     name = "violation_power_ns";
     value_type = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
-  } else if (v.fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN &&
-             fake::TheState().scenario.thermal_violation_field) {
+  } else if (v.fieldId != 0 && v.fieldId == fake::TheState().scenario.thermal_violation_field) {
     field = &c.now.violation_thermal_ns;
     name = "violation_thermal_ns";
     value_type = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+  } else if (v.fieldId == NVML_FI_PWR_SMOOTHING_PRESET_PROFILE_575 &&
+             fake::TheState().scenario.power_smoothing_profile_field) {
+    v.nvmlReturn = NVML_SUCCESS;
+    v.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+    v.value.uiVal = fake::kPowerSmoothingPresetProfile;
+    return;
   } else if (v.fieldId >= NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT &&
              v.fieldId <= NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT) {
     int type =

@@ -302,7 +302,12 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device,
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device,
                                                   unsigned int* infoCount,
                                                   nvmlProcessInfo_v1_t* infos) {
-  return GetProcesses(__func__, device, infoCount, infos, sizeof(nvmlProcessInfo_v1_t));
+  std::size_t record_bytes = sizeof(nvmlProcessInfo_v1_t);
+  {
+    std::lock_guard<std::mutex> lock(fake::TheState().mu);
+    record_bytes = fake::TheState().scenario.process_record_bytes_v1;
+  }
+  return GetProcesses(__func__, device, infoCount, infos, record_bytes);
 }
 
 }  // extern "C"

@@ -2,8 +2,11 @@
 // answers, as far as gpudoctor's calls go. Sources: the first go-nvml copy of
 // nvml.h that declares each symbol (shared/facts/nvml-facts.md 1.1; 11.0 =
 // R450, 11.1 = R455, 11.6 = R510, 11.7 = R515, 12.2 = R535, 12.8 = R570,
-// 12.9 = R575), the 32-byte _v3 process records of 535.43.02, 535.54.03 and
-// 535.86.05, and the CUDA version each branch supports.
+// 12.9 = R575) or the first release whose nvml.h has it (_v2 450.66,
+// TemperatureV 565.57), the 32-byte _v3 process records of 535.43.02,
+// 535.54.03 and 535.86.05, v1's 24-byte records of 450.66 to 465.31, the SW
+// thermal slowdown field (251 or 269) and the CUDA version each branch
+// supports.
 #include <array>
 #include <cstdio>
 
@@ -26,9 +29,15 @@ constexpr std::array<ProfileBranch, 23> kProfileBranches = {{
     {590, 13010}, {595, 13020}, {610, 13030},
 }};
 
-// Field 269 (NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN) is new in
-// the 12.9 header.
-constexpr int kThermalViolationFieldBranch = 575;
+// The SW thermal slowdown counter is field 251 in the headers of 575.51.02
+// to 580.76.05, whose 269 is the power smoothing preset profile, and 269 from
+// 580.82 on (the nvml.h of each release, issue-checked R450 to R610).
+constexpr std::array<int, 3> kFirstField251 = {575, 51, 2};
+constexpr std::array<int, 3> kFirstField269 = {580, 82, 0};
+
+// v1's records are 24 bytes in the headers of 450.66 to 465.31.
+constexpr std::array<int, 3> kFirstWideV1 = {450, 66, 0};
+constexpr std::array<int, 3> kLastWideV1 = {465, 31, 0};
 
 // major.minor of the drivers whose _v3 process records are 32 bytes.
 constexpr std::array<std::pair<int, int>, 3> kCcProcessRecordDrivers = {{
@@ -42,21 +51,21 @@ constexpr const char* kNvmlFunctionNames[] = {NVML_FUNCTIONS(FAKE_NVML_FUNCTION_
 
 const std::vector<ProfileSymbol>& ProfileSymbols() {
   static const std::vector<ProfileSymbol> symbols = {
-      {"nvmlDeviceGetComputeRunningProcesses_v2", 455},
-      {"nvmlDeviceGetComputeRunningProcesses_v3", 510},
-      {"nvmlDeviceGetMemoryInfo_v2", 510},
-      {"nvmlDeviceGetGspFirmwareMode", 515},
-      {"nvmlDeviceGetGspFirmwareVersion", 515},
-      {"nvmlDeviceGetCurrentClocksEventReasons", 535},
-      {"nvmlDeviceGetTemperatureV", 570},
+      {"nvmlDeviceGetComputeRunningProcesses_v2", 450, 66},
+      {"nvmlDeviceGetComputeRunningProcesses_v3", 510, 0},
+      {"nvmlDeviceGetMemoryInfo_v2", 510, 0},
+      {"nvmlDeviceGetGspFirmwareMode", 515, 0},
+      {"nvmlDeviceGetGspFirmwareVersion", 515, 0},
+      {"nvmlDeviceGetCurrentClocksEventReasons", 535, 0},
+      {"nvmlDeviceGetTemperatureV", 565, 57},
       // GPM: the 11.8 header (R520); MIG samples from the 12.0 header (R525).
-      {"nvmlGpmQueryDeviceSupport", 520},
-      {"nvmlGpmSampleAlloc", 520},
-      {"nvmlGpmSampleFree", 520},
-      {"nvmlGpmSampleGet", 520},
-      {"nvmlGpmMetricsGet", 520},
-      {"nvmlGpmMigSampleGet", 525},
-      {"nvmlDeviceGetProcessesUtilizationInfo", 550},
+      {"nvmlGpmQueryDeviceSupport", 520, 0},
+      {"nvmlGpmSampleAlloc", 520, 0},
+      {"nvmlGpmSampleFree", 520, 0},
+      {"nvmlGpmSampleGet", 520, 0},
+      {"nvmlGpmMetricsGet", 520, 0},
+      {"nvmlGpmMigSampleGet", 525, 0},
+      {"nvmlDeviceGetProcessesUtilizationInfo", 550, 0},
   };
   return symbols;
 }
@@ -86,18 +95,25 @@ std::string ApplyDriverProfile(const std::string& version, Scenario& s) {
   s.driver_version = version;
   s.cuda_driver_version = branch->cuda;
   s.nvml_version = std::to_string(branch->cuda / 1000) + "." + version;
+  const std::array<int, 3> v = {major, minor, patch};
   for (const ProfileSymbol& symbol : ProfileSymbols()) {
-    if (branch->branch < symbol.first_branch) {
+    if (v < std::array<int, 3>{symbol.first_major, symbol.first_minor, 0}) {
       s.function_errors[symbol.name] = NVML_ERROR_FUNCTION_NOT_FOUND;
     }
   }
+  s.process_record_bytes_v1 = v >= kFirstWideV1 && v <= kLastWideV1
+                                  ? sizeof(nvmlProcessInfo_t)
+                                  : sizeof(nvmlProcessInfo_v1_t);
   s.process_record_bytes_v3 = sizeof(nvmlProcessInfo_t);
   for (const auto& [cc_major, cc_minor] : kCcProcessRecordDrivers) {
     if (major == cc_major && minor == cc_minor) {
       s.process_record_bytes_v3 = sizeof(nvmlProcessInfoCc_t);
     }
   }
-  s.thermal_violation_field = branch->branch >= kThermalViolationFieldBranch;
+  s.thermal_violation_field = v >= kFirstField269 ? NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN
+                              : v >= kFirstField251 ? NVML_FI_DEV_SW_THERM_SLOWDOWN_575
+                                                    : 0u;
+  s.power_smoothing_profile_field = v >= kFirstField251 && v < kFirstField269;
   return "";
 }
 

@@ -78,10 +78,16 @@ struct Scenario {
   // NVML function name -> what it answers instead of serving (the profile's
   // FUNCTION_NOT_FOUND for what its generation lacks, then "function_errors").
   std::map<std::string, nvmlReturn_t, std::less<>> function_errors;
-  // Bytes per record that nvmlDeviceGetComputeRunningProcesses_v3 writes.
+  // Bytes per record that nvmlDeviceGetComputeRunningProcesses_v3 and the
+  // legacy v1 write (v1: 24 on 450.66 to 465.31, whose nvml.h declares it so).
   std::size_t process_record_bytes_v3 = sizeof(nvmlProcessInfo_t);
-  // Field 269 (SW thermal slowdown counter) exists (R575+).
-  bool thermal_violation_field = true;
+  std::size_t process_record_bytes_v1 = sizeof(nvmlProcessInfo_v1_t);
+  // The field id that answers the SW thermal slowdown counter: 269 (580.82
+  // on, and without a profile), 251 (575.51.02 to 580.76.05), 0 for none.
+  unsigned thermal_violation_field = 269;
+  // Field 269 answers the power smoothing preset profile (575.51.02 to
+  // 580.76.05): kPowerSmoothingPresetProfile, an unsigned int.
+  bool power_smoothing_profile_field = false;
   // libcuda is installed: nvmlSystemGetCudaDriverVersion_v2 can answer.
   bool libcuda = true;
 };
@@ -91,11 +97,15 @@ struct Scenario {
 // the _v3 process record layout and field 269. Returns "" or why `version` is
 // no profile.
 std::string ApplyDriverProfile(const std::string& version, Scenario& s);
-// The symbols a profile can lack, and the branch that first exports each.
+// The symbols a profile can lack, and the first driver that exports each
+// (major.minor: 450.66 for _v2; a whole branch is {branch, 0}).
 struct ProfileSymbol {
   const char* name;
-  int first_branch;
+  int first_major;
+  int first_minor;
 };
+// What field 269 answers where it is the power smoothing preset profile.
+constexpr unsigned kPowerSmoothingPresetProfile = 2;
 const std::vector<ProfileSymbol>& ProfileSymbols();
 // True for a name in NVML_FUNCTIONS.
 bool IsNvmlFunctionName(std::string_view name);

@@ -7,32 +7,35 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "unit/fake_nvml_client.h"
 
 namespace fake_test {
 namespace {
 
-// The truth table this test holds the fake to (shared/facts/nvml-facts.md 1.1).
+// The truth table this test holds the fake to (shared/facts/nvml-facts.md 1.1,
+// and the first release whose nvml.h declares _v2 and TemperatureV).
 struct FirstBranch {
   const char* symbol;
-  int branch;
+  int major;
+  int minor;
 };
 constexpr FirstBranch kFirstBranches[] = {
-    {"nvmlDeviceGetComputeRunningProcesses_v2", 455},
-    {"nvmlDeviceGetComputeRunningProcesses_v3", 510},
-    {"nvmlDeviceGetMemoryInfo_v2", 510},
-    {"nvmlDeviceGetGspFirmwareMode", 515},
-    {"nvmlDeviceGetGspFirmwareVersion", 515},
-    {"nvmlDeviceGetCurrentClocksEventReasons", 535},
-    {"nvmlDeviceGetTemperatureV", 570},
-    {"nvmlGpmQueryDeviceSupport", 520},
-    {"nvmlGpmSampleAlloc", 520},
-    {"nvmlGpmSampleFree", 520},
-    {"nvmlGpmSampleGet", 520},
-    {"nvmlGpmMetricsGet", 520},
-    {"nvmlGpmMigSampleGet", 525},
-    {"nvmlDeviceGetProcessesUtilizationInfo", 550},
+    {"nvmlDeviceGetComputeRunningProcesses_v2", 450, 66},
+    {"nvmlDeviceGetComputeRunningProcesses_v3", 510, 0},
+    {"nvmlDeviceGetMemoryInfo_v2", 510, 0},
+    {"nvmlDeviceGetGspFirmwareMode", 515, 0},
+    {"nvmlDeviceGetGspFirmwareVersion", 515, 0},
+    {"nvmlDeviceGetCurrentClocksEventReasons", 535, 0},
+    {"nvmlDeviceGetTemperatureV", 565, 57},
+    {"nvmlGpmQueryDeviceSupport", 520, 0},
+    {"nvmlGpmSampleAlloc", 520, 0},
+    {"nvmlGpmSampleFree", 520, 0},
+    {"nvmlGpmSampleGet", 520, 0},
+    {"nvmlGpmMetricsGet", 520, 0},
+    {"nvmlGpmMigSampleGet", 525, 0},
+    {"nvmlDeviceGetProcessesUtilizationInfo", 550, 0},
 };
 
 // Calls `symbol` on `d` with null out-parameters: FUNCTION_NOT_FOUND when the
@@ -70,6 +73,23 @@ class FakeNvmlProfileTest : public FakeNvmlTest {
       {"pid": 11, "used_memory_bytes": 100}, {"pid": 22, "used_memory_bytes": 200}]}]})"));
   }
 
+  // Calls a process-list function of GPU 0 (two processes, pids 11 and 22)
+  // into a sentinel-filled buffer and checks that it wrote two records of
+  // `stride` bytes and nothing past them. Returns the buffer.
+  template <typename Info>
+  std::vector<unsigned char> ExpectTwoRecords(nvmlReturn_t (*f)(nvmlDevice_t, unsigned*, Info*),
+                                              std::size_t stride) {
+    std::vector<unsigned char> buffer(4 * 32, 0xA5);
+    unsigned count = 4;
+    EXPECT_EQ(f(Handle(0), &count, reinterpret_cast<Info*>(buffer.data())), NVML_SUCCESS);
+    EXPECT_EQ(count, 2u);
+    unsigned pid = 0;
+    std::memcpy(&pid, buffer.data() + stride, sizeof pid);
+    EXPECT_EQ(pid, 22u) << "stride " << stride;
+    EXPECT_EQ(buffer[2 * stride], 0xA5) << "wrote past its records";
+    return buffer;
+  }
+
   std::string SystemText(nvmlReturn_t (*f)(char*, unsigned)) {
     char text[96] = {};
     EXPECT_EQ(f(text, sizeof text), NVML_SUCCESS);
@@ -78,13 +98,17 @@ class FakeNvmlProfileTest : public FakeNvmlTest {
 };
 
 TEST_F(FakeNvmlProfileTest, EachGenerationLacksWhatLaterHeadersAdded) {
-  for (int branch : {450, 455, 470, 510, 515, 520, 525, 535, 550, 570, 580, 590, 610}) {
-    SCOPED_TRACE(branch);
-    ASSERT_EQ(InitProfile(std::to_string(branch) + ".10.01"), NVML_SUCCESS);
+  const std::pair<int, int> drivers[] = {
+      {450, 51}, {450, 66}, {455, 10}, {470, 10}, {510, 10}, {515, 10}, {520, 10}, {525, 10},
+      {535, 10}, {550, 10}, {565, 10}, {565, 57}, {570, 10}, {580, 10}, {590, 10}, {610, 10}};
+  for (const auto& [major, minor] : drivers) {
+    const std::string driver = std::to_string(major) + "." + std::to_string(minor) + ".01";
+    SCOPED_TRACE(driver);
+    ASSERT_EQ(InitProfile(driver), NVML_SUCCESS);
     nvmlDevice_t d = Handle(0);
-    for (const auto& [symbol, first] : kFirstBranches) {
+    for (const auto& [symbol, first_major, first_minor] : kFirstBranches) {
       const nvmlReturn_t rc = CallWithNulls(nvml(), symbol, d);
-      if (branch < first) {
+      if (std::pair(major, minor) < std::pair(first_major, first_minor)) {
         EXPECT_EQ(rc, NVML_ERROR_FUNCTION_NOT_FOUND) << symbol;
       } else {
         EXPECT_NE(rc, NVML_ERROR_FUNCTION_NOT_FOUND) << symbol;
@@ -115,32 +139,58 @@ TEST_F(FakeNvmlProfileTest, V3WritesThirtyTwoByteRecordsOnlyOnThreeDrivers) {
     SCOPED_TRACE(driver);
     ASSERT_EQ(InitProfile(driver), NVML_SUCCESS);
     const bool cc = std::strncmp(driver, "535.104", 7) != 0 && std::strncmp(driver, "550", 3) != 0;
-    unsigned char buffer[4 * 32];
-    std::memset(buffer, 0xA5, sizeof buffer);
-    unsigned count = 4;
-    ASSERT_EQ(nvml().nvmlDeviceGetComputeRunningProcesses_v3(
-                  Handle(0), &count, reinterpret_cast<nvmlProcessInfo_t*>(buffer)),
-              NVML_SUCCESS);
-    ASSERT_EQ(count, 2u);
-    const std::size_t stride = cc ? 32 : 24;
-    unsigned pid = 0;
-    std::memcpy(&pid, buffer + stride, sizeof pid);
-    EXPECT_EQ(pid, 22u);
-    EXPECT_EQ(buffer[2 * stride], 0xA5) << "wrote past its records";
+    const auto buffer =
+        ExpectTwoRecords(nvml().nvmlDeviceGetComputeRunningProcesses_v3, cc ? 32 : 24);
     if (cc) {
       unsigned long long protected_bytes = 1;
-      std::memcpy(&protected_bytes, buffer + 24, sizeof protected_bytes);
+      std::memcpy(&protected_bytes, buffer.data() + 24, sizeof protected_bytes);
       EXPECT_EQ(protected_bytes, 0u) << "usedGpuCcProtectedMemory at offset 24";
     }
     // _v2 is 24 bytes on every driver.
-    std::memset(buffer, 0xA5, sizeof buffer);
-    count = 4;
-    ASSERT_EQ(nvml().nvmlDeviceGetComputeRunningProcesses_v2(
-                  Handle(0), &count, reinterpret_cast<nvmlProcessInfo_t*>(buffer)),
+    ExpectTwoRecords(nvml().nvmlDeviceGetComputeRunningProcesses_v2, 24);
+    TearDown();
+  }
+}
+
+TEST_F(FakeNvmlProfileTest, V1WritesTwentyFourByteRecordsOn45066To46531) {
+  for (const char* driver : {"450.51.06", "450.66", "460.32.03", "465.31", "470.57.02"}) {
+    SCOPED_TRACE(driver);
+    ASSERT_EQ(InitProfile(driver), NVML_SUCCESS);
+    const bool wide = std::strcmp(driver, "450.51.06") != 0 && std::strcmp(driver, "470.57.02") != 0;
+    ExpectTwoRecords(nvml().nvmlDeviceGetComputeRunningProcesses, wide ? 24 : 16);
+    TearDown();
+  }
+}
+
+TEST_F(FakeNvmlProfileTest, ThermalSlowdownCounterIs251Then269) {
+  struct Case {
+    const char* driver;
+    unsigned counter_field;  // 0: none
+    bool profile_at_269;
+  };
+  for (const Case& c : {Case{"570.133.20", 0, false}, Case{"575.51.02", 251, true},
+                        Case{"580.76.05", 251, true}, Case{"580.82.07", 269, false},
+                        Case{"590.44.01", 269, false}}) {
+    SCOPED_TRACE(c.driver);
+    ASSERT_EQ(Init(WriteFile("f.json", std::string(R"({"driver_profile": ")") + c.driver +
+                                           R"(", "gpus": [{"violation_thermal_ns": 123456789}]})")),
               NVML_SUCCESS);
-    std::memcpy(&pid, buffer + 24, sizeof pid);
-    EXPECT_EQ(pid, 22u);
-    EXPECT_EQ(buffer[48], 0xA5);
+    nvmlFieldValue_t values[2] = {};
+    values[0].fieldId = 251;
+    values[1].fieldId = 269;
+    ASSERT_EQ(nvml().nvmlDeviceGetFieldValues(Handle(0), 2, values), NVML_SUCCESS);
+    for (const nvmlFieldValue_t& v : values) {
+      if (v.fieldId == c.counter_field) {
+        EXPECT_EQ(v.nvmlReturn, NVML_SUCCESS) << v.fieldId;
+        EXPECT_EQ(v.value.ullVal, 123456789u) << v.fieldId;
+      } else if (v.fieldId == 269 && c.profile_at_269) {
+        EXPECT_EQ(v.nvmlReturn, NVML_SUCCESS);
+        EXPECT_EQ(v.valueType, NVML_VALUE_TYPE_UNSIGNED_INT);
+        EXPECT_EQ(v.value.uiVal, 2u);  // the fake's preset profile
+      } else {
+        EXPECT_EQ(v.nvmlReturn, NVML_ERROR_NOT_SUPPORTED) << v.fieldId;
+      }
+    }
     TearDown();
   }
 }
@@ -178,8 +228,9 @@ TEST(FakeNvmlR450Library, ExportsNothingR450Lacks) {
   ASSERT_NE(r450, nullptr) << dlerror();
   void* full = dlopen(FAKE_NVML_LIBRARY, RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(full, nullptr) << dlerror();
-  for (const auto& [symbol, first] : kFirstBranches) {
-    EXPECT_EQ(dlsym(r450, symbol), nullptr) << symbol << " (first in R" << first << ")";
+  for (const auto& [symbol, first_major, first_minor] : kFirstBranches) {
+    EXPECT_EQ(dlsym(r450, symbol), nullptr)
+        << symbol << " (first in " << first_major << "." << first_minor << ")";
     EXPECT_NE(dlsym(full, symbol), nullptr) << symbol;
   }
   for (const char* always : {"nvmlInit_v2", "nvmlDeviceGetComputeRunningProcesses",

@@ -82,9 +82,9 @@ TEST_F(NvmlDriverCompatTest, TwentyFourByteV3RecordsOfOtherDriversAreReadCorrect
 }
 
 TEST_F(NvmlDriverCompatTest, ProcessCallsFallBackToV2AndV1) {
-  // 470 lacks _v3 (FUNCTION_NOT_FOUND); 450 lacks _v2 too: v1's 16 bytes.
+  // 470 lacks _v3 (FUNCTION_NOT_FOUND); 450.51 lacks _v2 too: v1's 16 bytes.
   ExpectEightProcesses(Gpu(SampleOf(R"("driver_profile": "470.256.02", )", kEightProcesses)));
-  ExpectEightProcesses(Gpu(SampleOf(R"("driver_profile": "450.248.02", )", kEightProcesses)));
+  ExpectEightProcesses(Gpu(SampleOf(R"("driver_profile": "450.51.06", )", kEightProcesses)));
   // A newest driver whose _v3 answers DEPRECATED or NOT_SUPPORTED.
   for (const char* answer : {"NVML_ERROR_DEPRECATED", "NVML_ERROR_NOT_SUPPORTED"}) {
     SCOPED_TRACE(answer);
@@ -95,6 +95,19 @@ TEST_F(NvmlDriverCompatTest, ProcessCallsFallBackToV2AndV1) {
   }
   // The r450 library does not export _v2/_v3 at all: v1 through dlsym.
   ExpectEightProcesses(Gpu(SampleOf("", kEightProcesses, FAKE_NVML_R450_LIBRARY)));
+}
+
+TEST_F(NvmlDriverCompatTest, V1FallbackReadsTheTwentyFourByteRecordsOf450_66To465_31) {
+  // Those drivers' nvml.h declares the legacy call with 24-byte records; when
+  // _v2 is not there to answer, v1's stride is probed, not assumed 16.
+  for (const char* driver : {"450.66", "460.32.03", "465.31", "450.51.06", "470.57.02"}) {
+    SCOPED_TRACE(driver);
+    ExpectEightProcesses(Gpu(SampleOf(
+        std::string(R"("driver_profile": ")") + driver +
+            R"(", "function_errors": {"nvmlDeviceGetComputeRunningProcesses_v2": "NVML_ERROR_FUNCTION_NOT_FOUND",
+                                    "nvmlDeviceGetComputeRunningProcesses_v3": "NVML_ERROR_FUNCTION_NOT_FOUND"}, )",
+        kEightProcesses)));
+  }
 }
 
 TEST_F(NvmlDriverCompatTest, AProcessErrorOtherThanFallbackAnswersIsReported) {
@@ -185,6 +198,22 @@ TEST_F(NvmlDriverCompatTest, ViolationCountersComeFromFieldValuesFirst) {
       gpu);
   EXPECT_EQ(Gpu(r550_no_old).violation_power_ns, 5000000000LL);
   EXPECT_FALSE(Gpu(r550_no_old).violation_thermal_ns.has_value());
+}
+
+TEST_F(NvmlDriverCompatTest, ThermalCounterFieldIsChosenByTheDriverVersion) {
+  // 575.51.02 to 580.76.05 answer the counter as field 251 and the power
+  // smoothing preset profile (2 here) as 269; from 580.82 the counter is 269.
+  const std::string gpu = R"("violation_power_ns": 5000000000, "violation_thermal_ns": 123456789)";
+  for (const char* driver : {"575.51.02", "575.64.05", "580.76.05", "580.82.07", "590.44.01"}) {
+    SCOPED_TRACE(driver);
+    // With the old call still there (it would answer 123456789 too) and without.
+    for (const char* old_call :
+         {"", R"("function_errors": {"nvmlDeviceGetViolationStatus": "NVML_ERROR_DEPRECATED"}, )"}) {
+      auto s = SampleOf(std::string(R"("driver_profile": ")") + driver + "\", " + old_call, gpu);
+      EXPECT_EQ(Gpu(s).violation_thermal_ns, 123456789) << old_call;
+      EXPECT_EQ(Gpu(s).violation_power_ns, 5000000000LL);
+    }
+  }
 }
 
 TEST_F(NvmlDriverCompatTest, ClockReasonsFallBackToTheThrottleReasonsName) {

@@ -140,6 +140,30 @@ TEST(ProcessRecords, ProbeLooksOnlyPastTheShortLayout) {
   EXPECT_EQ(ProbeProcessRecordBytes(std::span(buffer).first(10), 2), kProcessRecordBytes);
 }
 
+TEST(ProcessRecords, V1ProbeTellsSixteenFromTwentyFourByteRecords) {
+  // 450.66 to 465.31 declare the legacy call with 24-byte records.
+  for (std::size_t record_bytes : {kProcessRecordV1Bytes, kProcessRecordBytes}) {
+    for (unsigned n : {0u, 1u, 2u, 3u, 8u, 40u}) {
+      SCOPED_TRACE(testing::Message() << record_bytes << " bytes, " << n << " processes");
+      StubDriver driver{record_bytes, StubProcesses(n)};
+      ProcessList list = Query(driver, kProbeV1Records);
+      ExpectRecords(list, driver.processes);
+      if (n > 0) {
+        EXPECT_EQ(list.record_bytes, record_bytes);
+      }
+      EXPECT_EQ(driver.short_buffers, 0);
+    }
+  }
+}
+
+TEST(ProcessRecords, ReadingTwentyFourByteV1RecordsAsSixteenMisreadsThem) {
+  // What gpudoctor did on those drivers when v1 was its fallback.
+  StubDriver driver{kProcessRecordBytes, StubProcesses(3)};
+  ProcessList list = Query(driver, kProcessRecordV1Bytes);
+  ASSERT_EQ(list.records.size(), 3u);
+  EXPECT_NE(list.records[1].pid, driver.processes[1].pid);
+}
+
 TEST(ProcessRecords, UnknownMemoryIsNulloptAndShortBytesDecodeFewer) {
   nvmlProcessInfo_t r[2] = {};
   r[0].pid = 7;

@@ -2,9 +2,11 @@
 // its own once a read is slow (read_lanes.h), with every GPU's values intact.
 #include "nvml/nvml_session.h"
 
+#include "nvml/driver_opener.h"
 #include "nvml/read_lanes.h"
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "unit/fake_nvml_client.h"
 
@@ -54,9 +56,12 @@ class NvmlSessionTest : public FakeNvmlTest {
 };
 
 TEST_F(NvmlSessionTest, FastGpusAreReadInTurnOnOneWorker) {
-  // A bound no stall of a loaded test machine reaches: the GPUs stay on one
+  // A bound no stall of a loaded test machine reaches: after the first read
+  // (one worker per GPU: its speed is not known yet) the GPUs go to one
   // worker, and every GPU's values come back in index order.
   auto session = Open(ThreeGpus(""), std::chrono::minutes(10));
+  EXPECT_EQ(session->read_lanes(), 0u);  // not opened yet
+  ExpectAllRead(session->Sample());
   EXPECT_EQ(session->read_lanes(), 1u);
   for (int i = 0; i < 3; ++i) {
     ExpectAllRead(session->Sample());
@@ -76,6 +81,71 @@ TEST_F(NvmlSessionTest, SlowGpuGivesEachGpuItsOwnWorker) {
   ExpectAllRead(session->Sample());
   EXPECT_EQ(session->read_lanes(), 3u);
   EXPECT_FALSE(session->HasAbandonedCalls());
+}
+
+TEST_F(NvmlSessionTest, EachReadingCarriesItsMedianCallTime) {
+  // 50 ms per call on GPU 1 only: its readings say so, the others' do not
+  // (their calls cost what the fake costs, far below a sleep of 50 ms).
+  auto session = Open(ThreeGpus(R"(, "faults": [{"kind": "slow", "delay_ms": 50}])"),
+                      gpudoctor::kSlowGpuRead);
+  const SystemStatus status = session->Sample();
+  ExpectAllRead(status);
+  for (unsigned i = 0; i < 3; ++i) {
+    ASSERT_TRUE(status.gpus[i].nvml_call_latency_ms.has_value()) << "GPU " << i;
+  }
+  EXPECT_GE(*status.gpus[1].nvml_call_latency_ms, 50.0);
+  EXPECT_LT(*status.gpus[0].nvml_call_latency_ms, 50.0);
+  EXPECT_LT(*status.gpus[2].nvml_call_latency_ms, 50.0);
+}
+
+TEST_F(NvmlSessionTest, TheFirstReadGivesEachGpuItsOwnWorker) {
+  // Every GPU slow: read in turn, the first sample would cost three GPUs'
+  // reads; on a worker each, the GPUs' calls overlap. Counted, not timed:
+  // at some moment calls of different GPUs were in flight together.
+  auto session = Open(R"({"gpus": [
+      {"temperature_c": 40, "faults": [{"kind": "slow", "delay_ms": 20}]},
+      {"temperature_c": 41, "faults": [{"kind": "slow", "delay_ms": 20}]},
+      {"temperature_c": 42, "faults": [{"kind": "slow", "delay_ms": 20}]}]})",
+                      gpudoctor::kSlowGpuRead);
+  const auto started = std::chrono::steady_clock::now();
+  const SystemStatus status = session->Sample();
+  const double took_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  ASSERT_TRUE(status.nvml_loaded) << status.nvml_error;
+  ASSERT_EQ(status.gpus.size(), 3u);
+  // Each GPU's own calls alone took its median times its calls; read in
+  // turn, the sample would take the sum of the three.
+  double serial_ms = 0;
+  for (const auto& g : status.gpus) {
+    ASSERT_TRUE(g.nvml_call_latency_ms.has_value());
+    serial_ms += *g.nvml_call_latency_ms * 40;  // each read makes more than 40 calls
+  }
+  EXPECT_LT(took_ms, serial_ms) << "the GPUs were read in turn";
+  EXPECT_EQ(session->read_lanes(), 3u);
+}
+
+TEST_F(NvmlSessionTest, AHungInitRetriedHoldsOnePendingAttempt) {
+  // A driver stuck in nvmlInit: every session of one opener waits on the
+  // same attempt instead of starting a thread of its own.
+  auto tasks = [] {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+    return n;
+  };
+  setenv("FAKE_NVML_SCENARIO", WriteFile("hung.json", R"({"init_delay_ms": 600000, "gpus": [{}]})").c_str(), 1);
+  NvmlOptions options;
+  options.library_path = FAKE_NVML_LIBRARY;
+  options.call_deadline = std::chrono::milliseconds(100);
+  options.opener = std::make_shared<gpudoctor::DriverOpener>(options.call_deadline);
+  const std::size_t before = tasks();
+  for (int retry = 0; retry < 5; ++retry) {
+    auto session = NvmlSession::Open(options);
+    const SystemStatus status = session->Sample();
+    EXPECT_FALSE(status.nvml_loaded);
+    EXPECT_NE(status.nvml_error.find("nvmlInit_v2"), std::string::npos) << status.nvml_error;
+    EXPECT_TRUE(session->HasAbandonedCalls());
+  }
+  EXPECT_LE(tasks(), before + 1) << "a thread per retry";
 }
 
 }  // namespace

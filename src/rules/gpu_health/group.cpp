@@ -14,6 +14,7 @@ std::vector<const Rule*> GpuHealthRules() {
       &kEccRowRemapRule,
       &kPcieReplayRule,
       &kNvlinkErrorsRule,
+      &kDriverNvmlSlowRule,
       &kConfigPersistenceModeRule,
       &kConfigPowerLimitRule,
       &kConfigApplicationClocksRule,

@@ -19,5 +19,6 @@ extern const Rule kConfigApplicationClocksRule;   // config_application_clocks.c
 extern const Rule kConfigComputeModeRule;         // config_compute_mode.cpp
 extern const Rule kConfigPendingModeChangeRule;   // config_pending_mode_change.cpp
 extern const Rule kConfigPstateRule;              // config_pstate.cpp
+extern const Rule kDriverNvmlSlowRule;            // driver_nvml_slow.cpp
 
 }  // namespace gpudoctor
