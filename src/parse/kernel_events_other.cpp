@@ -207,7 +207,10 @@ std::optional<LineMatch> MatchFabricManager(std::string_view s, std::string_view
       if (c.Int(code, 1, 6)) m.code = code;
       m.pci = NormalizeKernelPci(FindPci(s.substr(at)));
     } else {
-      m.detail = "error";
+      // "failed to find the GPU handle ... in the multicast team", "failed to
+      // release multicast team ...": NVLink multicast (NVLS) set-up, while
+      // the service runs.
+      m.detail = Has(s, "multicast") ? "multicast" : "error";
     }
     return m;
   }
