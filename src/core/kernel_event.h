@@ -48,10 +48,11 @@ enum class KernelEventKind {
   kOomKill,
   kProbeFailed,      // "probe of ... failed", "probe routine failed"
   kGpuLost,          // the agent saw NVML lose a GPU (lost, hung or gone); source "nvml"
+  kPeermemError,     // "nvidia-peermem ... ERROR ..." (GPUDirect RDMA)
 };
 
 // The last enumerator, for code that walks every kind.
-inline constexpr KernelEventKind kLastKernelEventKind = KernelEventKind::kGpuLost;
+inline constexpr KernelEventKind kLastKernelEventKind = KernelEventKind::kPeermemError;
 
 // "xid", "sxid", "fallen_off_bus", "rm_init_failed", "gsp_timeout", ...
 const char* KernelEventKindName(KernelEventKind kind);

@@ -29,6 +29,8 @@ constexpr Needle kNeedles[] = {
     // nvidia-smi's messages (nvsmi_messages.h), in a shell session pasted into a log.
     {"the device handle for", 11}, {"No devices were found", 0},
     {"Failed to initialize NVML", 22}, {"NVIDIA-SMI has failed", 6},
+    // nvidia-peermem (GPUDirect RDMA) prints its errors under its own name.
+    {"peermem", 1},
 };
 constexpr std::size_t kNeedleCount = std::size(kNeedles);
 

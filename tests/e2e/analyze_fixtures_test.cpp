@@ -73,7 +73,7 @@ const Expected kExpected[] = {
     {"kernel/dxvk-issue-1027-xid31-13-32-driver418.log", 1, "warning", "xid.application xid.other"},
     {"kernel/ecc-howto-doc-xid48-63-94-a100-550.90.07.log", 2, "critical", "xid.memory"},
     {"kernel/gpu-operator-issue-610-fabricmanager-nv-warn-nothing-to-do-a40.log", 0, "info", "fabricmanager.log_events"},
-    {"kernel/gpud-pr-46-xid13-109-dmesg-ctime.log", 2, "critical", "xid.application xid.other"},
+    {"kernel/gpud-pr-46-xid13-109-dmesg-ctime.log", 2, "critical", "gpudirect.peermem xid.application xid.other"},
     {"kernel/gpud-testdata-fabricmanager-log-nvswitch-nonfatal-12028.log", 2, "critical", "fabricmanager.log_events"},  // 12028 stalls NVLink traffic (SXid catalog)
     {"kernel/gpud-testdata-nccl-segfault-libnccl-dmesg-decode-iso.log", 1, "warning", "nccl.errors"},
     {"kernel/gpud-testdata-xid119-gsp-rpc-history-dmesg-T.log", 2, "critical", "xid.gsp"},

@@ -21,7 +21,7 @@
 namespace gpudoctor::testing {
 namespace {
 
-std::vector<KernelEvent> Lines(const std::vector<std::string>& texts) {
+std::vector<KernelEvent> PolicyTestEvents(const std::vector<std::string>& texts) {
   std::vector<LogLine> lines;
   for (const auto& t : texts) lines.push_back(LogLine{t, SourceRef{"t.log", lines.size() + 1}, {}, {}});
   return ExtractKernelEvents(lines, {});
@@ -64,7 +64,7 @@ TEST(SxidCatalog, TableIsSortedAndUnique) {
 // Engine instance ..." line of 20034. Main called that switch "non-fatal"
 // (a warning); the guide says an LTSSM fault is fatal.
 TEST(NvswitchSxidRule, ALineThatStatesNoSeverityIsNotNonFatal) {
-  auto events = Lines({
+  auto events = PolicyTestEvents({
       "[6781753.400584] nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal, Link 48 LTSSM "
       "Fault Up",
       "[6781753.404848] nvidia-nvswitch2: SXid (PCI:0000:07:00.0): 20034, Severity 1 Engine "
@@ -82,13 +82,13 @@ TEST(NvswitchSxidRule, ALineThatStatesNoSeverityIsNotNonFatal) {
 // MENTHOS data set: a bare 10002 line (Host_priv_timeout, "other notable" in
 // the guide) and a 19084 line the driver prints as Non-fatal.
 TEST(NvswitchSxidRule, NotableAndHeartbeatCodesFollowTheGuide) {
-  auto bare = Lines({"nvidia-nvswitch2: SXid (PCI:0000:c4:00.0): 10002, Severity 5 Engine "
+  auto bare = PolicyTestEvents({"nvidia-nvswitch2: SXid (PCI:0000:c4:00.0): 10002, Severity 5 Engine "
                      "instance 00 Sub-engine instance 00"});
   auto d = RunRule(kNvswitchSxidRule, WithEvents(bare));
   ASSERT_EQ(d.findings.size(), 1u);
   EXPECT_EQ(d.findings[0].severity, Severity::kWarning);
   EXPECT_EQ(d.findings[0].title.en.find("Non-fatal"), std::string::npos) << d.findings[0].title.en;
-  auto heartbeat = Lines({"nvidia-nvswitch4: SXid (PCI:0000:c6:00.0): 19084, Non-fatal, Link 29 "
+  auto heartbeat = PolicyTestEvents({"nvidia-nvswitch4: SXid (PCI:0000:c6:00.0): 19084, Non-fatal, Link 29 "
                           "AN1 Heartbeat Timeout Error (First)"});
   auto h = RunRule(kNvswitchSxidRule, WithEvents(heartbeat));
   ASSERT_EQ(h.findings.size(), 1u);
@@ -96,7 +96,7 @@ TEST(NvswitchSxidRule, NotableAndHeartbeatCodesFollowTheGuide) {
 }
 
 TEST(NvswitchSxidRule, ConfigOverrideReplacesTheLevel) {
-  auto events = Lines({"nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal, Link 48 LTSSM "
+  auto events = PolicyTestEvents({"nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal, Link 48 LTSSM "
                        "Fault Up"});
   DiagnosisInput input = WithEvents(events);
   input.config.severity.sxid[20034] = Level::kWarning;
@@ -114,11 +114,11 @@ TEST(FabricManagerLogEventsRule, Sxid12028FromTheRealLogIsCritical) {
   std::vector<std::string> texts;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) texts.push_back(line);
-  auto d = RunRule(kFabricManagerLogEventsRule, WithEvents(Lines(texts)));
+  auto d = RunRule(kFabricManagerLogEventsRule, WithEvents(PolicyTestEvents(texts)));
   ASSERT_EQ(d.findings.size(), 1u);
   EXPECT_EQ(d.findings[0].severity, Severity::kCritical);
   EXPECT_NE(d.findings[0].title.en.find("stall"), std::string::npos) << d.findings[0].title.en;
-  DiagnosisInput input = WithEvents(Lines(texts));
+  DiagnosisInput input = WithEvents(PolicyTestEvents(texts));
   input.config.severity.sxid[12028] = Level::kWarning;
   EXPECT_EQ(RunRule(kFabricManagerLogEventsRule, input).findings.at(0).severity,
             Severity::kWarning);
@@ -127,7 +127,7 @@ TEST(FabricManagerLogEventsRule, Sxid12028FromTheRealLogIsCritical) {
 // NVIDIA/nccl issue #1043: multicast errors of a running Fabric Manager are
 // not "Fabric Manager failed to start" (main's title).
 TEST(FabricManagerLogEventsRule, MulticastErrorsAreFabricFailuresNotAFailedStart) {
-  auto events = Lines({
+  auto events = PolicyTestEvents({
       "[Oct 31 2023 20:59:37] [ERROR] [tid 527118] failed to release multicast team with handle "
       "17117060486525261364, cannot find the team",
       "[Oct 31 2023 21:04:55] [ERROR] [tid 527118] failed to find the GPU handle "
@@ -159,7 +159,7 @@ TEST(XidSeverityPolicy, LevelsAndReasons) {
 // Xid 38 as pasted in bbs.archlinux.org/viewtopic.php?id=283219 (the paste
 // ends after the pid): main gave it info.
 TEST(XidSeverityPolicy, Xid38IsAFirmwareWarning) {
-  auto events = Lines({"Feb 01 14:25:31 archbox kernel: NVRM: Xid (PCI:0000:01:00): 38, pid=1659,"});
+  auto events = PolicyTestEvents({"Feb 01 14:25:31 archbox kernel: NVRM: Xid (PCI:0000:01:00): 38, pid=1659,"});
   auto d = RunRule(kXidOtherRule, WithEvents(events));
   ASSERT_EQ(d.findings.size(), 1u);
   EXPECT_EQ(d.findings[0].severity, Severity::kWarning);
@@ -168,7 +168,7 @@ TEST(XidSeverityPolicy, Xid38IsAFirmwareWarning) {
 
 TEST(XidSeverityPolicy, ConfigOverrideAppliesToEveryXidFinding) {
   // The Xid 94 line of the shared fixture ecc-howto-doc-xid48-63-94-a100-550.90.07.log.
-  auto events = Lines({"[430954.533994] NVRM: Xid (PCI:0000:52:00): 94, pid='<unknown>', "
+  auto events = PolicyTestEvents({"[430954.533994] NVRM: Xid (PCI:0000:52:00): 94, pid='<unknown>', "
                        "name=<unknown>, Contained: SM (0x1). RST: No, D-RST: No"});
   DiagnosisInput input = WithEvents(events);
   Diagnosis before = Diagnose(input);
