@@ -56,17 +56,6 @@ void AddSwitchErrors(const DiagnosisInput& input, const EventList& errors, bool 
                      RuleOutput& out) {
   Finding& f = out.Add(SwitchErrorLevel(input, errors, fatal));
   const bool stalls = !fatal && f.severity == Severity::kCritical;
-  for (const KernelEvent* e : errors) {
-    if (!e->code) continue;
-    CodeLevel level = SxidLevelOf(*e->code, fatal ? SxidLineSays::kFatal : SxidLineSays::kNonFatal,
-                                  input.config.severity);
-    std::string name(XidSeverityName(level.severity));
-    f.evidence.push_back(EvidenceItem{
-        Text{fmt::format("SXid {}: {} ({})", *e->code, name, level.why),
-             fmt::format("SXid {}：级别 {}（依据：`{}`）", *e->code, name, level.why)},
-        std::nullopt, "", std::nullopt, std::nullopt});
-    break;  // the first code's reason; the lines follow
-  }
   f.title = fatal    ? Text{"Fabric Manager logged fatal NVSwitch errors",
                              "Fabric Manager 记录了 NVSwitch 致命错误"}
             : stalls ? Text{"Fabric Manager logged NVSwitch errors that stall NVLink traffic "
@@ -84,6 +73,17 @@ void AddSwitchErrors(const DiagnosisInput& input, const EventList& errors, bool 
              "NVSwitch 非致命错误已被纠正或隔离，但反复出现说明某条链路、交换芯片或线缆托架正在"
              "劣化，常是致命错误的前兆。"};
   events::AddEventEvidence(f, errors);
+  for (const KernelEvent* e : errors) {
+    if (!e->code) continue;
+    CodeLevel level = SxidLevelOf(*e->code, fatal ? SxidLineSays::kFatal : SxidLineSays::kNonFatal,
+                                  input.config.severity);
+    std::string name(XidSeverityName(level.severity));
+    f.evidence.push_back(EvidenceItem{
+        Text{fmt::format("SXid {}: {} ({})", *e->code, name, level.why),
+             fmt::format("SXid {}：级别 {}（依据：`{}`）", *e->code, name, level.why)},
+        std::nullopt, "", std::nullopt, std::nullopt});
+    break;  // the first code's reason, after the lines
+  }
   f.actions.push_back(Action{Text{"Look for the matching SXid lines and NVLink errors.",
                                   "查找对应的 SXid 日志行和 NVLink 错误。"},
                              "sudo dmesg -T | grep -i sxid; nvidia-smi nvlink -e"});

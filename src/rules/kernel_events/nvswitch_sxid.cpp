@@ -76,10 +76,10 @@ std::vector<CodeSummary> Summarize(const EventList& group, const SeverityOverrid
 }
 
 void Explain(Finding& f, XidSeverity worst, bool stated_non_fatal, const std::string& sw,
-             const std::string& sw_zh, const std::string& codes) {
+             const std::string& sw_zh, const std::string& codes, const std::string& codes_zh) {
   if (worst == XidSeverity::kCritical) {
     f.title = Text{fmt::format("NVSwitch error on {} stops NVLink traffic (SXid {})", sw, codes),
-                   fmt::format("{} 出现中断 NVLink 通信的错误（SXid {}）", sw_zh, codes)};
+                   fmt::format("{} 出现中断 NVLink 通信的错误（SXid {}）", sw_zh, codes_zh)};
     f.explanation = Text{
         "NVIDIA's Fabric Manager guide lists this error as one that stops NVLink traffic through "
         "the affected ports: the jobs using them hang or fail until the GPUs and switches are "
@@ -88,21 +88,21 @@ void Explain(Finding& f, XidSeverity worst, bool stated_non_fatal, const std::st
         "任务会卡住或失败，直到 GPU 与 NVSwitch 被重置。"};
   } else if (worst == XidSeverity::kInfo) {
     f.title = Text{fmt::format("Corrected NVSwitch error on {} (SXid {})", sw, codes),
-                   fmt::format("{} 出现已纠正的错误（SXid {}）", sw_zh, codes)};
+                   fmt::format("{} 出现已纠正的错误（SXid {}）", sw_zh, codes_zh)};
     f.explanation = Text{
         "NVIDIA's Fabric Manager guide lists this error as corrected by the switch or safe to "
         "ignore; a rising count is still worth watching.",
         "NVIDIA Fabric Manager 指南将该错误列为已由交换芯片纠正或可忽略；若数量持续增加仍需关注。"};
   } else if (stated_non_fatal) {
     f.title = Text{fmt::format("Non-fatal error on {} (SXid {})", sw, codes),
-                   fmt::format("{} 出现非致命错误（SXid {}）", sw_zh, codes)};
+                   fmt::format("{} 出现非致命错误（SXid {}）", sw_zh, codes_zh)};
     f.explanation = Text{
         "A non-fatal NVSwitch error: traffic continues, but a rising count points to a failing "
         "link or switch.",
         "NVSwitch 非致命错误：通信仍在继续，但错误数持续增加说明链路或交换芯片正在损坏。"};
   } else {
     f.title = Text{fmt::format("Error on {} of unstated severity (SXid {})", sw, codes),
-                   fmt::format("{} 出现未注明严重程度的错误（SXid {}）", sw_zh, codes)};
+                   fmt::format("{} 出现未注明严重程度的错误（SXid {}）", sw_zh, codes_zh)};
     f.explanation = Text{
         "The switch reported an error whose lines do not say whether it is fatal, and NVIDIA's "
         "Fabric Manager guide does not list the code: read the lines around it.",
@@ -117,20 +117,21 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     std::vector<CodeSummary> summary = Summarize(group, input.config.severity);
     XidSeverity worst = XidSeverity::kInfo;
     bool stated_non_fatal = false;
-    std::string codes;
+    std::string codes, codes_zh;  // the names are English: quoted in the Chinese text
     for (const CodeSummary& c : summary) {
       worst = std::max(worst, c.level.severity);
       auto known = FindSxid(c.code);
       stated_non_fatal = stated_non_fatal || c.says == SxidLineSays::kNonFatal ||
                          (known && known->sxid_class == SxidClass::kNonFatal);
       codes += (codes.empty() ? "" : ", ") + CodeName(c.code);
+      codes_zh += (codes_zh.empty() ? "`" : ", `") + CodeName(c.code) + "`";
     }
-    if (summary.empty()) codes = "?";
+    if (summary.empty()) codes = codes_zh = "?";
     const SxidNote& note = SxidNoteFor(worst == XidSeverity::kCritical);
     Finding& f = out.Add(events::FromXidSeverity(worst));
     std::string sw = bus.empty() ? "an NVSwitch" : "NVSwitch " + bus;
     std::string sw_zh = bus.empty() ? "某个 NVSwitch" : "NVSwitch " + bus;
-    Explain(f, worst, stated_non_fatal, sw, sw_zh, codes);
+    Explain(f, worst, stated_non_fatal, sw, sw_zh, codes, codes_zh);
     for (const CodeSummary& c : summary) {
       std::string level(XidSeverityName(c.level.severity));
       f.evidence.push_back(EvidenceItem{
