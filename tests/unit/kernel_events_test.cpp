@@ -474,6 +474,7 @@ TEST(KernelPrefilter, FindsEveryNeedleAndSkipsNoise) {
       {"$ nvidia-smi\tNo devices were found", 13},
       {"Failed to initialize NVML: Driver/library version mismatch", 0},
       {"NVIDIA-SMI has failed because it couldn't communicate", 0},
+      {"nvidia-peermem nv_get_p2p_free_callback:127 ERROR", 7},
   };
   for (const auto& [s, at] : cases) {
     EXPECT_TRUE(LineMayMatter(s)) << s;
