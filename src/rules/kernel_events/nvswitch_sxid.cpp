@@ -75,10 +75,10 @@ std::vector<CodeSummary> Summarize(const EventList& group, const SeverityOverrid
   return codes;
 }
 
-void Explain(Finding& f, XidSeverity worst, bool stated_non_fatal, const std::string& sw,
+void Explain(Finding& f, XidSeverity worst, bool stated_non_fatal, bool listed, const std::string& sw,
              const std::string& sw_zh, const std::string& codes, const std::string& codes_zh) {
   if (worst == XidSeverity::kCritical) {
-    f.title = Text{fmt::format("NVSwitch error on {} stops NVLink traffic (SXid {})", sw, codes),
+    f.title = Text{fmt::format("Error on {} stops NVLink traffic (SXid {})", sw, codes),
                    fmt::format("{} 出现中断 NVLink 通信的错误（SXid {}）", sw_zh, codes_zh)};
     f.explanation = Text{
         "NVIDIA's Fabric Manager guide lists this error as one that stops NVLink traffic through "
@@ -87,7 +87,7 @@ void Explain(Finding& f, XidSeverity worst, bool stated_non_fatal, const std::st
         "NVIDIA Fabric Manager 指南将该错误列为会中断相关端口 NVLink 通信的错误：使用这些端口的"
         "任务会卡住或失败，直到 GPU 与 NVSwitch 被重置。"};
   } else if (worst == XidSeverity::kInfo) {
-    f.title = Text{fmt::format("Corrected NVSwitch error on {} (SXid {})", sw, codes),
+    f.title = Text{fmt::format("Corrected error on {} (SXid {})", sw, codes),
                    fmt::format("{} 出现已纠正的错误（SXid {}）", sw_zh, codes_zh)};
     f.explanation = Text{
         "NVIDIA's Fabric Manager guide lists this error as corrected by the switch or safe to "
@@ -100,6 +100,15 @@ void Explain(Finding& f, XidSeverity worst, bool stated_non_fatal, const std::st
         "A non-fatal NVSwitch error: traffic continues, but a rising count points to a failing "
         "link or switch.",
         "NVSwitch 非致命错误：通信仍在继续，但错误数持续增加说明链路或交换芯片正在损坏。"};
+  } else if (listed) {
+    f.title = Text{fmt::format("Error on {} (SXid {})", sw, codes),
+                   fmt::format("{} 出现错误（SXid {}）", sw_zh, codes_zh)};
+    f.explanation = Text{
+        "NVIDIA's Fabric Manager guide lists this error as not fatal by itself (a thermal event, "
+        "a privilege error or timeout, a broken connection), but it may come before fatal ones: "
+        "watch the same switch and link.",
+        "NVIDIA Fabric Manager 指南将该错误列为本身不致命（温度事件、权限错误或超时、连接中断），"
+        "但它可能是致命错误的前兆：请关注同一交换芯片和链路。"};
   } else {
     f.title = Text{fmt::format("Error on {} of unstated severity (SXid {})", sw, codes),
                    fmt::format("{} 出现未注明严重程度的错误（SXid {}）", sw_zh, codes_zh)};
@@ -116,11 +125,12 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   for (const auto& [bus, group] : events::ByGpu(sxids)) {
     std::vector<CodeSummary> summary = Summarize(group, input.config.severity);
     XidSeverity worst = XidSeverity::kInfo;
-    bool stated_non_fatal = false;
+    bool stated_non_fatal = false, listed = false;
     std::string codes, codes_zh;  // the names are English: quoted in the Chinese text
     for (const CodeSummary& c : summary) {
       worst = std::max(worst, c.level.severity);
       auto known = FindSxid(c.code);
+      listed = listed || known.has_value();
       stated_non_fatal = stated_non_fatal || c.says == SxidLineSays::kNonFatal ||
                          (known && known->sxid_class == SxidClass::kNonFatal);
       codes += (codes.empty() ? "" : ", ") + CodeName(c.code);
@@ -131,7 +141,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     Finding& f = out.Add(events::FromXidSeverity(worst));
     std::string sw = bus.empty() ? "an NVSwitch" : "NVSwitch " + bus;
     std::string sw_zh = bus.empty() ? "某个 NVSwitch" : "NVSwitch " + bus;
-    Explain(f, worst, stated_non_fatal, sw, sw_zh, codes, codes_zh);
+    Explain(f, worst, stated_non_fatal, listed, sw, sw_zh, codes, codes_zh);
     for (const CodeSummary& c : summary) {
       std::string level(XidSeverityName(c.level.severity));
       f.evidence.push_back(EvidenceItem{
