@@ -74,8 +74,8 @@ std::vector<SeverityRow> SeverityRows(const SeverityOverrides& overrides) {
 }
 
 int RunSeverity(bool json, const std::string& config_path) {
-  auto config = LoadConfig(config_path.empty() ? std::nullopt
-                                               : std::optional<std::string>(config_path));
+  auto config =
+      LoadConfig(config_path.empty() ? std::nullopt : std::optional<std::string>(config_path));
   if (!config) {
     std::cerr << "gpudoctor: " << config.error().message << "\n";
     return kExitCannotRun;
@@ -84,9 +84,11 @@ int RunSeverity(bool json, const std::string& config_path) {
   if (json) {
     nlohmann::ordered_json doc = nlohmann::ordered_json::array();
     for (const SeverityRow& r : rows) {
-      doc.push_back({{"code", r.key}, {"name", r.name},
+      doc.push_back({{"code", r.key},
+                     {"name", r.name},
                      {"level", std::string(XidSeverityName(r.level.severity))},
-                     {"why", r.level.why}, {"overridden", r.level.overridden}});
+                     {"why", r.level.why},
+                     {"overridden", r.level.overridden}});
     }
     std::cout << doc.dump(2) << "\n";
     return kExitOk;

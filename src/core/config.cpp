@@ -265,10 +265,12 @@ class Parser {
     for (char c : code_text) digits = digits && c >= '0' && c <= '9';
     if (digits) code = std::stoll(std::string(code_text));
     if (!digits || code < 1)
-      return Fail(where, key, fmt::format("'{}' is not an {} code (a number from 1)", code_text,
-                                          family == "xid" ? "Xid" : "SXid"));
+      return Fail(where, key,
+                  fmt::format("'{}' is not an {} code (a number from 1)", code_text,
+                              family == "xid" ? "Xid" : "SXid"));
     const auto* s = v.as_string();
-    if (s == nullptr) return Fail(where, key, fmt::format("expected a string, got {}", TypeName(v)));
+    if (s == nullptr)
+      return Fail(where, key, fmt::format("expected a string, got {}", TypeName(v)));
     static const std::pair<std::string_view, Level> kLevels[] = {
         {"info", Level::kInfo}, {"warning", Level::kWarning}, {"critical", Level::kCritical}};
     for (const auto& [name, level] : kLevels) {

@@ -38,7 +38,7 @@ struct Config {
   std::vector<std::string> ping_targets;            // [network] ping: "host" or "host:port"
   MetricNames metric_names = MetricNames::kGpudoctor;  // [metrics] names: the agent's /metrics
   unsigned metrics_top_processes = kDefaultTopProcesses;  // [metrics] top_processes per GPU
-  SeverityOverrides severity;                       // [severity] xid.N / sxid.N
+  SeverityOverrides severity;                             // [severity] xid.N / sxid.N
   std::string source = "defaults";                  // the file read, or "defaults"
 };
 

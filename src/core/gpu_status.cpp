@@ -83,7 +83,8 @@ std::string Parse(const std::string& text, PciParts& out) {
   std::string_view rest = lower;
   if (rest.substr(0, 4) == "pci:") rest.remove_prefix(4);  // the driver's "PCI:0000:18:00"
   if (auto dot = rest.rfind('.'); dot != std::string_view::npos) {
-    if (!ParseHex(rest.substr(dot + 1), 1, &out.function)) return "the function is not one hex digit";
+    if (!ParseHex(rest.substr(dot + 1), 1, &out.function))
+      return "the function is not one hex digit";
     rest = rest.substr(0, dot);
   } else if (std::count(rest.begin(), rest.end(), ':') != 2) {
     return "not domain:bus:device[.function]";  // without a function only the full form

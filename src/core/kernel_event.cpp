@@ -21,7 +21,8 @@ const char* KernelEventKindName(KernelEventKind kind) {
     case KernelEventKind::kOomKill: return "oom_kill";
     case KernelEventKind::kProbeFailed: return "probe_failed";
     case KernelEventKind::kGpuLost: return "gpu_lost";
-    case KernelEventKind::kPeermemError: return "peermem_error";
+    case KernelEventKind::kPeermemError:
+      return "peermem_error";
   }
   return "unknown";
 }

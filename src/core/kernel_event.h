@@ -37,18 +37,18 @@ enum class KernelEventKind {
   kRmInitFailed,
   kGspTimeout,
   kGspHeartbeat,
-  kRecoveryAction,   // Xid 154 text
+  kRecoveryAction,  // Xid 154 text
   kNcclTimeout,
   kNcclSegfault,
   kPcieBandwidthLimited,
   kDriverLoaded,
-  kGpuUuid,          // "NVRM: GPU at PCI:...: GPU-<uuid>"
+  kGpuUuid,  // "NVRM: GPU at PCI:...: GPU-<uuid>"
   kPcieAer,
   kFabricManagerError,
   kOomKill,
-  kProbeFailed,      // "probe of ... failed", "probe routine failed"
-  kGpuLost,          // the agent saw NVML lose a GPU (lost, hung or gone); source "nvml"
-  kPeermemError,     // "nvidia-peermem ... ERROR ..." (GPUDirect RDMA)
+  kProbeFailed,   // "probe of ... failed", "probe routine failed"
+  kGpuLost,       // the agent saw NVML lose a GPU (lost, hung or gone); source "nvml"
+  kPeermemError,  // "nvidia-peermem ... ERROR ..." (GPUDirect RDMA)
 };
 
 // The last enumerator, for code that walks every kind.

@@ -1,7 +1,8 @@
 #include "knowledge/severity_policy.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "knowledge/xid_severity.h"
 
@@ -59,8 +60,7 @@ std::optional<XidSeverity> SxidOverride(int code, const SeverityOverrides& overr
   return XidSeverityOfLevel(it->second);
 }
 
-CodeLevel XidLevel(int code, const SeverityOverrides& overrides,
-                   std::string_view recovery_action) {
+CodeLevel XidLevel(int code, const SeverityOverrides& overrides, std::string_view recovery_action) {
   if (auto level = XidOverride(code, overrides)) return severity_policy_detail::Overridden(*level);
   const XidInfo& info = LookupXid(code);
   XidSeverity floor = XidOccurrenceFloor(code, recovery_action);

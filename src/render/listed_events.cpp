@@ -5,9 +5,8 @@ namespace {
 namespace listed_events_detail {
 
 bool SameLine(const KernelEvent& a, const KernelEvent& b) {
-  return a.source.file == b.source.file && a.source.line == b.source.line &&
-         a.time == b.time && a.monotonic_s == b.monotonic_s && a.pci_bus_id == b.pci_bus_id &&
-         a.message == b.message;
+  return a.source.file == b.source.file && a.source.line == b.source.line && a.time == b.time &&
+         a.monotonic_s == b.monotonic_s && a.pci_bus_id == b.pci_bus_id && a.message == b.message;
 }
 
 bool IsCopyKind(const KernelEvent& e) {
@@ -25,7 +24,8 @@ std::vector<const KernelEvent*> ListedEvents(const std::vector<KernelEvent>& eve
     const KernelEvent& e = events[i];
     // The copy is folded right after its Xid (or into an earlier copy, right
     // after that Xid's earlier occurrence): look back one event.
-    if (i > 0 && listed_events_detail::IsCopyKind(e) && events[i - 1].kind == KernelEventKind::kXid &&
+    if (i > 0 && listed_events_detail::IsCopyKind(e) &&
+        events[i - 1].kind == KernelEventKind::kXid &&
         listed_events_detail::SameLine(events[i - 1], e)) {
       continue;
     }

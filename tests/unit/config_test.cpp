@@ -347,9 +347,10 @@ std::string SeverityErrorOf(const std::string& text) {
 }
 
 TEST(Config, SeveritySectionSetsPerCodeLevels) {
-  auto r = ParseConfig("[severity]\nxid.94 = \"warning\"\nsxid.12028 = \"critical\"\n"
-                       "\"xid.13\" = \"info\"\n",
-                       "cfg.toml");
+  auto r = ParseConfig(
+      "[severity]\nxid.94 = \"warning\"\nsxid.12028 = \"critical\"\n"
+      "\"xid.13\" = \"info\"\n",
+      "cfg.toml");
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->severity.xid.at(94), Level::kWarning);
   EXPECT_EQ(r->severity.xid.at(13), Level::kInfo);

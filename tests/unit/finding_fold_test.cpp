@@ -1,7 +1,8 @@
+#include "rules/engine/finding_fold.h"
+
 #include <gtest/gtest.h>
 
 #include "core/clock_reasons.h"
-#include "rules/engine/finding_fold.h"
 #include "rules/gpu_health/group.h"
 #include "rules/gpu_performance/group.h"
 #include "support/rule_testing.h"
@@ -172,9 +173,8 @@ TEST(FoldAcrossGpus, AnIndexNameIsWholeGpu1IsNotGpu12) {
     Finding f = PerGpu(gpus[i], Severity::kWarning, "odd", 1);
     // GPU 1's remedy names GPU 12, GPU 2's GPU 22: neither is a name of the
     // GPU itself, so the two remedies differ and the findings stay apart.
-    f.actions.push_back(Action{Text{i == 1 ? "Compare with GPU 12." : "Compare with GPU 22.",
-                                    "比较。"},
-                               ""});
+    f.actions.push_back(
+        Action{Text{i == 1 ? "Compare with GPU 12." : "Compare with GPU 22.", "比较。"}, ""});
     d.findings.push_back(f);
   }
   FoldAcrossGpus(d, input);

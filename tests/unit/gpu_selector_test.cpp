@@ -58,8 +58,8 @@ TEST(PciBusId, Normalises) {
 // The four ways drivers and people write one device (issue: `--gpu
 // PCI:0000:18:00` matched nothing on main).
 TEST(PciBusId, EveryWrittenFormIsTheSameDevice) {
-  for (const char* form : {"18:00.0", "PCI:0000:18:00", "0000:18:00.0", "00000000:18:00.0",
-                           "pci:0000:18:00.0"}) {
+  for (const char* form :
+       {"18:00.0", "PCI:0000:18:00", "0000:18:00.0", "00000000:18:00.0", "pci:0000:18:00.0"}) {
     EXPECT_EQ(NormalizePciBusId(form), "0000:18:00.0") << form;
     EXPECT_EQ(PciBusIdProblem(form), "") << form;
   }

@@ -461,15 +461,24 @@ TEST(KernelEvents, BufferScanMatchesLineByLine) {
 
 TEST(KernelPrefilter, FindsEveryNeedleAndSkipsNoise) {
   const std::pair<const char*, std::size_t> cases[] = {
-      {"NVRM: x", 0},          {"a SXid (", 3},  // the needle is "Xid"
-      {"Reason:Xid 79", 7},    {"{\"MESSAGE\":[78,86]", 1},
-      {"WorkNCCL(", 4},        {"in libnccl.so", 3},
-      {"Killed process 1", 0}, {"x invoked oom-killer:", 10},
-      {"AER: x", 0},           {"PCIe Bus Error", 0},
-      {"PCIe bandwidth", 0},   {"nvidia-fabricmanager", 7},
-      {"[ERROR] [tid 1]", 0},  {"probe failed with error -1", 6},
-      {"x error status/mask=0", 8}, {"  [ 5] SDES", 7},
-      {"[ 5] Surprise Down Error", 5}, {"Root Port link has been reset", 10},
+      {"NVRM: x", 0},
+      {"a SXid (", 3},  // the needle is "Xid"
+      {"Reason:Xid 79", 7},
+      {"{\"MESSAGE\":[78,86]", 1},
+      {"WorkNCCL(", 4},
+      {"in libnccl.so", 3},
+      {"Killed process 1", 0},
+      {"x invoked oom-killer:", 10},
+      {"AER: x", 0},
+      {"PCIe Bus Error", 0},
+      {"PCIe bandwidth", 0},
+      {"nvidia-fabricmanager", 7},
+      {"[ERROR] [tid 1]", 0},
+      {"probe failed with error -1", 6},
+      {"x error status/mask=0", 8},
+      {"  [ 5] SDES", 7},
+      {"[ 5] Surprise Down Error", 5},
+      {"Root Port link has been reset", 10},
       {"Unable to determine the device handle for GPU1: 0000:34:00.0", 20},
       {"$ nvidia-smi\tNo devices were found", 13},
       {"Failed to initialize NVML: Driver/library version mismatch", 0},

@@ -2,10 +2,11 @@
 // the fallen_off_bus copy the extractor makes for the rules: twice). Lines 7
 // and 8 of the shared fixture
 // akash-support-issue-209-xid79-crash-dump-multiline-535.161.07-dmesg-T.log.
+#include "render/listed_events.h"
+
 #include <gtest/gtest.h>
 
 #include "parse/kernel_events.h"
-#include "render/listed_events.h"
 #include "render/report_text.h"
 #include "support/rule_testing.h"
 

@@ -124,10 +124,12 @@ namespace {
 // burst names the GPU. Stamps added to place them in time.
 std::vector<std::string> PortBurstAt(const std::string& stamp) {
   return {
-      stamp + " pcieport 0000:00:03.0: AER: Multiple Uncorrected (Fatal) error received: "
-              "0000:00:03.0",
-      stamp + " pcieport 0000:00:03.0: PCIe Bus Error: severity=Uncorrected (Fatal), "
-              "type=Transaction Layer, (Requester ID)",
+      stamp +
+          " pcieport 0000:00:03.0: AER: Multiple Uncorrected (Fatal) error received: "
+          "0000:00:03.0",
+      stamp +
+          " pcieport 0000:00:03.0: PCIe Bus Error: severity=Uncorrected (Fatal), "
+          "type=Transaction Layer, (Requester ID)",
       stamp + " pcieport 0000:00:03.0:   device [8086:6f08] error status/mask=00004020/00000000",
       stamp + " pcieport 0000:00:03.0:    [ 5] SDES                  ",
       stamp + " pcieport 0000:00:03.0: AER: Root Port link has been reset (0)",
@@ -137,7 +139,8 @@ std::vector<std::string> PortBurstAt(const std::string& stamp) {
 
 std::vector<KernelEvent> PortTestEvents(const std::vector<std::string>& texts) {
   std::vector<LogLine> lines;
-  for (const auto& t : texts) lines.push_back(LogLine{t, SourceRef{"dmesg", lines.size() + 1}, {}, {}});
+  for (const auto& t : texts)
+    lines.push_back(LogLine{t, SourceRef{"dmesg", lines.size() + 1}, {}, {}});
   return ExtractKernelEvents(lines, {});
 }
 
@@ -156,8 +159,9 @@ TEST(PcieAerRule, APortsLinkLossIsCriticalEvenWithNoGpuNamed) {
 // Then a GPU falls off the bus within minutes: one finding naming both.
 TEST(XidFallenOffBusRule, APortsLinkLossThenXid79IsOneFindingNamingBoth) {
   auto texts = PortBurstAt("[74889.101000]");
-  texts.push_back("[74950.548779] NVRM: Xid (PCI:0000:03:00): 79, pid='<unknown>', "
-                  "name=<unknown>, GPU has fallen off the bus.");
+  texts.push_back(
+      "[74950.548779] NVRM: Xid (PCI:0000:03:00): 79, pid='<unknown>', "
+      "name=<unknown>, GPU has fallen off the bus.");
   DiagnosisInput input = WithEvents(PortTestEvents(texts));
   auto loss = RunRule(kXidFallenOffBusRule, input);
   ASSERT_EQ(loss.findings.size(), 1u);

@@ -6,11 +6,12 @@
 // data set (huggingface.co/datasets/LHRS-UM-FERI/MENTHOS-dataset-rootcause),
 // NVIDIA/nccl issue #1043 (Fabric Manager multicast errors) and the shared
 // fixture gpud-testdata-fabricmanager-log-nvswitch-nonfatal-12028.log.
+#include "knowledge/severity_policy.h"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-#include "knowledge/severity_policy.h"
 #include "knowledge/sxid_catalog.h"
 #include "parse/kernel_events.h"
 #include "rules/engine/engine.h"
@@ -23,7 +24,8 @@ namespace {
 
 std::vector<KernelEvent> PolicyTestEvents(const std::vector<std::string>& texts) {
   std::vector<LogLine> lines;
-  for (const auto& t : texts) lines.push_back(LogLine{t, SourceRef{"t.log", lines.size() + 1}, {}, {}});
+  for (const auto& t : texts)
+    lines.push_back(LogLine{t, SourceRef{"t.log", lines.size() + 1}, {}, {}});
   return ExtractKernelEvents(lines, {});
 }
 
@@ -82,22 +84,25 @@ TEST(NvswitchSxidRule, ALineThatStatesNoSeverityIsNotNonFatal) {
 // MENTHOS data set: a bare 10002 line (Host_priv_timeout, "other notable" in
 // the guide) and a 19084 line the driver prints as Non-fatal.
 TEST(NvswitchSxidRule, NotableAndHeartbeatCodesFollowTheGuide) {
-  auto bare = PolicyTestEvents({"nvidia-nvswitch2: SXid (PCI:0000:c4:00.0): 10002, Severity 5 Engine "
-                     "instance 00 Sub-engine instance 00"});
+  auto bare =
+      PolicyTestEvents({"nvidia-nvswitch2: SXid (PCI:0000:c4:00.0): 10002, Severity 5 Engine "
+                        "instance 00 Sub-engine instance 00"});
   auto d = RunRule(kNvswitchSxidRule, WithEvents(bare));
   ASSERT_EQ(d.findings.size(), 1u);
   EXPECT_EQ(d.findings[0].severity, Severity::kWarning);
   EXPECT_EQ(d.findings[0].title.en.find("Non-fatal"), std::string::npos) << d.findings[0].title.en;
-  auto heartbeat = PolicyTestEvents({"nvidia-nvswitch4: SXid (PCI:0000:c6:00.0): 19084, Non-fatal, Link 29 "
-                          "AN1 Heartbeat Timeout Error (First)"});
+  auto heartbeat =
+      PolicyTestEvents({"nvidia-nvswitch4: SXid (PCI:0000:c6:00.0): 19084, Non-fatal, Link 29 "
+                        "AN1 Heartbeat Timeout Error (First)"});
   auto h = RunRule(kNvswitchSxidRule, WithEvents(heartbeat));
   ASSERT_EQ(h.findings.size(), 1u);
   EXPECT_EQ(h.findings[0].severity, Severity::kCritical);  // needs a reset of all GPUs and switches
 }
 
 TEST(NvswitchSxidRule, ConfigOverrideReplacesTheLevel) {
-  auto events = PolicyTestEvents({"nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal, Link 48 LTSSM "
-                       "Fault Up"});
+  auto events =
+      PolicyTestEvents({"nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 20034, Fatal, Link 48 LTSSM "
+                        "Fault Up"});
   DiagnosisInput input = WithEvents(events);
   input.config.severity.sxid[20034] = Level::kWarning;
   auto d = RunRule(kNvswitchSxidRule, input);
@@ -108,8 +113,8 @@ TEST(NvswitchSxidRule, ConfigOverrideReplacesTheLevel) {
 // The real fabricmanager.log: 12028 is logged "non-fatal" but stalls NVLink
 // traffic (guide); gpudoctor makes it critical (main: a warning).
 TEST(FabricManagerLogEventsRule, Sxid12028FromTheRealLogIsCritical) {
-  const std::string text =
-      test::ReadFixtureFile("kernel", "gpud-testdata-fabricmanager-log-nvswitch-nonfatal-12028.log");
+  const std::string text = test::ReadFixtureFile(
+      "kernel", "gpud-testdata-fabricmanager-log-nvswitch-nonfatal-12028.log");
   if (text.empty()) GTEST_SKIP() << "fixture not found below " << SHARED_DIR;
   std::vector<std::string> texts;
   std::istringstream in(text);
@@ -159,7 +164,8 @@ TEST(XidSeverityPolicy, LevelsAndReasons) {
 // Xid 38 as pasted in bbs.archlinux.org/viewtopic.php?id=283219 (the paste
 // ends after the pid): main gave it info.
 TEST(XidSeverityPolicy, Xid38IsAFirmwareWarning) {
-  auto events = PolicyTestEvents({"Feb 01 14:25:31 archbox kernel: NVRM: Xid (PCI:0000:01:00): 38, pid=1659,"});
+  auto events = PolicyTestEvents(
+      {"Feb 01 14:25:31 archbox kernel: NVRM: Xid (PCI:0000:01:00): 38, pid=1659,"});
   auto d = RunRule(kXidOtherRule, WithEvents(events));
   ASSERT_EQ(d.findings.size(), 1u);
   EXPECT_EQ(d.findings[0].severity, Severity::kWarning);
@@ -168,8 +174,9 @@ TEST(XidSeverityPolicy, Xid38IsAFirmwareWarning) {
 
 TEST(XidSeverityPolicy, ConfigOverrideAppliesToEveryXidFinding) {
   // The Xid 94 line of the shared fixture ecc-howto-doc-xid48-63-94-a100-550.90.07.log.
-  auto events = PolicyTestEvents({"[430954.533994] NVRM: Xid (PCI:0000:52:00): 94, pid='<unknown>', "
-                       "name=<unknown>, Contained: SM (0x1). RST: No, D-RST: No"});
+  auto events =
+      PolicyTestEvents({"[430954.533994] NVRM: Xid (PCI:0000:52:00): 94, pid='<unknown>', "
+                        "name=<unknown>, Contained: SM (0x1). RST: No, D-RST: No"});
   DiagnosisInput input = WithEvents(events);
   Diagnosis before = Diagnose(input);
   ASSERT_FALSE(before.findings.empty());

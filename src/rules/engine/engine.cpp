@@ -34,8 +34,7 @@ void ApplyXidOverrides(Finding& f, const Config& config) {
     auto one = XidOverride(code, overrides);
     if (!one) return;
     level = level ? std::max(*level, *one) : *one;
-    keys += fmt::format("{}xid.{} = \"{}\"", keys.empty() ? "" : ", ", code,
-                        XidSeverityName(*one));
+    keys += fmt::format("{}xid.{} = \"{}\"", keys.empty() ? "" : ", ", code, XidSeverityName(*one));
   }
   f.severity = *level == XidSeverity::kCritical  ? Severity::kCritical
                : *level == XidSeverity::kWarning ? Severity::kWarning

@@ -9,10 +9,10 @@
 // gpu.lost's, not a power problem.
 #include <fmt/format.h>
 
-#include "rules/gpu_performance/gpu_perf_util.h"
-#include "rules/gpu_performance/group.h"
 #include "rules/engine/gpu_broken.h"
 #include "rules/engine/window_stats.h"
+#include "rules/gpu_performance/gpu_perf_util.h"
+#include "rules/gpu_performance/group.h"
 
 namespace gpudoctor {
 namespace {
@@ -78,9 +78,9 @@ void ReportUnreadable(const GpuSeries& gpu, RuleOutput& out) {
       Text{fmt::format("power draw: {} ({} of {} readings)", *why, failed, gpu.readings.size()),
            fmt::format("功耗读数：`{}`（{} 次读数中有 {} 次）", *why, gpu.readings.size(), failed)},
       static_cast<double>(failed), "count", std::nullopt, std::nullopt});
-  f.actions.push_back(Action{Text{"Read the power sensor again over a minute.",
-                                  "在一分钟内多次读取功耗传感器。"},
-                             fmt::format("nvidia-smi -i {} -q -d POWER -l 5", g.index)});
+  f.actions.push_back(
+      Action{Text{"Read the power sensor again over a minute.", "在一分钟内多次读取功耗传感器。"},
+             fmt::format("nvidia-smi -i {} -q -d POWER -l 5", g.index)});
   f.actions.push_back(Action{Text{"If it keeps failing, update the driver; then have the board "
                                   "checked (on a cloud instance, report it to the provider).",
                                   "若持续失败，请升级驱动，然后检查板卡（云服务器请报告云厂商）。"},
@@ -155,7 +155,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 
 const Rule kPowerFluctuationRule{
     "power.fluctuation", "power",
-    "Power draw swinging strongly (coefficient of variation and peak-to-peak) while working, or a power draw the driver cannot read (ERR!)",
+    "Power draw swinging strongly (coefficient of variation and peak-to-peak) while working, or a "
+    "power draw the driver cannot read (ERR!)",
     kNeedsGpuReadings, power_fluctuation_rule::Evaluate};
 
 }  // namespace gpudoctor

@@ -171,7 +171,8 @@ bool IsPortLinkLossAer(const DiagnosisInput& input, const KernelEvent& e) {
 
 bool PortLossPrecedes(const KernelEvent& port, const KernelEvent& lost) {
   constexpr double kPrintedAfterS = 5;
-  if (auto gap = SecondsBetween(port, lost)) return *gap >= -kPrintedAfterS && *gap <= kAerBeforeLossS;
+  if (auto gap = SecondsBetween(port, lost))
+    return *gap >= -kPrintedAfterS && *gap <= kAerBeforeLossS;
   return port.source.file == lost.source.file && port.source.line <= lost.source.line + 40 &&
          port.source.line + 400 >= lost.source.line;
 }

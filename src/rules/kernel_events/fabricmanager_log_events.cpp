@@ -7,8 +7,8 @@
 // multicast team set-up, "failed to find the GPU handle ... multicast team")
 // are fabric failures, a warning, never "failed to start". An NVSwitch error
 // with its SXid code takes the SXid catalog's level (knowledge/
-// sxid_catalog.h: 12028, printed non-fatal, stalls NVLink traffic). The live Fabric Manager log and service state
-// are judged by the fabricmanager.* system rules.
+// sxid_catalog.h: 12028, printed non-fatal, stalls NVLink traffic). The live Fabric Manager log and
+// service state are judged by the fabricmanager.* system rules.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -78,10 +78,10 @@ void AddSwitchErrors(const DiagnosisInput& input, const EventList& errors, bool 
     CodeLevel level = SxidLevelOf(*e->code, fatal ? SxidLineSays::kFatal : SxidLineSays::kNonFatal,
                                   input.config.severity);
     std::string name(XidSeverityName(level.severity));
-    f.evidence.push_back(EvidenceItem{
-        Text{fmt::format("SXid {}: {} ({})", *e->code, name, level.why),
-             fmt::format("SXid {}：级别 {}（依据：`{}`）", *e->code, name, level.why)},
-        std::nullopt, "", std::nullopt, std::nullopt});
+    f.evidence.push_back(
+        EvidenceItem{Text{fmt::format("SXid {}: {} ({})", *e->code, name, level.why),
+                          fmt::format("SXid {}：级别 {}（依据：`{}`）", *e->code, name, level.why)},
+                     std::nullopt, "", std::nullopt, std::nullopt});
     break;  // the first code's reason, after the lines
   }
   f.actions.push_back(Action{Text{"Look for the matching SXid lines and NVLink errors.",
@@ -160,12 +160,15 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   for (const KernelEvent* e : all) {
     if (Mentions(e, "non-fatal error")) nonfatal.push_back(e);
     else if (Mentions(e, "fatal error")) fatal.push_back(e);
-    else if (IsStartFailure(e)) failures.push_back(e);
-    else running.push_back(e);
+    else if (IsStartFailure(e))
+      failures.push_back(e);
+    else
+      running.push_back(e);
   }
   if (!failures.empty()) {  // a plain error line beside a failed start is part of that story
     EventList multicast;
-    for (const KernelEvent* e : running) (e->detail == "multicast" ? multicast : failures).push_back(e);
+    for (const KernelEvent* e : running)
+      (e->detail == "multicast" ? multicast : failures).push_back(e);
     running = std::move(multicast);
   }
   if (!fatal.empty()) AddSwitchErrors(input, fatal, true, out);

@@ -31,9 +31,9 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
       "所属的 CUDA 上下文已不存在：某个进程在显存仍被注册时退出或崩溃。这是清理过程，不是 GPU "
       "故障；若同时有经由 InfiniBand 或 RoCE 的 NCCL 任务卡住或失败，请检查结束的任务和网络侧。"};
   events::AddEventEvidence(f, errors);
-  f.actions.push_back(Action{Text{"See which jobs ended or crashed at that time.",
-                                  "查看当时结束或崩溃的任务。"},
-                             "sudo dmesg -T | grep -i -E 'peermem|Xid|segfault'"});
+  f.actions.push_back(
+      Action{Text{"See which jobs ended or crashed at that time.", "查看当时结束或崩溃的任务。"},
+             "sudo dmesg -T | grep -i -E 'peermem|Xid|segfault'"});
   f.actions.push_back(Action{Text{"Check that the module matches the driver and the RDMA ports "
                                   "are up.",
                                   "确认该模块与驱动版本一致，且 RDMA 端口处于活动状态。"},

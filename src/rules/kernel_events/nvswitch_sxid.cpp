@@ -75,8 +75,9 @@ std::vector<CodeSummary> Summarize(const EventList& group, const SeverityOverrid
   return codes;
 }
 
-void Explain(Finding& f, XidSeverity worst, bool stated_non_fatal, bool listed, const std::string& sw,
-             const std::string& sw_zh, const std::string& codes, const std::string& codes_zh) {
+void Explain(Finding& f, XidSeverity worst, bool stated_non_fatal, bool listed,
+             const std::string& sw, const std::string& sw_zh, const std::string& codes,
+             const std::string& codes_zh) {
   if (worst == XidSeverity::kCritical) {
     f.title = Text{fmt::format("Error on {} stops NVLink traffic (SXid {})", sw, codes),
                    fmt::format("{} 出现中断 NVLink 通信的错误（SXid {}）", sw_zh, codes_zh)};
@@ -164,7 +165,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 }  // namespace
 
 const Rule kNvswitchSxidRule{"nvswitch.sxid", "nvlink",
-                             "NVSwitch errors (SXid) at the level of NVIDIA's Fabric Manager guide, with Fabric Manager log errors",
+                             "NVSwitch errors (SXid) at the level of NVIDIA's Fabric Manager "
+                             "guide, with Fabric Manager log errors",
                              kNeedsKernelLog, nvswitch_sxid_rule::Evaluate};
 
 }  // namespace gpudoctor

@@ -101,11 +101,11 @@ void ReportPort(const std::string& port, const EventList& group, RuleOutput& out
       "交换芯片或网卡）在节点重启前都不可用。日志中没有把该端口与某块 GPU 联系起来：请查看 PCI "
       "拓扑确认其下方的设备。"};
   events::AddEventEvidence(f, group);
-  f.actions.push_back(Action{Text{"See which devices sit below the port.",
-                                  "查看该端口下方有哪些设备。"},
-                             "lspci -tv"});
-  f.actions.push_back(Action{Text{"Read the port's AER and link status.", "查看该端口的 AER 与链路状态。"},
-                             "sudo lspci -vvv -s " + port});
+  f.actions.push_back(Action{
+      Text{"See which devices sit below the port.", "查看该端口下方有哪些设备。"}, "lspci -tv"});
+  f.actions.push_back(
+      Action{Text{"Read the port's AER and link status.", "查看该端口的 AER 与链路状态。"},
+             "sudo lspci -vvv -s " + port});
   f.actions.push_back(Action{
       Text{"Reseat the card and check the riser, cable and power below the port (on a cloud "
            "instance, report the host to the provider); a reboot brings the link back.",

@@ -115,14 +115,15 @@ bool AddLinkLoss(const DiagnosisInput& input, const EventList& lost, const Text&
   });
   if (port != aer.end()) {
     const KernelEvent& p = **port;
-    std::string what = p.detail.find("surprise down") != std::string::npos ? "Surprise Down"
-                                                                           : "fatal error";
-    f.title = Text{fmt::format("The link above {} failed at {} (AER {} on port {}), then the GPU "
-                               "fell off the bus{}",
-                               label.en, events::EventWhenText(p), what, p.pci_bus_id, tag),
-                   fmt::format("{} 上方的链路在 {} 断开（端口 {} 报告 AER {}），随后 GPU 从总线掉线{}",
-                               label.zh, events::EventWhenText(p), p.pci_bus_id,
-                               what == "fatal error" ? "致命错误" : what, tag)};
+    std::string what =
+        p.detail.find("surprise down") != std::string::npos ? "Surprise Down" : "fatal error";
+    f.title =
+        Text{fmt::format("The link above {} failed at {} (AER {} on port {}), then the GPU "
+                         "fell off the bus{}",
+                         label.en, events::EventWhenText(p), what, p.pci_bus_id, tag),
+             fmt::format("{} 上方的链路在 {} 断开（端口 {} 报告 AER {}），随后 GPU 从总线掉线{}",
+                         label.zh, events::EventWhenText(p), p.pci_bus_id,
+                         what == "fatal error" ? "致命错误" : what, tag)};
   }
   f.explanation = Text{
       fmt::format("PCIe Advanced Error Reporting logged uncorrectable errors on the link to {}{} "
