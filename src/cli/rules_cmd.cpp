@@ -1,10 +1,14 @@
 // gpudoctor rules: the diagnosis rules in the order they run, with the
 // evidence each needs, so a user can see what diagnose and analyze check.
+// `--severity`: the level every Xid and SXid code gets and why (the severity
+// policy, knowledge/severity_policy.h), with the config file's overrides.
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "core/config.h"
+#include "knowledge/severity_policy.h"
 #include "rules/engine/registry.h"
 
 namespace gpudoctor {
@@ -41,14 +45,80 @@ int RunRules(bool json) {
   return kExitOk;
 }
 
+struct SeverityRow {
+  std::string key;  // "xid.79", "sxid.20034"
+  std::string name;
+  CodeLevel level;
+};
+
+std::vector<SeverityRow> SeverityRows(const SeverityOverrides& overrides) {
+  std::vector<SeverityRow> rows;
+  for (const XidInfo& x : AllXids()) {
+    rows.push_back({"xid." + std::to_string(x.code), x.meaning, XidLevel(x.code, overrides)});
+  }
+  for (const SxidInfo& x : AllSxids()) {
+    rows.push_back({"sxid." + std::to_string(x.code), std::string(x.name),
+                    SxidLevelOf(x.code, SxidLineSays::kNothing, overrides)});
+  }
+  // Overrides of codes no table lists still show.
+  for (const auto& [code, level] : overrides.xid) {
+    if (!LookupXid(code).in_catalog)
+      rows.push_back({"xid." + std::to_string(code), "", XidLevel(code, overrides)});
+  }
+  for (const auto& [code, level] : overrides.sxid) {
+    if (!FindSxid(code))
+      rows.push_back({"sxid." + std::to_string(code), "",
+                      SxidLevelOf(code, SxidLineSays::kNothing, overrides)});
+  }
+  return rows;
+}
+
+int RunSeverity(bool json, const std::string& config_path) {
+  auto config =
+      LoadConfig(config_path.empty() ? std::nullopt : std::optional<std::string>(config_path));
+  if (!config) {
+    std::cerr << "gpudoctor: " << config.error().message << "\n";
+    return kExitCannotRun;
+  }
+  std::vector<SeverityRow> rows = SeverityRows(config->severity);
+  if (json) {
+    nlohmann::ordered_json doc = nlohmann::ordered_json::array();
+    for (const SeverityRow& r : rows) {
+      doc.push_back({{"code", r.key},
+                     {"name", r.name},
+                     {"level", std::string(XidSeverityName(r.level.severity))},
+                     {"why", r.level.why},
+                     {"overridden", r.level.overridden}});
+    }
+    std::cout << doc.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << "code        level     why (name)\n";
+  for (const SeverityRow& r : rows) {
+    std::string level(XidSeverityName(r.level.severity));
+    std::cout << r.key << std::string(r.key.size() < 12 ? 12 - r.key.size() : 1, ' ') << level
+              << std::string(level.size() < 10 ? 10 - level.size() : 1, ' ') << r.level.why
+              << (r.name.empty() ? "" : " (" + r.name + ")") << "\n";
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 void RegisterRules(CLI::App& app, int* exit_code) {
   auto json = std::make_shared<bool>(false);
+  auto severity = std::make_shared<bool>(false);
+  auto config = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("rules", "List the diagnosis rules, in the order they run, "
                                               "with the evidence each needs");
   cmd->add_flag("--json", *json, "Print the list as JSON");
-  cmd->callback([json, exit_code] { *exit_code = RunRules(*json); });
+  cmd->add_flag("--severity", *severity,
+                "List the level of every Xid and SXid code and why, with the config file's "
+                "[severity] overrides");
+  cmd->add_option("--config", *config, "Configuration file (its [severity] overrides)");
+  cmd->callback([json, severity, config, exit_code] {
+    *exit_code = *severity ? RunSeverity(*json, *config) : RunRules(*json);
+  });
 }
 
 }  // namespace gpudoctor

@@ -255,6 +255,60 @@ class Parser {
     return std::nullopt;
   }
 
+  // One code's level: `family` "xid" or "sxid", `code_text` its number.
+  std::optional<Error> SeverityOf(std::string_view family, std::string_view code_text,
+                                  const toml::node& v, const toml::source_region& where,
+                                  Config& cfg) const {
+    const std::string key = fmt::format("severity.{}.{}", family, code_text);
+    std::int64_t code = 0;
+    bool digits = !code_text.empty() && code_text.size() <= 6;
+    for (char c : code_text) digits = digits && c >= '0' && c <= '9';
+    if (digits) code = std::stoll(std::string(code_text));
+    if (!digits || code < 1)
+      return Fail(where, key,
+                  fmt::format("'{}' is not an {} code (a number from 1)", code_text,
+                              family == "xid" ? "Xid" : "SXid"));
+    const auto* s = v.as_string();
+    if (s == nullptr)
+      return Fail(where, key, fmt::format("expected a string, got {}", TypeName(v)));
+    static const std::pair<std::string_view, Level> kLevels[] = {
+        {"info", Level::kInfo}, {"warning", Level::kWarning}, {"critical", Level::kCritical}};
+    for (const auto& [name, level] : kLevels) {
+      if (s->get() == name) {
+        (family == "xid" ? cfg.severity.xid : cfg.severity.sxid)[static_cast<int>(code)] = level;
+        return std::nullopt;
+      }
+    }
+    return Fail(where, key,
+                fmt::format("'{}' is not info, warning or critical", OneLine(s->get())));
+  }
+
+  // `xid.94 = "warning"` is a dotted key (table xid, key 94); a quoted
+  // `"xid.94"` is one key. Both mean the same.
+  std::optional<Error> SeveritySection(const toml::table& t, Config& cfg) {
+    for (auto&& [k, v] : t) {
+      const std::string_view name = k.str();
+      const auto& where = Where(k, v);
+      if (auto dot = name.find('.'); dot != std::string_view::npos) {
+        std::string_view family = name.substr(0, dot);
+        if (family != "xid" && family != "sxid")
+          return Fail(where, "severity." + std::string(name), "unknown key (xid.N or sxid.N)");
+        if (auto e = SeverityOf(family, name.substr(dot + 1), v, where, cfg)) return e;
+        continue;
+      }
+      if (name != "xid" && name != "sxid")
+        return Fail(where, "severity." + std::string(name), "unknown key (xid.N or sxid.N)");
+      const auto* codes = v.as_table();
+      if (codes == nullptr)
+        return Fail(where, "severity." + std::string(name),
+                    fmt::format("expected {}.N = \"level\", got {}", name, TypeName(v)));
+      for (auto&& [ck, cv] : *codes) {
+        if (auto e = SeverityOf(name, ck.str(), cv, Where(ck, cv), cfg)) return e;
+      }
+    }
+    return std::nullopt;
+  }
+
   std::optional<Error> Document(const toml::table& doc, Config& cfg) {
     using Section = std::optional<Error> (Parser::*)(const toml::table&, Config&);
     static const std::pair<std::string_view, Section> kSections[] = {
@@ -264,6 +318,7 @@ class Parser {
         {"window", &Parser::WindowSection},
         {"network", &Parser::NetworkSection},
         {"metrics", &Parser::MetricsSection},
+        {"severity", &Parser::SeveritySection},
     };
     for (auto&& [k, v] : doc) {
       const auto& where = Where(k, v);

@@ -1,10 +1,11 @@
 // The TOML configuration file (/etc/gpudoctor/config.toml or --config FILE):
 // threshold overrides, power-supply facts, the expected GPU count, the
-// "sustained" share of a window, the hosts to ping and the agent's /metrics
-// names. Every key is optional;
+// "sustained" share of a window, the hosts to ping, the agent's /metrics
+// names and per-code severity overrides ([severity]). Every key is optional;
 // a missing file means the defaults. deploy/config.example.toml lists them.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,15 @@ namespace gpudoctor {
 
 inline constexpr std::string_view kDefaultConfigPath = "/etc/gpudoctor/config.toml";
 
+// [severity]: the level a user gives one Xid or SXid code, replacing the one
+// gpudoctor's policy gives it (`xid.94 = "warning"`, `sxid.12028 =
+// "critical"`). Values are Level::kInfo, kWarning or kCritical.
+struct SeverityOverrides {
+  std::map<int, Level> xid;
+  std::map<int, Level> sxid;
+  bool empty() const { return xid.empty() && sxid.empty(); }
+};
+
 struct Config {
   Thresholds thresholds;                            // [thresholds]
   std::optional<double> psu_capacity_w;             // [power] psu_capacity_w; unset: unknown
@@ -28,6 +38,7 @@ struct Config {
   std::vector<std::string> ping_targets;            // [network] ping: "host" or "host:port"
   MetricNames metric_names = MetricNames::kGpudoctor;  // [metrics] names: the agent's /metrics
   unsigned metrics_top_processes = kDefaultTopProcesses;  // [metrics] top_processes per GPU
+  SeverityOverrides severity;                             // [severity] xid.N / sxid.N
   std::string source = "defaults";                  // the file read, or "defaults"
 };
 

@@ -63,9 +63,17 @@ bool ParseHex(std::string_view text, std::size_t max_digits, unsigned* out) {
 
 }  // namespace
 
-std::string NormalizePciBusId(const std::string& text) {
-  // Accept "DDDDDDDD:BB:DD.F", "DDDD:BB:DD.F", "BB:DD.F" and the kernel log's
-  // "DDDD:BB:DD" (function 0).
+namespace {
+namespace pci_bus_id_detail {
+
+struct PciParts {
+  unsigned domain = 0, bus = 0, device = 0, function = 0;
+};
+
+// Reads "DDDDDDDD:BB:DD.F", "DDDD:BB:DD.F", "BB:DD.F" and the kernel log's
+// "DDDD:BB:DD" (function 0), each also after the driver's "PCI:". Returns
+// why the text is not a bus id, or empty when `out` holds it.
+std::string Parse(const std::string& text, PciParts& out) {
   std::string lower;
   for (char c : text) {
     if (!std::isspace(static_cast<unsigned char>(c))) {
@@ -73,12 +81,13 @@ std::string NormalizePciBusId(const std::string& text) {
     }
   }
   std::string_view rest = lower;
-  unsigned function = 0;
+  if (rest.substr(0, 4) == "pci:") rest.remove_prefix(4);  // the driver's "PCI:0000:18:00"
   if (auto dot = rest.rfind('.'); dot != std::string_view::npos) {
-    if (!ParseHex(rest.substr(dot + 1), 1, &function)) return {};
+    if (!ParseHex(rest.substr(dot + 1), 1, &out.function))
+      return "the function is not one hex digit";
     rest = rest.substr(0, dot);
-  } else if (std::count(lower.begin(), lower.end(), ':') != 2) {
-    return {};  // without a function only the full domain:bus:device form
+  } else if (std::count(rest.begin(), rest.end(), ':') != 2) {
+    return "not domain:bus:device[.function]";  // without a function only the full form
   }
   std::vector<std::string_view> parts;
   while (true) {
@@ -87,18 +96,44 @@ std::string NormalizePciBusId(const std::string& text) {
     if (colon == std::string_view::npos) break;
     rest = rest.substr(colon + 1);
   }
-  unsigned domain = 0, bus = 0, device = 0;
   if (parts.size() == 3) {
-    if (!ParseHex(parts[0], 8, &domain)) return {};
+    if (!ParseHex(parts[0], 8, &out.domain)) return "the domain is not 1 to 8 hex digits";
     parts.erase(parts.begin());
   } else if (parts.size() != 2) {
-    return {};
+    return "not domain:bus:device[.function]";
   }
-  if (!ParseHex(parts[0], 2, &bus) || !ParseHex(parts[1], 2, &device)) return {};
-  if (domain > 0xffff || device > 0x1f || function > 7) return {};
+  if (!ParseHex(parts[0], 2, &out.bus)) return "the bus is not 1 or 2 hex digits";
+  if (!ParseHex(parts[1], 2, &out.device)) return "the device is not 1 or 2 hex digits";
+  char why[64];
+  if (out.domain > 0xffff) {
+    std::snprintf(why, sizeof why, "domain 0x%x is above 0xffff", out.domain);
+    return why;
+  }
+  if (out.device > 0x1f) {
+    std::snprintf(why, sizeof why, "device 0x%x is above 0x1f", out.device);
+    return why;
+  }
+  if (out.function > 7) {
+    std::snprintf(why, sizeof why, "function %u is above 7", out.function);
+    return why;
+  }
+  return {};
+}
+
+}  // namespace pci_bus_id_detail
+}  // namespace
+
+std::string NormalizePciBusId(const std::string& text) {
+  pci_bus_id_detail::PciParts p;
+  if (!pci_bus_id_detail::Parse(text, p).empty()) return {};
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", domain, bus, device, function);
+  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", p.domain, p.bus, p.device, p.function);
   return buf;
+}
+
+std::string PciBusIdProblem(const std::string& text) {
+  pci_bus_id_detail::PciParts p;
+  return pci_bus_id_detail::Parse(text, p);
 }
 
 }  // namespace gpudoctor

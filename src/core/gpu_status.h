@@ -215,7 +215,12 @@ std::string MigProfileOfName(std::string_view mig_device_name);
 // "12.2" for 12020; empty when absent.
 std::string CudaVersionText(std::int64_t encoded);
 // "0000:3b:00.0" from "00000000:3B:00.0", "0000:3b:00.0", "3b:00.0" or the
-// kernel log's "0000:3b:00" (function 0); empty if malformed.
+// kernel log's "0000:3b:00" (function 0), with or without the driver's
+// "PCI:" in front; empty if malformed (a device above 0x1f or a function
+// above 7 is not a bus id: PciBusIdProblem says why).
 std::string NormalizePciBusId(const std::string& text);
+// Why `text` is not a PCI bus id ("device 0x3f is above 0x1f"), or empty
+// when NormalizePciBusId accepts it.
+std::string PciBusIdProblem(const std::string& text);
 
 }  // namespace gpudoctor

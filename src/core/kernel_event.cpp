@@ -22,6 +22,7 @@ const char* KernelEventKindName(KernelEventKind kind) {
     case KernelEventKind::kProbeFailed: return "probe_failed";
     case KernelEventKind::kGpuLost: return "gpu_lost";
     case KernelEventKind::kAgentStopped: return "agent_stopped";
+    case KernelEventKind::kPeermemError: return "peermem_error";
   }
   return "unknown";
 }

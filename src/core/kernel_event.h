@@ -37,12 +37,12 @@ enum class KernelEventKind {
   kRmInitFailed,
   kGspTimeout,
   kGspHeartbeat,
-  kRecoveryAction,   // Xid 154 text
+  kRecoveryAction,  // Xid 154 text
   kNcclTimeout,
   kNcclSegfault,
   kPcieBandwidthLimited,
   kDriverLoaded,
-  kGpuUuid,          // "NVRM: GPU at PCI:...: GPU-<uuid>"
+  kGpuUuid,  // "NVRM: GPU at PCI:...: GPU-<uuid>"
   kPcieAer,
   kFabricManagerError,
   kOomKill,
@@ -52,10 +52,11 @@ enum class KernelEventKind {
   // start, or by `report` when no agent holds the store); at its last
   // sample. Source "agent". Nothing was recorded until the next start.
   kAgentStopped,
+  kPeermemError,  // "nvidia-peermem ... ERROR ..." (GPUDirect RDMA)
 };
 
 // The last enumerator, for code that walks every kind.
-inline constexpr KernelEventKind kLastKernelEventKind = KernelEventKind::kAgentStopped;
+inline constexpr KernelEventKind kLastKernelEventKind = KernelEventKind::kPeermemError;
 
 // "xid", "sxid", "fallen_off_bus", "rm_init_failed", "gsp_timeout", ...
 const char* KernelEventKindName(KernelEventKind kind);

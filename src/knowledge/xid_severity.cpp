@@ -34,6 +34,9 @@ XidSeverity XidOccurrenceFloor(int code, std::string_view recovery_action) {
   if (IsApplicationXid(code)) return XidSeverity::kInfo;
   if (std::find(kDcgmFatal.begin(), kDcgmFatal.end(), code) != kDcgmFatal.end())
     return XidSeverity::kCritical;
+  // Xid 38, "driver firmware error" (FECS watchdog timeout): the catalog
+  // says IGNORE, but a firmware engine of the GPU stopped answering.
+  if (code == 38) return XidSeverity::kWarning;
   const XidInfo& info = LookupXid(code);
   if (info.in_catalog && ResolvesWithResetOrWorse(info.immediate)) return XidSeverity::kCritical;
   return XidSeverity::kInfo;

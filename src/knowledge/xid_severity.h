@@ -9,6 +9,8 @@
 //     is a GPU reset or worse (RESET_GPU, RESTART_VM, RESTART_BM), or that
 //     DCGM treats as always fatal (48, 74, 79, 95, 119, 120, 140), is
 //     critical.
+//   - Xid 38 (driver firmware error, the FECS watchdog): warning, although
+//     the catalog says IGNORE -- a firmware engine stopped answering.
 //   - Any other Xid: info (the rules judge it by its own evidence).
 // Pure; thread-safe.
 #pragma once

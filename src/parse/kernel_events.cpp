@@ -337,6 +337,7 @@ const std::vector<NvsmiMessage>& KernelEventScanner::nvsmi_messages() const {
 
 std::vector<KernelEvent> KernelEventScanner::Finish() {
   s_->Close();
+  for (KernelEvent& port : s_->aer_burst.Flush()) s_->Emit(std::move(port));
   s_->fold_index.clear();
   // A "GPUn" line before the line that pairs n with its bus id.
   for (KernelEvent& e : s_->out) {

@@ -22,7 +22,28 @@ bool IsPortAerEvent(const KernelEvent& ev) {
   return !ev.pci_bus_id.empty() && NormalizeKernelPci(FindPci(m.substr(9, 16))) == ev.pci_bus_id;
 }
 
+// A port's own report of losing its link: uncorrected fatal, Surprise Down,
+// or recovery that failed. Such an event matters even when nothing ties the
+// port to a GPU.
+bool IsPortLinkLoss(const KernelEvent& ev) {
+  if (!IsPortAerEvent(ev)) return false;
+  const std::string& d = ev.detail;
+  return d.find("uncorrected fatal") != std::string::npos ||
+         d.find(kAerSurpriseDown.substr(2)) != std::string::npos || d == kAerRecoveryFailed ||
+         d == kAerCantRecover;
+}
+
 }  // namespace
+
+std::vector<KernelEvent> AerBurst::Flush() {
+  std::vector<KernelEvent> out;
+  for (KernelEvent& held : held_) {
+    if (IsPortLinkLoss(held)) out.push_back(std::move(held));
+  }
+  held_.clear();
+  gpu_.clear();
+  return out;
+}
 
 bool AerBurst::SameBurst(const KernelEvent& ev) const {
   if (!have_last_ || ev.source.file != last_.source.file) return false;
@@ -42,10 +63,8 @@ bool AerBurst::SameBurst(const KernelEvent& ev) const {
 
 std::vector<KernelEvent> AerBurst::Add(KernelEvent ev, bool nvidia,
                                        const std::map<std::string, std::string>* owner) {
-  if (!SameBurst(ev)) {
-    held_.clear();
-    gpu_.clear();
-  }
+  std::vector<KernelEvent> out;
+  if (!SameBurst(ev)) out = Flush();
   if (owner && !ev.pci_bus_id.empty()) {
     if (auto it = owner->find(ev.pci_bus_id); it != owner->end()) {
       ev.pci_bus_id = it->second;
@@ -54,7 +73,6 @@ std::vector<KernelEvent> AerBurst::Add(KernelEvent ev, bool nvidia,
   }
   last_ = ev;
   have_last_ = true;
-  std::vector<KernelEvent> out;
   if (nvidia && !ev.pci_bus_id.empty()) {
     gpu_ = ev.pci_bus_id;
     for (KernelEvent& held : held_) {

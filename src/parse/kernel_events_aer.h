@@ -9,7 +9,10 @@
 // device, the port's reports about itself ("pcieport X: ... received: X",
 // its recovery lines) are the GPU's: their pci_bus_id becomes the GPU's (the
 // message still names the port). Other devices' events (the card's audio
-// function, a port relaying a NIC's error) are dropped.
+// function, a port relaying a NIC's error) are dropped -- except a port's
+// own link loss (uncorrected fatal, Surprise Down, failed recovery) that no
+// NVIDIA line claims: that is a host-wide event under the port's bus id,
+// emitted when its burst ends (Add) or the input does (Flush).
 #pragma once
 
 #include <cstddef>
@@ -33,6 +36,9 @@ class AerBurst {
   // event whose bus id it lists is that GPU's (`nvidia` is then implied).
   std::vector<KernelEvent> Add(KernelEvent ev, bool nvidia,
                                const std::map<std::string, std::string>* owner = nullptr);
+  // The held port link-loss events of the burst in progress, which no
+  // NVIDIA line claimed; the burst is then empty. Call at the end of input.
+  std::vector<KernelEvent> Flush();
 
  private:
   bool SameBurst(const KernelEvent& ev) const;

@@ -207,7 +207,10 @@ std::optional<LineMatch> MatchFabricManager(std::string_view s, std::string_view
       if (c.Int(code, 1, 6)) m.code = code;
       m.pci = NormalizeKernelPci(FindPci(s.substr(at)));
     } else {
-      m.detail = "error";
+      // "failed to find the GPU handle ... in the multicast team", "failed to
+      // release multicast team ...": NVLink multicast (NVLS) set-up, while
+      // the service runs.
+      m.detail = Has(s, "multicast") ? "multicast" : "error";
     }
     return m;
   }
@@ -232,8 +235,25 @@ bool IsSurpriseDownLine(std::string_view s) {
   return Has(s, "] SDES") || Has(s, "Surprise Down");
 }
 
+// "nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected invalid
+// context, skipping further processing" (GPUDirect RDMA's module); the
+// detail is the function that printed it.
+std::optional<LineMatch> MatchPeermem(std::string_view s) {
+  auto at = s.find("nvidia-peermem");
+  if (at == std::string_view::npos || !(Has(s, "ERROR") || Has(s, "error"))) return std::nullopt;
+  LineMatch m;
+  m.kind = KernelEventKind::kPeermemError;
+  std::string_view rest = TrimLeft(s.substr(at + 14));
+  if (!rest.empty() && rest.front() == ':') rest = TrimLeft(rest.substr(1));
+  std::string_view function = rest.substr(0, rest.find_first_of(" :"));
+  if (!function.empty() && function.find("ERROR") == std::string_view::npos)
+    m.detail = std::string(function);
+  return m;
+}
+
 std::optional<LineMatch> MatchOther(std::string_view message, std::string_view ident) {
   if (auto m = MatchSxid(message)) return m;
+  if (auto m = MatchPeermem(message)) return m;
   if (auto m = MatchNcclTimeout(message)) return m;
   if (auto m = MatchNcclCrash(message)) return m;
   if (auto m = MatchOom(message)) return m;

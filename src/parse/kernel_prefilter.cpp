@@ -20,15 +20,31 @@ struct Needle {
 // Each needle is found by three adjacent bytes that ordinary kernel,
 // systemd and container traffic rarely holds, then verified whole.
 constexpr Needle kNeedles[] = {
-    {"NVRM", 0},           {"Xid", 0},          {"NCCL", 1},           {"libnccl", 2},
-    {"Killed process", 0}, {"oom-killer", 2},   {"AER", 0},            {"PCIe Bus Error", 2},
-    {"PCIe bandwidth", 2}, {"fabric", 2},       {"[ERROR]", 0},        {"failed with error", 5},
+    {"NVRM", 0},
+    {"Xid", 0},
+    {"NCCL", 1},
+    {"libnccl", 2},
+    {"Killed process", 0},
+    {"oom-killer", 2},
+    {"AER", 0},
+    {"PCIe Bus Error", 2},
+    {"PCIe bandwidth", 2},
+    {"fabric", 2},
+    {"[ERROR]", 0},
+    {"failed with error", 5},
     {"\"MESSAGE\":[", 8},  // journald JSON: a message that is not UTF-8, as bytes
     // AER status and recovery lines that carry no "AER" of their own.
-    {"status/mask", 5},    {"SDES", 0},         {"Surprise Down", 9},  {"link has been reset", 3},
+    {"status/mask", 5},
+    {"SDES", 0},
+    {"Surprise Down", 9},
+    {"link has been reset", 3},
     // nvidia-smi's messages (nvsmi_messages.h), in a shell session pasted into a log.
-    {"the device handle for", 11}, {"No devices were found", 0},
-    {"Failed to initialize NVML", 22}, {"NVIDIA-SMI has failed", 6},
+    {"the device handle for", 11},
+    {"No devices were found", 0},
+    {"Failed to initialize NVML", 22},
+    {"NVIDIA-SMI has failed", 6},
+    // nvidia-peermem (GPUDirect RDMA) prints its errors under its own name.
+    {"peermem", 1},
 };
 constexpr std::size_t kNeedleCount = std::size(kNeedles);
 

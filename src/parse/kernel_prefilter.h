@@ -5,7 +5,8 @@
 // "[ERROR]", "failed with error", journald JSON's byte-array "\"MESSAGE\":[",
 // the AER detail lines' "status/mask", "SDES", "Surprise Down", "link has
 // been reset", and nvidia-smi's messages: "the device handle for", "No
-// devices were found", "Failed to initialize NVML", "NVIDIA-SMI has failed").
+// devices were found", "Failed to initialize NVML", "NVIDIA-SMI has failed"),
+// and "peermem" (nvidia-peermem's errors).
 // Every event the extractor knows contains at least one of them, and so does
 // every continuation line it accepts.
 //

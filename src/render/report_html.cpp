@@ -7,6 +7,7 @@
 #include "core/gpu_status.h"
 #include "core/time_format.h"
 #include "render/html_escape.h"
+#include "render/listed_events.h"
 #include "render/report_active.h"
 #include "render/report_html_parts.h"
 #include "render/report_text.h"
@@ -151,7 +152,7 @@ std::string Findings(const Diagnosis& d, Lang l) {
 
 std::string Events(const DiagnosisInput& in, Lang l) {
   if (!in.kernel || in.kernel->events.empty()) return "";
-  const auto& events = in.kernel->events;
+  const std::vector<const KernelEvent*> events = ListedEvents(in.kernel->events);
   std::string out = fmt::format(R"(<section class="events"><h2>{} ({})</h2>)",
                                 Pick(l, "Kernel events", "内核事件"), events.size()) +
                     TableStart("events", {Pick(l, "Time", "时间"), Pick(l, "Kind", "类型"),
@@ -159,7 +160,7 @@ std::string Events(const DiagnosisInput& in, Lang l) {
                                           Pick(l, "Message", "消息"), Pick(l, "Source", "来源")});
   std::size_t start = events.size() > kMaxEventRows ? events.size() - kMaxEventRows : 0;
   for (std::size_t i = start; i < events.size(); ++i) {
-    const KernelEvent& e = events[i];
+    const KernelEvent& e = *events[i];
     std::string message = E(e.message);
     if (e.count > 1) message += fmt::format(" <span class=\"src\">(x{})</span>", e.count);
     out += fmt::format(

@@ -2,6 +2,7 @@
 
 #include "core/gpu_status.h"
 #include "core/time_format.h"
+#include "render/listed_events.h"
 #include "render/report_active.h"
 #include "render/report_text.h"
 #include "render/report_timeline.h"
@@ -132,10 +133,12 @@ std::string ReportToMarkdown(const ReportContext& r) {
   for (const Finding& f : d.findings) out += FindingMarkdown(f, l);
   if (in.active) out += ActiveRunMarkdown(in, l);
   if (in.kernel && !in.kernel->events.empty()) {
+    const std::vector<const KernelEvent*> listed = ListedEvents(in.kernel->events);
     out += fmt::format("## {} ({})\n\n| {} | {} | Xid | GPU | {} |\n|---|---|---|---|---|\n",
-                       Pick(l, "Kernel events", "内核事件"), in.kernel->events.size(), Pick(l, "Time", "时间"),
+                       Pick(l, "Kernel events", "内核事件"), listed.size(), Pick(l, "Time", "时间"),
                        Pick(l, "Kind", "类型"), Pick(l, "Message", "消息"));
-    for (const auto& e : in.kernel->events) {
+    for (const KernelEvent* ep : listed) {
+      const KernelEvent& e = *ep;
       out += fmt::format("| {} | {} | {} | {} | {} |\n", e.time ? FormatRfc3339(*e.time) : "-", KernelEventKindName(e.kind),
                          e.code ? std::to_string(*e.code) : "", e.pci_bus_id, MarkdownCell(e.message));
     }

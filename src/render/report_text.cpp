@@ -9,6 +9,7 @@
 #include "core/thresholds.h"
 #include "core/time_format.h"
 #include "render/ansi.h"
+#include "render/listed_events.h"
 #include "render/report_active.h"
 #include "render/report_timeline.h"
 
@@ -205,13 +206,13 @@ std::string ReportToText(const ReportContext& r, bool color) {
     for (const Finding& f : d.findings) out += "\n" + FindingText(f, l, color);
   }
   if (r.input->kernel && !r.input->kernel->events.empty()) {
-    const auto& events = r.input->kernel->events;
+    const std::vector<const KernelEvent*> events = ListedEvents(r.input->kernel->events);
     out += fmt::format("\n{} ({})\n", Bold(Pick(l, "Kernel events", "内核事件"), color), events.size());
     std::size_t start = events.size() > kMaxEventsShown ? events.size() - kMaxEventsShown : 0;
     if (start > 0) out += fmt::format(fmt::runtime(Pick(l, "  ... {} earlier events (see --format json)\n",
                                                         "  ……另有 {} 条更早的事件（见 --format json）\n")),
                                      start);
-    for (std::size_t i = start; i < events.size(); ++i) out += EventLine(events[i]);
+    for (std::size_t i = start; i < events.size(); ++i) out += EventLine(*events[i]);
   }
   out += TimelineText(r, color);
   if (r.input->active) out += ActiveRunText(*r.input, l);

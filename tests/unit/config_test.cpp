@@ -337,3 +337,39 @@ TEST(ConfigLoad, ParseErrorsNameThePath) {
 
 }  // namespace
 }  // namespace gpudoctor
+
+namespace gpudoctor {
+namespace {
+
+std::string SeverityErrorOf(const std::string& text) {
+  auto r = ParseConfig(text, "cfg.toml");
+  return r.ok() ? "" : r.error().message;
+}
+
+TEST(Config, SeveritySectionSetsPerCodeLevels) {
+  auto r = ParseConfig(
+      "[severity]\nxid.94 = \"warning\"\nsxid.12028 = \"critical\"\n"
+      "\"xid.13\" = \"info\"\n",
+      "cfg.toml");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->severity.xid.at(94), Level::kWarning);
+  EXPECT_EQ(r->severity.xid.at(13), Level::kInfo);
+  EXPECT_EQ(r->severity.sxid.at(12028), Level::kCritical);
+  EXPECT_TRUE(ParseConfig("", "x")->severity.empty());
+}
+
+TEST(Config, SeveritySectionIsValidatedLikeTheOthers) {
+  EXPECT_EQ(SeverityErrorOf("[severity]\nxid.94 = \"loud\"\n"),
+            "cfg.toml:2: severity.xid.94: 'loud' is not info, warning or critical");
+  EXPECT_EQ(SeverityErrorOf("[severity]\nxid.abc = \"info\"\n"),
+            "cfg.toml:2: severity.xid.abc: 'abc' is not an Xid code (a number from 1)");
+  EXPECT_EQ(SeverityErrorOf("[severity]\nsxid.0 = \"info\"\n"),
+            "cfg.toml:2: severity.sxid.0: '0' is not an SXid code (a number from 1)");
+  EXPECT_EQ(SeverityErrorOf("[severity]\nxid.94 = 2\n"),
+            "cfg.toml:2: severity.xid.94: expected a string, got an integer");
+  EXPECT_EQ(SeverityErrorOf("[severity]\ngpu.1 = \"info\"\n"),
+            "cfg.toml:2: severity.gpu: unknown key (xid.N or sxid.N)");
+}
+
+}  // namespace
+}  // namespace gpudoctor

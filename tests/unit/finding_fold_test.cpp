@@ -1,7 +1,9 @@
+#include "rules/engine/finding_fold.h"
+
 #include <gtest/gtest.h>
 
 #include "core/clock_reasons.h"
-#include "rules/engine/finding_fold.h"
+#include "rules/gpu_health/group.h"
 #include "rules/gpu_performance/group.h"
 #include "support/rule_testing.h"
 
@@ -132,6 +134,51 @@ TEST(FoldAcrossGpus, GpusTheReadingsDoNotKnowAreCountedWithoutATotal) {
   EXPECT_EQ(d.findings[0].title.en, "3 GPUs have fallen off the bus (Xid 79)");
   EXPECT_EQ(d.findings[0].per_gpu[1].label, "GPU 0000:5e:00.0");
   EXPECT_EQ(d.findings[0].xids, (std::vector<int>{79}));
+}
+
+// Issue: ECC mode pending on 8 GPUs was 8 findings (80 lines) on main: the
+// remedy names each GPU by index ("Stop every process on GPU 3 ..."), which
+// the fold did not take for the GPU's own name.
+TEST(FoldAcrossGpus, PendingModeChangeOnEveryGpuIsOneFinding) {
+  std::vector<GpuStatus> gpus;
+  for (unsigned i = 0; i < 8; ++i) {
+    GpuStatus g = HealthyGpu(i);
+    g.ecc_mode_enabled = false;
+    g.ecc_mode_pending = true;
+    gpus.push_back(g);
+  }
+  auto input = RepeatedReadings(gpus, 2);
+  Diagnosis d = RunRule(kConfigPendingModeChangeRule, input);
+  ASSERT_EQ(d.findings.size(), 8u);
+  FoldAcrossGpus(d, input);
+  ASSERT_EQ(d.findings.size(), 1u);
+  const Finding& f = d.findings[0];
+  EXPECT_EQ(f.gpus.size(), 8u);
+  EXPECT_EQ(f.title.en.rfind("8 of 8 GPUs", 0), 0u) << f.title.en;
+  // The per-GPU reset commands are all kept.
+  bool all_resets = false;
+  for (const Action& a : f.actions) {
+    all_resets = all_resets || (a.command.find("-i 0") != std::string::npos &&
+                                a.command.find("-i 7") != std::string::npos);
+  }
+  EXPECT_TRUE(all_resets);
+}
+
+TEST(FoldAcrossGpus, AnIndexNameIsWholeGpu1IsNotGpu12) {
+  std::vector<GpuStatus> gpus;
+  for (unsigned i = 0; i < 23; ++i) gpus.push_back(HealthyGpu(i));
+  auto input = RepeatedReadings(gpus, 1);
+  Diagnosis d;
+  for (unsigned i : {1u, 2u}) {
+    Finding f = PerGpu(gpus[i], Severity::kWarning, "odd", 1);
+    // GPU 1's remedy names GPU 12, GPU 2's GPU 22: neither is a name of the
+    // GPU itself, so the two remedies differ and the findings stay apart.
+    f.actions.push_back(
+        Action{Text{i == 1 ? "Compare with GPU 12." : "Compare with GPU 22.", "比较。"}, ""});
+    d.findings.push_back(f);
+  }
+  FoldAcrossGpus(d, input);
+  EXPECT_EQ(d.findings.size(), 2u);
 }
 
 }  // namespace

@@ -55,5 +55,26 @@ TEST(PciBusId, Normalises) {
   EXPECT_EQ(NormalizePciBusId("0000:3b:40.0"), "");  // device > 0x1f
 }
 
+// The four ways drivers and people write one device (issue: `--gpu
+// PCI:0000:18:00` matched nothing on main).
+TEST(PciBusId, EveryWrittenFormIsTheSameDevice) {
+  for (const char* form :
+       {"18:00.0", "PCI:0000:18:00", "0000:18:00.0", "00000000:18:00.0", "pci:0000:18:00.0"}) {
+    EXPECT_EQ(NormalizePciBusId(form), "0000:18:00.0") << form;
+    EXPECT_EQ(PciBusIdProblem(form), "") << form;
+  }
+  SystemStatus s = TwoGpus();
+  s.gpus[1].pci_bus_id = "0000:18:00.0";
+  EXPECT_EQ(*SelectGpus(s, {"PCI:0000:18:00"}), (std::vector<std::size_t>{1}));
+}
+
+TEST(PciBusId, SaysWhyATextIsNotABusId) {
+  EXPECT_EQ(PciBusIdProblem("0000:18:3f.0"), "device 0x3f is above 0x1f");
+  EXPECT_EQ(PciBusIdProblem("0000:18:00.8"), "function 8 is above 7");
+  EXPECT_EQ(PciBusIdProblem("PCI:0000:18:20"), "device 0x20 is above 0x1f");
+  EXPECT_NE(PciBusIdProblem("garbage"), "");
+  EXPECT_EQ(NormalizePciBusId("PCI:0000:18:20"), "");
+}
+
 }  // namespace
 }  // namespace gpudoctor

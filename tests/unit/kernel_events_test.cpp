@@ -199,13 +199,31 @@ TEST(KernelEvents, PortAerLinesOfABurstNamingTheGpuAreTheGpus) {
   }
 }
 
+// Every event of `ev` is the port's own (its bus id, a "pcieport" line).
+void ExpectPortsOwn(const std::vector<KernelEvent>& ev, const std::string& port) {
+  for (const auto& e : ev) {
+    EXPECT_EQ(e.pci_bus_id, port) << e.message;
+    EXPECT_EQ(e.message.rfind("pcieport " + port, 0), 0u) << e.message;
+  }
+}
+
 TEST(KernelEvents, PortAerWithoutAnNvidiaLineIsNotAGpus) {
   // The same burst without the nvidia lines: a port's trouble, no GPU named.
+  // Its own link loss (fatal, Surprise Down, failed recovery) stays, under
+  // the port's bus id (main dropped it); the rest of the burst does not.
   std::vector<std::string> lines;
   for (const auto& l : kReturnnAerBurst) {
     if (l.rfind("nvidia ", 0) != 0) lines.push_back(l);
   }
-  EXPECT_TRUE(Extract(lines).empty());
+  auto port = Extract(lines);
+  ASSERT_FALSE(port.empty());
+  ExpectPortsOwn(port, "0000:00:03.0");
+  bool surprise = false;
+  for (const auto& e : port) {
+    EXPECT_NE(e.detail, "link reset");
+    surprise = surprise || e.detail == "uncorrected fatal, surprise down";
+  }
+  EXPECT_TRUE(surprise);
   // A port relaying another device's error next to a GPU's own error: only the GPU's.
   auto ev = Extract({
       "pcieport 0000:80:01.1: AER: Uncorrected (Non-Fatal) error received: 0000:81:00.0",
@@ -213,13 +231,20 @@ TEST(KernelEvents, PortAerWithoutAnNvidiaLineIsNotAGpus) {
   });
   ASSERT_EQ(ev.size(), 1u);
   EXPECT_EQ(ev[0].pci_bus_id, "0000:3b:00.0");
-  // Bursts far apart in the file are not one burst.
+  // Bursts far apart in the file are not one burst: the port's fatal error
+  // stays the port's, the GPU's later line the GPU's.
   std::vector<std::string> apart = {kReturnnAerBurst[3]};
   for (int i = 0; i < 100; ++i) apart.push_back("usb 1-1: new device");
   apart.push_back(kReturnnAerBurst[0]);
   ev = Extract(apart);
-  ASSERT_EQ(ev.size(), 1u);
-  EXPECT_EQ(ev[0].detail, "can't recover");
+  ASSERT_EQ(ev.size(), 2u);
+  int gpu = 0, port_own = 0;
+  for (const auto& e : ev) {
+    gpu += e.pci_bus_id == "0000:03:00.0" && e.detail == "can't recover";
+    port_own += e.pci_bus_id == "0000:00:03.0";
+  }
+  EXPECT_EQ(gpu, 1);
+  EXPECT_EQ(port_own, 1);
 }
 
 // Live logs: this machine's PCI tree says 0000:00:03.0 is the port above
@@ -242,9 +267,10 @@ TEST(KernelEvents, PortAerIsTheGpusWhenThePciTreeSaysSo) {
     fatal = fatal || e.detail == "uncorrected fatal, surprise down";
   }
   EXPECT_TRUE(fatal);
-  // A port the tree does not tie to one GPU (shared by two, or a NIC's) stays out.
+  // A port the tree does not tie to one GPU (shared by two, or a NIC's) is
+  // no GPU's: only its own link loss stays, under its own bus id.
   opts.aer_owner = {{"0000:03:00.0", "0000:03:00.0"}, {"0000:04:00.0", "0000:04:00.0"}};
-  EXPECT_TRUE(Extract(lines, opts).empty());
+  ExpectPortsOwn(Extract(lines, opts), "0000:00:03.0");
   // An error a port relays from the GPU itself, with no NVIDIA id on the line.
   opts.aer_owner = {{"0000:81:00.0", "0000:81:00.0"}};
   ev = Extract({"pcieport 0000:80:01.1: AER: Uncorrected (Non-Fatal) error received: 0000:81:00.0"},
@@ -435,19 +461,29 @@ TEST(KernelEvents, BufferScanMatchesLineByLine) {
 
 TEST(KernelPrefilter, FindsEveryNeedleAndSkipsNoise) {
   const std::pair<const char*, std::size_t> cases[] = {
-      {"NVRM: x", 0},          {"a SXid (", 3},  // the needle is "Xid"
-      {"Reason:Xid 79", 7},    {"{\"MESSAGE\":[78,86]", 1},
-      {"WorkNCCL(", 4},        {"in libnccl.so", 3},
-      {"Killed process 1", 0}, {"x invoked oom-killer:", 10},
-      {"AER: x", 0},           {"PCIe Bus Error", 0},
-      {"PCIe bandwidth", 0},   {"nvidia-fabricmanager", 7},
-      {"[ERROR] [tid 1]", 0},  {"probe failed with error -1", 6},
-      {"x error status/mask=0", 8}, {"  [ 5] SDES", 7},
-      {"[ 5] Surprise Down Error", 5}, {"Root Port link has been reset", 10},
+      {"NVRM: x", 0},
+      {"a SXid (", 3},  // the needle is "Xid"
+      {"Reason:Xid 79", 7},
+      {"{\"MESSAGE\":[78,86]", 1},
+      {"WorkNCCL(", 4},
+      {"in libnccl.so", 3},
+      {"Killed process 1", 0},
+      {"x invoked oom-killer:", 10},
+      {"AER: x", 0},
+      {"PCIe Bus Error", 0},
+      {"PCIe bandwidth", 0},
+      {"nvidia-fabricmanager", 7},
+      {"[ERROR] [tid 1]", 0},
+      {"probe failed with error -1", 6},
+      {"x error status/mask=0", 8},
+      {"  [ 5] SDES", 7},
+      {"[ 5] Surprise Down Error", 5},
+      {"Root Port link has been reset", 10},
       {"Unable to determine the device handle for GPU1: 0000:34:00.0", 20},
       {"$ nvidia-smi\tNo devices were found", 13},
       {"Failed to initialize NVML: Driver/library version mismatch", 0},
       {"NVIDIA-SMI has failed because it couldn't communicate", 0},
+      {"nvidia-peermem nv_get_p2p_free_callback:127 ERROR", 7},
   };
   for (const auto& [s, at] : cases) {
     EXPECT_TRUE(LineMayMatter(s)) << s;

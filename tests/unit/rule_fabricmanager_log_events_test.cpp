@@ -12,8 +12,11 @@ KernelEvent Fm(const std::string& message, std::optional<int> code = std::nullop
 }
 
 TEST(FabricManagerLogEventsRule, NonFatalSwitchErrorIsAWarning) {
-  auto d = RunRule(kFabricManagerLogEventsRule,
-                   WithEvents({Fm("[ERROR] detected NVSwitch non-fatal error 12028 on fid 0", 12028)}));
+  // 20001 (TX replay) is non-fatal in NVIDIA's guide; 12028, also printed
+  // non-fatal, stalls traffic and is critical (severity_policy_test.cpp).
+  auto d =
+      RunRule(kFabricManagerLogEventsRule,
+              WithEvents({Fm("[ERROR] detected NVSwitch non-fatal error 20001 on fid 0", 20001)}));
   ASSERT_EQ(d.findings.size(), 1u);
   EXPECT_EQ(d.findings[0].id, "fabricmanager.log_events");
   EXPECT_EQ(d.findings[0].severity, Severity::kWarning);

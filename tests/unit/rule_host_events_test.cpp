@@ -7,8 +7,9 @@
 namespace gpudoctor::testing {
 namespace {
 
-KernelEvent Sxid(const std::string& detail) {
-  KernelEvent e = MakeEvent(KernelEventKind::kSxid, 20034, "0000:06:00.0", "SXid: 20034, Link 48");
+KernelEvent Sxid(const std::string& detail, int code = 20034) {
+  KernelEvent e = MakeEvent(KernelEventKind::kSxid, code, "0000:06:00.0",
+                            "SXid: " + std::to_string(code) + ", Link 48");
   e.detail = detail;
   return e;
 }
@@ -20,7 +21,9 @@ TEST(NvswitchSxidRule, FatalIsCriticalNonFatalAWarning) {
   EXPECT_EQ(d.findings[0].severity, Severity::kCritical);
   EXPECT_TRUE(d.findings[0].gpus.empty());  // a switch, not a GPU
   ExpectBilingual(d);
-  auto n = RunRule(kNvswitchSxidRule, WithEvents({Sxid("non-fatal")}));
+  // 20001 (TX replay) is non-fatal in NVIDIA's guide; 20034 is fatal whatever
+  // the line says (sxid_catalog.h).
+  auto n = RunRule(kNvswitchSxidRule, WithEvents({Sxid("non-fatal", 20001)}));
   ASSERT_EQ(n.findings.size(), 1u);
   EXPECT_EQ(n.findings[0].severity, Severity::kWarning);
   EXPECT_TRUE(RunRule(kNvswitchSxidRule, WithEvents({})).findings.empty());

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/clock_reasons.h"
+#include "parse/kernel_events.h"
 #include "rules/kernel_events/group.h"
 #include "unit/rule_events_testing.h"
 
@@ -110,6 +111,73 @@ TEST(XidFallenOffBusRule, NotCheckedWithoutKernelLog) {
   auto d = RunRule(kXidFallenOffBusRule, RepeatedReadings({HealthyGpu(0)}, 3));
   EXPECT_TRUE(d.findings.empty());
   ASSERT_EQ(d.not_checked.size(), 1u);
+}
+
+}  // namespace
+}  // namespace gpudoctor::testing
+
+namespace gpudoctor::testing {
+namespace {
+
+// The port's lines of rwth-i6/returnn#1500's burst (see kernel_events_test):
+// the root port 0000:00:03.0 loses its link (Surprise Down); no line of the
+// burst names the GPU. Stamps added to place them in time.
+std::vector<std::string> PortBurstAt(const std::string& stamp) {
+  return {
+      stamp +
+          " pcieport 0000:00:03.0: AER: Multiple Uncorrected (Fatal) error received: "
+          "0000:00:03.0",
+      stamp +
+          " pcieport 0000:00:03.0: PCIe Bus Error: severity=Uncorrected (Fatal), "
+          "type=Transaction Layer, (Requester ID)",
+      stamp + " pcieport 0000:00:03.0:   device [8086:6f08] error status/mask=00004020/00000000",
+      stamp + " pcieport 0000:00:03.0:    [ 5] SDES                  ",
+      stamp + " pcieport 0000:00:03.0: AER: Root Port link has been reset (0)",
+      stamp + " pcieport 0000:00:03.0: AER: device recovery failed",
+  };
+}
+
+std::vector<KernelEvent> PortTestEvents(const std::vector<std::string>& texts) {
+  std::vector<LogLine> lines;
+  for (const auto& t : texts)
+    lines.push_back(LogLine{t, SourceRef{"dmesg", lines.size() + 1}, {}, {}});
+  return ExtractKernelEvents(lines, {});
+}
+
+// Main dropped a port burst that named no NVIDIA device: no finding at all.
+TEST(PcieAerRule, APortsLinkLossIsCriticalEvenWithNoGpuNamed) {
+  auto d = RunRule(kPcieAerRule, WithEvents(PortTestEvents(PortBurstAt("[74889.101000]"))));
+  ASSERT_EQ(d.findings.size(), 1u);
+  const Finding& f = d.findings[0];
+  EXPECT_EQ(f.severity, Severity::kCritical);
+  EXPECT_TRUE(f.gpus.empty());  // host-wide
+  EXPECT_NE(f.title.en.find("port 0000:00:03.0"), std::string::npos) << f.title.en;
+  EXPECT_NE(f.title.en.find("Surprise Down"), std::string::npos) << f.title.en;
+  ExpectBilingual(d);
+}
+
+// Then a GPU falls off the bus within minutes: one finding naming both.
+TEST(XidFallenOffBusRule, APortsLinkLossThenXid79IsOneFindingNamingBoth) {
+  auto texts = PortBurstAt("[74889.101000]");
+  texts.push_back(
+      "[74950.548779] NVRM: Xid (PCI:0000:03:00): 79, pid='<unknown>', "
+      "name=<unknown>, GPU has fallen off the bus.");
+  DiagnosisInput input = WithEvents(PortTestEvents(texts));
+  auto loss = RunRule(kXidFallenOffBusRule, input);
+  ASSERT_EQ(loss.findings.size(), 1u);
+  const std::string& title = loss.findings[0].title.en;
+  EXPECT_NE(title.find("The link above GPU 0000:03:00.0 failed at 74889 s"), std::string::npos)
+      << title;
+  EXPECT_NE(title.find("port 0000:00:03.0"), std::string::npos) << title;
+  EXPECT_NE(title.find("fell off the bus"), std::string::npos) << title;
+  ExpectBilingual(loss);
+  EXPECT_TRUE(RunRule(kPcieAerRule, input).findings.empty());  // told once, by the loss
+  // An hour later it is another story: both findings.
+  texts.back().replace(1, 5, "78889");
+  DiagnosisInput later = WithEvents(PortTestEvents(texts));
+  EXPECT_EQ(RunRule(kXidFallenOffBusRule, later).findings.at(0).title.en.find("The link above"),
+            std::string::npos);
+  EXPECT_EQ(RunRule(kPcieAerRule, later).findings.size(), 1u);
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 #include "rules/engine/engine.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <exception>
 
+#include "knowledge/severity_policy.h"
 #include "rules/engine/registry.h"
 
 namespace gpudoctor {
@@ -17,6 +20,29 @@ std::string UnavailableSources(const std::vector<SourceStatus>& sources) {
     out += s.source + ": " + s.why;
   }
   return out;
+}
+
+// The user's [severity] overrides: a finding whose Xid codes all have one
+// takes the highest of them (a finding that also names codes without one
+// keeps the rule's level, which the other codes justify).
+void ApplyXidOverrides(Finding& f, const Config& config) {
+  const SeverityOverrides& overrides = config.severity;
+  if (f.xids.empty() || overrides.xid.empty()) return;
+  std::optional<XidSeverity> level;
+  std::string keys;
+  for (int code : f.xids) {
+    auto one = XidOverride(code, overrides);
+    if (!one) return;
+    level = level ? std::max(*level, *one) : *one;
+    keys += fmt::format("{}xid.{} = \"{}\"", keys.empty() ? "" : ", ", code, XidSeverityName(*one));
+  }
+  f.severity = *level == XidSeverity::kCritical  ? Severity::kCritical
+               : *level == XidSeverity::kWarning ? Severity::kWarning
+                                                 : Severity::kInfo;
+  f.evidence.push_back(EvidenceItem{
+      Text{fmt::format("level set by the config file {} ([severity] {})", config.source, keys),
+           fmt::format("级别由配置文件 {} 设定（[severity] {}）", config.source, keys)},
+      std::nullopt, "", std::nullopt, std::nullopt});
 }
 
 bool AnyAvailable(const std::vector<SourceStatus>& sources) {
@@ -104,6 +130,7 @@ Diagnosis Diagnose(const DiagnosisInput& input, const std::vector<const Rule*>& 
     for (auto& f : out.findings()) {
       std::sort(f.xids.begin(), f.xids.end());
       f.xids.erase(std::unique(f.xids.begin(), f.xids.end()), f.xids.end());
+      ApplyXidOverrides(f, input.config);
       ordered.emplace_back(i, std::move(f));
     }
     for (auto& n : out.not_checked()) d.not_checked.push_back(std::move(n));

@@ -18,7 +18,7 @@ constexpr char kKeySeparator = '\x1e';
 
 // The names a rule may have given the GPU with this bus id, longest first:
 // GpuLabel's "GPU 3 (0000:3b:00.0)", "GPU 0000:3b:00.0 (GPU-uuid)",
-// "GPU 0000:3b:00.0" and the bare bus id.
+// "GPU 0000:3b:00.0", "GPU 3" and the bare bus id.
 std::vector<std::string> NamesOfGpu(const DiagnosisInput& input, const std::string& bus) {
   std::vector<std::string> names;
   for (const GpuSeries& series : input.gpus) {
@@ -26,6 +26,8 @@ std::vector<std::string> NamesOfGpu(const DiagnosisInput& input, const std::stri
     if (g.pci_bus_id != bus) continue;
     names.push_back(GpuLabel(g));
     if (!g.uuid.empty()) names.push_back("GPU " + bus + " (" + g.uuid + ")");
+    // "Stop every process on GPU 3": remedies name the GPU by its index.
+    names.push_back("GPU " + std::to_string(g.index));
   }
   names.push_back("GPU " + bus);
   names.push_back(bus);
@@ -40,12 +42,21 @@ std::string WithoutGpuName(std::string text, const std::vector<std::string>& nam
                            std::string* matched = nullptr) {
   for (const std::string& name : names) {
     if (name.empty()) continue;
-    std::size_t at = text.find(name);
+    // A name is whole only when no digit follows it ("GPU 1" is not in "GPU 12").
+    auto whole_at = [&text, &name](std::size_t from) {
+      std::size_t at = text.find(name, from);
+      while (at != std::string::npos && at + name.size() < text.size() &&
+             text[at + name.size()] >= '0' && text[at + name.size()] <= '9') {
+        at = text.find(name, at + 1);
+      }
+      return at;
+    };
+    std::size_t at = whole_at(0);
     if (at == std::string::npos) continue;
     if (matched != nullptr && matched->empty()) *matched = name;
     while (at != std::string::npos) {
       text.replace(at, name.size(), 1, kGpuMark);
-      at = text.find(name, at + 1);
+      at = whole_at(at + 1);
     }
   }
   return text;

@@ -1,12 +1,18 @@
 // power.fluctuation: power draw swinging strongly while the GPU works
 // (MISSION rows 3 and 10: "power draw fluctuating strongly = unstable
 // supply"). A workload that keeps stalling (waiting for data, for other
-// ranks) swings the same way, so the finding names both.
+// ranks) swings the same way, so the finding names both. A power draw the
+// driver cannot read at all (nvidia-smi's `ERR! / 250W`, an NVML error) is
+// this rule's too: nothing can be said of the supply while it lasts. Info
+// when it is one reading (often transient), a warning when every one of
+// several readings failed; a GPU that answers most queries with errors is
+// gpu.lost's, not a power problem.
 #include <fmt/format.h>
 
+#include "rules/engine/gpu_broken.h"
+#include "rules/engine/window_stats.h"
 #include "rules/gpu_performance/gpu_perf_util.h"
 #include "rules/gpu_performance/group.h"
-#include "rules/engine/window_stats.h"
 
 namespace gpudoctor {
 namespace {
@@ -36,7 +42,53 @@ bool Working(const GpuSeries& gpu) {
   return util && util->avg >= perf::kIdleUtilizationPercent;
 }
 
+// A persistent failure needs this many readings, all failed.
+constexpr std::size_t kPersistentReadings = 3;
+
+// The error of a power draw reading that failed for a reason that says
+// something about the GPU (not a permission or an unsupported query).
+std::optional<std::string> PowerReadError(const GpuStatus& g) {
+  auto it = g.field_errors.find("power_draw_w");
+  if (it == g.field_errors.end() || g.power_draw_w) return std::nullopt;
+  const std::string& why = it->second;
+  if (why.find("ermission") != std::string::npos || why.find("ot supported") != std::string::npos)
+    return std::nullopt;
+  return why;
+}
+
+void ReportUnreadable(const GpuSeries& gpu, RuleOutput& out) {
+  const GpuStatus& g = gpu.latest();
+  auto why = PowerReadError(g);
+  if (!why || AnswersMostlyWithErrors(g)) return;
+  std::size_t failed = 0;
+  for (const GpuStatus& r : gpu.readings) failed += PowerReadError(r) ? 1 : 0;
+  const bool persistent = failed >= kPersistentReadings && failed == gpu.readings.size();
+  Finding& f = out.Add(persistent ? Severity::kWarning : Severity::kInfo);
+  f.gpus.push_back(g.pci_bus_id);
+  std::string label = GpuLabel(g);
+  f.title = Text{fmt::format("{}: power draw could not be read", label),
+                 fmt::format("{}：无法读取功耗", label)};
+  f.explanation = Text{
+      "The driver could not read the GPU's power draw (nvidia-smi shows ERR! in the power "
+      "column). Once, it is usually transient; when it stays, the board's power monitor or the "
+      "driver is failing, and power capping and the power findings go blind.",
+      "驱动无法读取该 GPU 的功耗（nvidia-smi 的功耗列显示 ERR!）。偶尔一次通常是暂时的；若持续"
+      "出现，说明板卡的功耗监测或驱动出现故障，功率封顶和功耗相关的判断都将失效。"};
+  f.evidence.push_back(EvidenceItem{
+      Text{fmt::format("power draw: {} ({} of {} readings)", *why, failed, gpu.readings.size()),
+           fmt::format("功耗读数：`{}`（{} 次读数中有 {} 次）", *why, gpu.readings.size(), failed)},
+      static_cast<double>(failed), "count", std::nullopt, std::nullopt});
+  f.actions.push_back(
+      Action{Text{"Read the power sensor again over a minute.", "在一分钟内多次读取功耗传感器。"},
+             fmt::format("nvidia-smi -i {} -q -d POWER -l 5", g.index)});
+  f.actions.push_back(Action{Text{"If it keeps failing, update the driver; then have the board "
+                                  "checked (on a cloud instance, report it to the provider).",
+                                  "若持续失败，请升级驱动，然后检查板卡（云服务器请报告云厂商）。"},
+                             ""});
+}
+
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
+  for (const GpuSeries& gpu : input.gpus) ReportUnreadable(gpu, out);
   for (const GpuSeries& gpu : input.gpus) {
     const GpuStatus& g = gpu.latest();
     auto draws = perf::RealSeries(gpu, &GpuStatus::power_draw_w);
@@ -103,7 +155,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 
 const Rule kPowerFluctuationRule{
     "power.fluctuation", "power",
-    "Power draw swinging strongly (coefficient of variation and peak-to-peak) while working",
+    "Power draw swinging strongly (coefficient of variation and peak-to-peak) while working, or a "
+    "power draw the driver cannot read (ERR!)",
     kNeedsGpuReadings, power_fluctuation_rule::Evaluate};
 
 }  // namespace gpudoctor

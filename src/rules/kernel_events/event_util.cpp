@@ -160,6 +160,29 @@ bool AerExplainsLoss(const KernelEvent& aer, const KernelEvent& lost) {
   return aer.source.file == lost.source.file && aer.source.line <= lost.source.line + 40;
 }
 
+bool IsPortLinkLossAer(const DiagnosisInput& input, const KernelEvent& e) {
+  if (!IsFatalAer(e) || e.pci_bus_id.empty() || e.message.rfind("pcieport ", 0) != 0) return false;
+  // "pcieport 0000:00:03.0: AER: ...": the line is the port's own.
+  const std::size_t end = e.message.find(": ", 9);
+  if (end == std::string::npos || NormalizePciBusId(e.message.substr(9, end - 9)) != e.pci_bus_id)
+    return false;
+  return FindGpu(input, e.pci_bus_id) == nullptr;
+}
+
+bool PortLossPrecedes(const KernelEvent& port, const KernelEvent& lost) {
+  constexpr double kPrintedAfterS = 5;
+  if (auto gap = SecondsBetween(port, lost))
+    return *gap >= -kPrintedAfterS && *gap <= kAerBeforeLossS;
+  return port.source.file == lost.source.file && port.source.line <= lost.source.line + 40 &&
+         port.source.line + 400 >= lost.source.line;
+}
+
+std::string EventWhenText(const KernelEvent& e) {
+  if (e.time) return FormatRfc3339(*e.time);
+  if (e.monotonic_s) return fmt::format("{:.0f} s", *e.monotonic_s);
+  return fmt::format("{}:{}", e.source.file, e.source.line);
+}
+
 std::map<std::string, std::string> UuidByBus(const DiagnosisInput& input) {
   return PciToUuid(AllEvents(input));
 }

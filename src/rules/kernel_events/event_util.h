@@ -75,6 +75,17 @@ inline constexpr double kAerBeforeLossS = 600;
 // kAerBeforeLossS earlier, a few seconds later allowed for the order of
 // printing; else by line in the same file) on the same GPU.
 bool AerExplainsLoss(const KernelEvent& aer, const KernelEvent& lost);
+// A PCIe port's own link loss that no NVIDIA line claimed (the extractor
+// keeps it under the port's bus id, parse/kernel_events_aer.h): a
+// "pcieport" line, fatal (IsFatalAer), on a bus that is no GPU of the input.
+bool IsPortLinkLossAer(const DiagnosisInput& input, const KernelEvent& e);
+// A port's link loss that comes before a GPU's loss (at most
+// kAerBeforeLossS earlier, a few seconds later allowed), whatever the port:
+// a file rarely says which port is above which GPU.
+bool PortLossPrecedes(const KernelEvent& port, const KernelEvent& lost);
+// When an event happened, as a person reads it: the wall time, else
+// "74889 s" after boot, else its line.
+std::string EventWhenText(const KernelEvent& e);
 
 // The GPU's bus id -> UUID, from the driver's "GPU at PCI:...: GPU-<uuid>" lines.
 std::map<std::string, std::string> UuidByBus(const DiagnosisInput& input);

@@ -22,6 +22,7 @@ std::vector<const Rule*> KernelEventRules() {
       &kPcieAerRule,
       &kPcieBandwidthLimitedRule,
       &kFabricManagerLogEventsRule,
+      &kGpudirectPeermemRule,
       &kHostOomKillRule,
       &kKernelLogUndecodedRule,
   };

@@ -32,6 +32,7 @@ extern const Rule kXidOtherRule;              // xid_other.cpp
 extern const Rule kDriverRmInitFailedRule;    // driver_rm_init_failed.cpp
 extern const Rule kNcclErrorsRule;            // nccl_errors.cpp
 extern const Rule kNvswitchSxidRule;          // nvswitch_sxid.cpp
+extern const Rule kGpudirectPeermemRule;      // gpudirect_peermem.cpp
 extern const Rule kHostOomKillRule;           // host_oom_kill.cpp
 extern const Rule kPcieAerRule;               // pcie_aer.cpp
 extern const Rule kPcieBandwidthLimitedRule;  // pcie_bandwidth_limited.cpp

@@ -6,8 +6,13 @@
 // cable corrects errors until it drops the GPU). Field notes: "replay
 // counters and AER correctable errors rising before it drops". When the GPU
 // then falls off the bus, xid.fallen_off_bus tells the one story with these
-// lines as its evidence, and this rule stays quiet for that GPU.
+// lines as its evidence, and this rule stays quiet for that GPU. A port's own
+// link loss (fatal or Surprise Down) that nothing ties to a GPU is a critical
+// host-wide finding (the device below the port is gone), unless a GPU falls
+// off the bus within minutes after it: xid.fallen_off_bus then names both.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "rules/kernel_events/event_util.h"
 #include "rules/kernel_events/group.h"
@@ -66,10 +71,61 @@ void AddLink(const DiagnosisInput& input, const std::string& bus, Finding& f) {
   }
 }
 
+// A GPU lost after this port's link loss: the loss finding names both.
+bool PortLossExplainsLater(const DiagnosisInput& input, const EventList& port) {
+  EventList lost = events::EventsOfKind(input, {KernelEventKind::kFallenOffBus});
+  for (const KernelEvent* p : port) {
+    for (const KernelEvent* l : lost) {
+      if (events::PortLossPrecedes(*p, *l)) return true;
+    }
+  }
+  return false;
+}
+
+void ReportPort(const std::string& port, const EventList& group, RuleOutput& out) {
+  bool surprise = std::any_of(group.begin(), group.end(), [](const KernelEvent* e) {
+    return e->detail.find("surprise down") != std::string::npos;
+  });
+  Finding& f = out.Add(Severity::kCritical);
+  std::string what = surprise ? "Surprise Down" : "uncorrectable fatal error";
+  f.title = Text{fmt::format("PCIe link lost on port {} (AER {}) at {}", port, what,
+                             events::EventWhenText(*group.front())),
+                 fmt::format("PCIe 端口 {} 的链路断开（AER {}），时间 {}", port,
+                             surprise ? "Surprise Down" : "不可纠正的致命错误",
+                             events::EventWhenText(*group.front()))};
+  f.explanation = Text{
+      "A PCIe port reported that the link below it failed and could not be recovered. Whatever "
+      "sits below the port (a GPU, a switch with GPUs behind it, a NIC) is gone until the node "
+      "reboots. Nothing in the log ties this port to a GPU: the PCI tree shows what is below it.",
+      "一个 PCIe 端口报告其下方的链路失败且无法恢复。该端口下方的设备（GPU、带有 GPU 的 PCIe "
+      "交换芯片或网卡）在节点重启前都不可用。日志中没有把该端口与某块 GPU 联系起来：请查看 PCI "
+      "拓扑确认其下方的设备。"};
+  events::AddEventEvidence(f, group);
+  f.actions.push_back(Action{
+      Text{"See which devices sit below the port.", "查看该端口下方有哪些设备。"}, "lspci -tv"});
+  f.actions.push_back(
+      Action{Text{"Read the port's AER and link status.", "查看该端口的 AER 与链路状态。"},
+             "sudo lspci -vvv -s " + port});
+  f.actions.push_back(Action{
+      Text{"Reseat the card and check the riser, cable and power below the port (on a cloud "
+           "instance, report the host to the provider); a reboot brings the link back.",
+           "重新插拔该端口下方的卡并检查转接卡、线缆和供电（云服务器请向云厂商报告该宿主机）；"
+           "重启可恢复链路。"},
+      ""});
+  f.actions.push_back(events::CollectBugReportAction());
+}
+
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   EventList aer = events::EventsOfKind(input, {KernelEventKind::kPcieAer});
   for (const auto& [bus, group] : events::ByGpu(aer)) {
     if (ExplainedByLoss(input, group)) continue;
+    const bool port = std::all_of(group.begin(), group.end(), [&input](const KernelEvent* e) {
+      return events::IsPortLinkLossAer(input, *e);
+    });
+    if (port) {
+      if (!PortLossExplainsLater(input, group)) ReportPort(bus, group, out);
+      continue;
+    }
     Severity severity = SeverityOf(group);
     Finding& f = out.Add(severity);
     if (!bus.empty()) f.gpus.push_back(bus);
@@ -107,7 +163,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 const Rule kPcieAerRule{"pcie.aer", "pcie",
                         "PCIe AER errors on NVIDIA devices or the port above them: corrected "
                         "(info unless many), uncorrected non-fatal, fatal or Surprise Down, "
-                        "failed recovery",
+                        "failed recovery; a port's own link loss on any port",
                         kNeedsKernelLog, pcie_aer_rule::Evaluate};
 
 }  // namespace gpudoctor

@@ -85,9 +85,10 @@ EventList LinkLossBefore(const DiagnosisInput& input, const EventList& lost) {
   EventList out;
   for (const KernelEvent* e : events::EventsOfKind(input, {KernelEventKind::kPcieAer})) {
     if (!events::IsLinkLossAer(*e)) continue;
+    const bool port = events::IsPortLinkLossAer(input, *e);
     for (const KernelEvent* l : lost) {
       bool loss = l->kind == KernelEventKind::kFallenOffBus || l->code == 79;
-      if (loss && events::AerExplainsLoss(*e, *l)) {
+      if (loss && (port ? events::PortLossPrecedes(*e, *l) : events::AerExplainsLoss(*e, *l))) {
         out.push_back(e);
         break;
       }
@@ -108,6 +109,22 @@ bool AddLinkLoss(const DiagnosisInput& input, const EventList& lost, const Text&
   f.title =
       Text{fmt::format("The PCIe link to {} dropped{}: slot, riser, cable or power", label.en, tag),
            fmt::format("到 {} 的 PCIe 链路断开{}：插槽、转接卡、线缆或供电问题", label.zh, tag)};
+  // A port's own loss (no line ties the port to the GPU): name both.
+  auto port = std::find_if(aer.begin(), aer.end(), [&input](const KernelEvent* e) {
+    return events::IsPortLinkLossAer(input, *e);
+  });
+  if (port != aer.end()) {
+    const KernelEvent& p = **port;
+    std::string what =
+        p.detail.find("surprise down") != std::string::npos ? "Surprise Down" : "fatal error";
+    f.title =
+        Text{fmt::format("The link above {} failed at {} (AER {} on port {}), then the GPU "
+                         "fell off the bus{}",
+                         label.en, events::EventWhenText(p), what, p.pci_bus_id, tag),
+             fmt::format("{} 上方的链路在 {} 断开（端口 {} 报告 AER {}），随后 GPU 从总线掉线{}",
+                         label.zh, events::EventWhenText(p), p.pci_bus_id,
+                         what == "fatal error" ? "致命错误" : what, tag)};
+  }
   f.explanation = Text{
       fmt::format("PCIe Advanced Error Reporting logged uncorrectable errors on the link to {}{} "
                   "and the kernel could not recover it; then the GPU fell off the bus. The link "
