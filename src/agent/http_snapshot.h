@@ -35,6 +35,7 @@ class SnapshotBuilder {
   void OnSample(const SystemStatus& status, WallTime at, double latency_seconds);
   void OnEvent(const KernelEvent& event);
   void OnFindings(std::vector<FindingInterval> active);
+  void OnRdma(const RdmaFacts& rdma);
   // A copy of the current state with the given totals. The agent's own CPU
   // time and memory are read again when kSelfUsageEvery has passed since
   // the last read (getrusage walks every thread of the process).

@@ -21,6 +21,8 @@ const char* KernelEventKindName(KernelEventKind kind) {
     case KernelEventKind::kOomKill: return "oom_kill";
     case KernelEventKind::kProbeFailed: return "probe_failed";
     case KernelEventKind::kGpuLost: return "gpu_lost";
+    case KernelEventKind::kMlx5: return "mlx5";
+    case KernelEventKind::kNvlinkRxDetect: return "nvlink_rx_detect";
   }
   return "unknown";
 }

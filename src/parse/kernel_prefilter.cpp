@@ -29,6 +29,8 @@ constexpr Needle kNeedles[] = {
     // nvidia-smi's messages (nvsmi_messages.h), in a shell session pasted into a log.
     {"the device handle for", 11}, {"No devices were found", 0},
     {"Failed to initialize NVML", 22}, {"NVIDIA-SMI has failed", 6},
+    // ConnectX NIC driver lines (command timeouts, health, slot power, module heat).
+    {"mlx5_core", 2},
 };
 constexpr std::size_t kNeedleCount = std::size(kNeedles);
 

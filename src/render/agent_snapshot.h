@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "collect/rdma.h"
 #include "core/gpu_status.h"
 #include "core/kernel_event.h"
 #include "rules/engine/finding.h"
@@ -70,6 +71,7 @@ struct AgentLiveSnapshot {
   double agent_cpu_seconds = 0;
   std::int64_t agent_resident_bytes = 0;
   StoreStats store;
+  RdmaFacts rdma;  // the latest reading of the RDMA ports (the agent's 10 s schedule)
 };
 
 // The latest published snapshot, or null before the first; callable from any

@@ -23,6 +23,8 @@ std::vector<const Rule*> KernelEventRules() {
       &kPcieBandwidthLimitedRule,
       &kFabricManagerLogEventsRule,
       &kHostOomKillRule,
+      &kNetworkMlx5EventsRule,
+      &kNvlinkRxDetectRule,
       &kKernelLogUndecodedRule,
   };
 }
