@@ -48,7 +48,7 @@ void WriteRdmaMetrics(const AgentLiveSnapshot& s, Exposition& e) {
       }
     }
   }
-  e.Family("gpudoctor_ib_port_counter_saturated", "gauge",
+  e.Family("gpudoctor_ib_port_errors_saturated", "gauge",
            "1 for an RDMA error counter pinned at its maximum (its rate is unknown)");
   for (const auto& d : devices) {
     for (const auto& p : d.ports) {

@@ -6,7 +6,7 @@
 // gpudoctor_ib_port_errors_total{counter} for the error counters the rules
 // judge (knowledge/ib_counters.h), as the kernel reports them: cleared
 // counters reset the series, and an IBTA counter pinned at its maximum stays
-// there (gpudoctor_ib_port_counter_saturated says which).
+// there (gpudoctor_ib_port_errors_saturated says which).
 #pragma once
 
 #include "render/agent_snapshot.h"

@@ -126,7 +126,7 @@ TEST(PromExposition, SeriesCarryGpuLabelsAndBaseUnits) {
   EXPECT_TRUE(Has(text, "gpudoctor_ib_port_rate_gbps{" + port + "} 400"));
   EXPECT_TRUE(Has(text, "gpudoctor_ib_port_errors_total{" + port + ",counter=\"symbol_error\"} 7"));
   EXPECT_TRUE(Has(text, "gpudoctor_ib_port_errors_total{" + port + ",counter=\"rnr_nak_retry_err\"} 2"));
-  EXPECT_TRUE(Has(text, "gpudoctor_ib_port_counter_saturated{" + port + ",counter=\"link_downed\"} 1"));
+  EXPECT_TRUE(Has(text, "gpudoctor_ib_port_errors_saturated{" + port + ",counter=\"link_downed\"} 1"));
   EXPECT_EQ(text.find("counter=\"port_xmit_data\""), std::string::npos);  // traffic, not errors
   EXPECT_TRUE(Has(text, "gpudoctor_nvml_sample_duration_seconds_bucket{le=\"0.005\"} 1"));
   EXPECT_TRUE(Has(text, "gpudoctor_nvml_sample_duration_seconds_bucket{le=\"+Inf\"} 2"));

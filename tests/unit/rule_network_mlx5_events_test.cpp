@@ -25,7 +25,7 @@ TEST(NetworkMlx5EventsRule, CommandTimeoutIsCriticalAndNamesTheRdmaDevice) {
                    WithEvents({Mlx5(kMlx5CommandTimeout, "0000:3a:00.0")}, input));
   ASSERT_EQ(r.findings.size(), 1u);
   const Finding& f = r.findings[0];
-  EXPECT_EQ(f.id, "network.mlx5_events");
+  EXPECT_EQ(f.id, "network.nic_driver");
   EXPECT_EQ(f.severity, Severity::kCritical);
   EXPECT_NE(f.title.en.find("command timeout"), std::string::npos);
   EXPECT_EQ(f.evidence[0].text.en, "adapter(s): mlx5_4 (next to GPU 0000:3b:00.0)");

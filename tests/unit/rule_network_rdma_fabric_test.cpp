@@ -194,6 +194,7 @@ TEST(RdmaFabricRules, AMissingPortOnAnHgxH100Node) {
   tree.RemoveDevice("mlx5_9");
   auto d = RunRule(kNetworkRdmaCountRule, WithReadings({tree.Read(TestTime(0))}));
   ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].id, "network.rdma_count");
   EXPECT_EQ(d.findings[0].title.en, "7 of 8 expected InfiniBand ports present");
   EXPECT_NE(AllEvidence(d.findings[0]).find("HGX H100 default"), std::string::npos);
   // Without GPUs there is no default; a configured count applies anyway.
@@ -209,6 +210,7 @@ TEST(RdmaFabricRules, APortBelowItsRate) {
   tree.SetRate("mlx5_5", "200 Gb/sec (4X HDR)");
   auto d = RunRule(kNetworkRdmaRateRule, WithReadings({tree.Read(TestTime(0))}));
   ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].id, "network.rdma_rate");
   EXPECT_NE(AllEvidence(d.findings[0])
                 .find("mlx5_5 port 1: 200 Gb/sec (4X HDR) (200 Gb/s); expected 400"),
             std::string::npos)
@@ -239,6 +241,7 @@ TEST(RdmaFabricRules, FlapsAndDropsFromTheHistory) {
   readings.push_back(tree.Read(TestTime(40)));
   auto d = RunRule(kNetworkRdmaFlapRule, WithReadings(readings));
   ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].id, "network.rdma_flap");
   EXPECT_EQ(d.findings[0].severity, Severity::kWarning);
   EXPECT_NE(AllEvidence(d.findings[0])
                 .find("mlx5_4 port 1 (InfiniBand, 400 Gb/sec (4X NDR)): went "

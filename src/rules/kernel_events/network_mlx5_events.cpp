@@ -1,4 +1,4 @@
-// network.mlx5_events: the ConnectX NIC driver (mlx5_core) reported trouble
+// network.nic_driver: the ConnectX NIC driver (mlx5_core) reported trouble
 // in the kernel log: a firmware command that timed out, a failed health poll,
 // an unrecoverable state (critical: the NIC stops carrying RDMA traffic until
 // the driver is reloaded or the node rebooted), a transceiver module over its
@@ -89,7 +89,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 }  // namespace network_mlx5_events_rule
 }  // namespace
 
-const Rule kNetworkMlx5EventsRule{"network.mlx5_events", "network",
+const Rule kNetworkMlx5EventsRule{"network.nic_driver", "network",
                                   "ConnectX NIC driver faults in the kernel log (command timeout, "
                                   "health, unrecoverable, slot power, module temperature)",
                                   kNeedsKernelLog, network_mlx5_events_rule::Evaluate};
