@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <deque>
 #include <fstream>
 #include <future>
 #include <thread>
@@ -18,6 +19,7 @@
 #include "collect/gpu_bus_ids.h"
 #include "collect/process_owners.h"
 #include "nvml/driver_opener.h"
+#include "collect/rdma.h"
 #include "rules/engine/engine.h"
 
 namespace gpudoctor {
@@ -25,6 +27,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
+
+// RDMA ports are read on their own, cheaper schedule than the other facts, and
+// kept for an hour: port flaps and drops, and counter rates, need a history
+// longer than the rules window. 360 readings of a 10-port node are ~1 MB.
+constexpr milliseconds kRdmaEvery{10000};
+constexpr std::chrono::hours kRdmaKeep{1};
+constexpr std::size_t kRdmaMaxReadings = 400;
 
 std::string BootId(const CollectContext& ctx) {
   auto text = ReadRootFile(ctx, "/proc/sys/kernel/random/boot_id", 128);
@@ -88,6 +97,7 @@ class Agent {
   void RecordEvents(std::vector<KernelEvent> events);
   void Evaluate(WallTime now);
   void RefreshFacts();
+  void ReadRdmaPorts(WallTime now);
   void WriteState();
   void Reload();
   void Publish();
@@ -102,6 +112,7 @@ class Agent {
   SlidingWindow window_;
   FindingTracker tracker_;
   DiagnosisInput base_;  // host, PCI, versions, network facts; config
+  std::deque<RdmaFacts> rdma_;  // RDMA port readings, oldest first (kRdmaKeep)
   std::future<Evidence> facts_job_;
   SystemStatus last_;
   AgentState state_;
@@ -184,6 +195,10 @@ void Agent::Evaluate(WallTime now) {
   if (window_.readings() == 0 && window_.events().empty()) return;
   DiagnosisInput input = base_;
   input.live = true;
+  if (input.network && !rdma_.empty()) {
+    input.network->rdma = rdma_.back();
+    input.rdma_history.assign(rdma_.begin(), rdma_.end() - 1);
+  }
   window_.Fill(input);
   if (!input.kernel) input.kernel = KernelFacts{};
   input.kernel->sources = {SourceStatus{events_->kernel_log_status(),
@@ -281,6 +296,19 @@ void Agent::RefreshFacts() {
                           [opts, reading = last_] { return CollectEvidence(reading, opts); });
 }
 
+void Agent::ReadRdmaPorts(WallTime now) {
+  CollectContext ctx = o_.evidence.ctx;
+  ctx.now = now;
+  RdmaFacts facts = ReadRdma(ctx);
+  if (base_.pci) AssignNearestGpus(facts, *base_.pci);
+  metrics_.OnRdma(facts);
+  rdma_.push_back(std::move(facts));
+  while (rdma_.size() > kRdmaMaxReadings ||
+         (rdma_.size() > 1 && rdma_.front().read_at && *rdma_.front().read_at < now - kRdmaKeep)) {
+    rdma_.pop_front();
+  }
+}
+
 void Agent::WriteState() {
   state_.gpus = last_.gpus;  // copied here, not at every sample
   state_.store = store_->Stats();
@@ -340,6 +368,7 @@ int Agent::Run() {
   evaluate.next = Clock::now() + o_.evaluate_every;
   Every facts{o_.facts_every};
   Every state{milliseconds(5000)};
+  Every rdma{std::min(kRdmaEvery, o_.evaluate_every)};
   const auto start = Clock::now();
   auto next = start;
   while (!signals_.stop_requested()) {
@@ -349,6 +378,7 @@ int Agent::Run() {
     RecordEvents(events_->Poll());
     const auto tick = Clock::now();
     if (facts.Due(tick) || facts_job_.valid()) RefreshFacts();
+    if (rdma.Due(tick)) ReadRdmaPorts(now);
     if (evaluate.Due(tick)) Evaluate(now);
     if (state.Due(tick)) WriteState();
     Publish();

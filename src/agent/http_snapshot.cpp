@@ -125,6 +125,8 @@ void SnapshotBuilder::OnEvent(const KernelEvent& event) {
   }
 }
 
+void SnapshotBuilder::OnRdma(const RdmaFacts& rdma) { s_.rdma = rdma; }
+
 void SnapshotBuilder::OnFindings(std::vector<FindingInterval> active) {
   for (auto& [bus, c] : s_.gpus) {
     c.verdict = Severity::kOk;

@@ -51,6 +51,10 @@ void FillFromEvidence(DiagnosisInput& input, Evidence ev) {
   input.dropped_gpus = std::move(ev.dropped_gpus);
   input.versions = std::move(ev.versions);
   input.network = std::move(ev.network);
+  if (input.network->rdma_before) {
+    input.rdma_history.push_back(std::move(*input.network->rdma_before));
+    input.network->rdma_before.reset();
+  }
   input.kernel = std::move(ev.kernel);
 }
 

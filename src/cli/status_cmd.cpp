@@ -8,6 +8,8 @@
 #include "cli/nvml_options.h"
 #include "collect/process_owners.h"
 #include "core/terminal.h"
+#include "collect/rdma.h"
+#include "render/fabric_line.h"
 #include "render/ansi.h"
 #include "render/status_json.h"
 #include "render/status_table.h"
@@ -65,14 +67,20 @@ int RunStatus(const StatusOptions& opts, const GlobalOptions& global) {
   ApplyProcessOwners(DescribeProcesses(ctx, ProcessPids(status)), status);
   NameKubeOwners(ctx, status);
   const auto notes = SlowDriverNotes(status);
+  // The RDMA ports under --root, with the platform's expected count.
+  RdmaFacts rdma = ReadRdma(ctx);
+  FabricSummary fabric = SummarizeFabric(rdma, nullptr, PlatformIbPorts(status));
   if (opts.json) {
-    std::cout << StatusToJson(status).dump(2) << "\n";
+    auto j = StatusToJson(status);
+    j["fabric"] = FabricJson(fabric);
+    std::cout << j.dump(2) << "\n";
     for (const auto& note : notes) std::cerr << "gpudoctor: " << note << "\n";
   } else {
     TableOptions table;
     table.color = !global.no_color && ShouldUseColor(1);
     if (auto size = GetTerminalSize(1); size && !opts.wide) table.width = size->columns;
     std::cout << RenderStatusTable(status, table);
+    if (auto line = FabricLine(fabric); !line.empty()) std::cout << line << "\n";
     for (const auto& note : notes) std::cout << note << "\n";
   }
   int code = kExitOk;
@@ -94,7 +102,8 @@ void RegisterStatus(CLI::App& app, const GlobalOptions& global, int* exit_code) 
   cmd->add_option("--gpu", opts->gpus, "Only these GPUs (index, UUID or PCI bus id)")
       ->take_all();
   cmd->add_option("--root", opts->root,
-                  "Read /proc and /etc/passwd (the processes' owners) below this directory");
+                  "Read /proc, /etc/passwd (the processes' owners) and /sys/class/infiniband "
+                  "below this directory");
   cmd->callback([opts, &global, exit_code] { *exit_code = RunStatus(*opts, global); });
 }
 

@@ -16,10 +16,12 @@
 #include "cli/commands.h"
 #include "cli/nvml_options.h"
 #include "collect/process_owners.h"
+#include "collect/rdma.h"
 #include "core/duration.h"
 #include "core/history.h"
 #include "core/terminal.h"
 #include "render/ansi.h"
+#include "render/fabric_line.h"
 #include "render/watch_view.h"
 #include "status/gpu_selector.h"
 
@@ -31,6 +33,7 @@ using std::chrono::milliseconds;
 
 constexpr milliseconds kMinInterval{100};
 constexpr milliseconds kHistoryWindow{60000};
+constexpr milliseconds kRdmaEvery{5000};
 
 struct WatchArgs {
   std::string interval = "1";
@@ -86,6 +89,9 @@ class Watcher {
   ProcessOwnerCache owners_;
   bool saw_lost_ = false;
   MissingBusIds bus_ids_;  // for GPUs NVML counts but cannot open
+  std::optional<RdmaFacts> rdma_first_;  // the fabric line's rises are since this reading
+  std::string fabric_line_;
+  Clock::time_point rdma_due_{};
 };
 
 void Watcher::Record(SystemStatus status) {
@@ -102,6 +108,14 @@ void Watcher::Record(SystemStatus status) {
   }
   // Who runs each process (user, container, pod), looked up once per pid.
   owners_.Annotate(CollectContext{}, status);
+  // The RDMA ports, at most every kRdmaEvery (a few hundred small sysfs files).
+  if (Clock::now() >= rdma_due_) {
+    rdma_due_ = Clock::now() + kRdmaEvery;
+    CollectContext ctx;
+    RdmaFacts rdma = ReadRdma(ctx);
+    if (!rdma_first_) rdma_first_ = rdma;
+    fabric_line_ = FabricLine(SummarizeFabric(rdma, &*rdma_first_, PlatformIbPorts(status)));
+  }
   history_.Record(status);
   last_ = std::move(status);
 }
@@ -122,6 +136,7 @@ void Watcher::DrawScreen() {
   view.color = color_;
   view.now = std::chrono::system_clock::now();
   view.interval = interval_;
+  view.fabric_line = fabric_line_;
   std::string frame = RenderWatchFrame(last_, history_, view);
   // Erase each line before drawing it, and stop at the last row so the
   // screen never scrolls under the next home-cursor.
@@ -146,6 +161,7 @@ void Watcher::PrintLines() {
   for (const auto& gpu : last_.gpus) out += RenderWatchLine(gpu, now) + "\n";
   if (last_.gpus.empty())
     out = FormatLocalTime(now, 'T') + " no NVIDIA GPU found\n";
+  if (!fabric_line_.empty()) out += FormatLocalTime(now, 'T') + " " + fabric_line_ + "\n";
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
 }

@@ -77,6 +77,8 @@ Evidence CollectEvidence(const SystemStatus& nvml_reading, const EvidenceOptions
   kernel_options.aer_owner = AerOwnerOfBus(ev.pci);
   ev.kernel = CollectKernelFacts(ctx, kernel_options);
   ev.network = network.get();
+  AssignNearestGpus(ev.network.rdma, ev.pci);
+  if (ev.network.rdma_before) AssignNearestGpus(*ev.network.rdma_before, ev.pci);
   return ev;
 }
 

@@ -15,12 +15,17 @@ NetFacts CollectNetwork(const CollectContext& ctx, std::chrono::milliseconds sam
       return PingAll(ping_targets, ping_options);
     });
   }
+  const auto start = std::chrono::steady_clock::now();
   NetSnapshot a = ReadNet(ctx);
+  if (sample_window.count() > 0) facts.rdma_before = ReadRdma(ctx);
   if (sample_window.count() > 0) std::this_thread::sleep_for(sample_window);
   NetSnapshot b = ReadNet(ctx);
   facts.interfaces = NetRatesBetween(a, b);
   facts.sources = b.sources;
-  facts.rdma = ReadRdma(ctx);
+  CollectContext end = ctx;
+  end.now += std::chrono::duration_cast<std::chrono::system_clock::duration>(
+      std::chrono::steady_clock::now() - start);
+  facts.rdma = ReadRdma(end);
   if (pings.valid()) facts.pings = pings.get();
   return facts;
 }

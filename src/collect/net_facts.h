@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <vector>
 
 #include "collect/collect_context.h"
@@ -17,7 +18,8 @@ namespace gpudoctor {
 
 struct NetFacts {
   std::vector<NetInterfaceRates> interfaces;
-  RdmaFacts rdma;
+  RdmaFacts rdma;                      // read at the end of the sampling window
+  std::optional<RdmaFacts> rdma_before;  // read at its start, for counter rates
   std::vector<PingResult> pings;      // in the order of the targets
   std::vector<SourceStatus> sources;  // /sys/class/net
 };

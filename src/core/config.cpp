@@ -203,11 +203,44 @@ class Parser {
     return std::nullopt;
   }
 
+  // One of the [network] ib_* keys; nullopt when it was read, else the error.
+  std::optional<Error> IbKey(std::string_view name, const toml::node& v,
+                             const toml::source_region& where, const std::string& key,
+                             IbConfig& ib) {
+    double d = 0;
+    if (name == "ib_ports") {
+      const auto* i = v.as_integer();
+      if (i == nullptr)
+        return Fail(where, key, fmt::format("expected an integer, got {}", TypeName(v)));
+      if (i->get() < 0 || i->get() > 1024)
+        return Fail(where, key, fmt::format("{} is not in [0, 1024]", i->get()));
+      ib.ports = static_cast<unsigned>(i->get());
+      return std::nullopt;
+    }
+    std::optional<Error> e;
+    if (name == "ib_rate_gbps") {
+      e = Number(v, where, key, {0, kInf, true, true}, d);
+      if (!e) ib.rate_gbps = d;
+    } else if (name == "ib_symbol_errors_per_hour") {
+      e = Number(v, where, key, {0, kInf, true, true}, ib.symbol_errors_per_hour);
+    } else if (name == "ib_error_count") {
+      e = Number(v, where, key, {1, kInf, false, true}, ib.error_count);
+    } else if (name == "ib_drop_minutes") {
+      e = Number(v, where, key, {0, kInf, true, true}, ib.drop_minutes);
+    } else {
+      return Fail(where, key, "unknown key");
+    }
+    return e;
+  }
+
   std::optional<Error> NetworkSection(const toml::table& t, Config& cfg) {
     for (auto&& [k, v] : t) {
       const std::string key = "network." + std::string(k.str());
       const auto& where = Where(k, v);
-      if (k.str() != "ping") return Fail(where, key, "unknown key");
+      if (k.str() != "ping") {
+        if (auto e = IbKey(k.str(), v, where, key, cfg.ib)) return e;
+        continue;
+      }
       const auto* arr = v.as_array();
       if (arr == nullptr)
         return Fail(where, key, fmt::format("expected an array of strings, got {}", TypeName(v)));

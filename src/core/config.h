@@ -28,6 +28,26 @@ struct SeverityOverrides {
   bool empty() const { return xid.empty() && sxid.empty(); }
 };
 
+// The InfiniBand / RoCE ports judged by network.rdma and network.rdma_errors.
+struct IbConfig {
+  std::optional<unsigned> ports;    // [network] ib_ports: compute ports expected; unset:
+                                    // the platform default (knowledge/ib_counters.h) or none
+  std::optional<double> rate_gbps;  // [network] ib_rate_gbps: their rate; unset: as above,
+                                    // else the fastest peer of the same adapter model
+  // [network] ib_symbol_errors_per_hour: symbol errors above this rate are
+  // critical (the IBTA 10^-12 bit-error-rate bound, kIbSymbolErrorsPerHourBound).
+  double symbol_errors_per_hour = 120;
+  // [network] ib_error_count: a warning-class counter (symbol_error,
+  // link_error_recovery, port_rcv_errors, port_xmit_discards,
+  // roce_slow_restart, local_ack_timeout_err) that rises by at least this
+  // much in the window is a warning (infiniband-diags' ibcheckerrs default
+  // threshold for SymbolErrorCounter and PortRcvErrors is 10).
+  double error_count = 10;
+  // [network] ib_drop_minutes: a port down this long after being ACTIVE has
+  // dropped (critical); shorter outages that came back are flaps.
+  double drop_minutes = 4;
+};
+
 struct Config {
   Thresholds thresholds;                            // [thresholds]
   std::optional<double> psu_capacity_w;             // [power] psu_capacity_w; unset: unknown
@@ -36,6 +56,7 @@ struct Config {
   double sustained_fraction = 0.8;                  // [window]: share of the window above a
                                                     // threshold that makes it "sustained"
   std::vector<std::string> ping_targets;            // [network] ping: "host" or "host:port"
+  IbConfig ib;                                      // [network] ib_*
   MetricNames metric_names = MetricNames::kGpudoctor;  // [metrics] names: the agent's /metrics
   unsigned metrics_top_processes = kDefaultTopProcesses;  // [metrics] top_processes per GPU
   SeverityOverrides severity;                             // [severity] xid.N / sxid.N

@@ -23,6 +23,8 @@ const char* KernelEventKindName(KernelEventKind kind) {
     case KernelEventKind::kGpuLost: return "gpu_lost";
     case KernelEventKind::kAgentStopped: return "agent_stopped";
     case KernelEventKind::kPeermemError: return "peermem_error";
+    case KernelEventKind::kMlx5: return "mlx5";
+    case KernelEventKind::kNvlinkRxDetect: return "nvlink_rx_detect";
   }
   return "unknown";
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpudoctor {
@@ -52,11 +53,20 @@ enum class KernelEventKind {
   // start, or by `report` when no agent holds the store); at its last
   // sample. Source "agent". Nothing was recorded until the next start.
   kAgentStopped,
-  kPeermemError,  // "nvidia-peermem ... ERROR ..." (GPUDirect RDMA)
+  kPeermemError,     // "nvidia-peermem ... ERROR ..." (GPUDirect RDMA)
+  kMlx5,             // mlx5_core (ConnectX NIC) trouble: command timeout, health, power, module heat
+  kNvlinkRxDetect,   // NVRM failed to update the NVLink post-Rx-detect link mask (peers not set up)
 };
 
 // The last enumerator, for code that walks every kind.
-inline constexpr KernelEventKind kLastKernelEventKind = KernelEventKind::kPeermemError;
+inline constexpr KernelEventKind kLastKernelEventKind = KernelEventKind::kNvlinkRxDetect;
+
+// The `detail` of the mlx5 (ConnectX NIC) events.
+inline constexpr std::string_view kMlx5CommandTimeout = "command timeout";
+inline constexpr std::string_view kMlx5HealthPoll = "health poll failed";
+inline constexpr std::string_view kMlx5Unrecoverable = "unrecoverable";
+inline constexpr std::string_view kMlx5InsufficientPower = "insufficient PCIe slot power";
+inline constexpr std::string_view kMlx5ModuleHighTemperature = "module high temperature";
 
 // "xid", "sxid", "fallen_off_bus", "rm_init_failed", "gsp_timeout", ...
 const char* KernelEventKindName(KernelEventKind kind);

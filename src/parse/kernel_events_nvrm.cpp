@@ -202,6 +202,13 @@ std::optional<LineMatch> MatchNvrmLine(std::string_view s) {
     return Make(KernelEventKind::kDriverLoaded, "", DriverVersion(s));
   }
   if (s.substr(0, 7) == "GPU at ") return MatchGpuAt(s);
+  // The driver could not set up NVLink with its peers after link training
+  // (kernel_nvlink_gh100.c and later): "knvlinkUpdatePostRxDetectLinkMask_IMPL:
+  // Failed to update Rx Detect Link mask!", "knvlinkDiscoverPostRxDetLinks_GH100:
+  // Getting peer0's postRxDetLinkMask failed!".
+  if (Has(s, "Failed to update Rx Detect Link mask") || Has(s, "postRxDetLinkMask failed")) {
+    return Make(KernelEventKind::kNvlinkRxDetect, "", "");
+  }
   return MatchGspOther(s);
 }
 

@@ -227,6 +227,38 @@ std::optional<LineMatch> MatchFabricManager(std::string_view s, std::string_view
   return m;
 }
 
+// mlx5_core (ConnectX) lines that mean the NIC is in trouble. The texts are
+// the driver's (drivers/net/ethernet/mellanox/mlx5/core: cmd.c, health.c,
+// events.c) as NVIDIA NVSentinel's and leptonai/gpud's kernel-log matchers
+// quote them: "mlx5_core 0000:1a:00.0: wait_func:1130:(pid 12): CREATE_QP(0x500)
+// timeout. Will cause a leak of a command resource", "... cmd_exec timeout",
+// "... health poll failed", "device's health compromised - reached miss
+// count", "... unrecoverable ...", "mlx5_pcie_event:299:(pid 0): Detected
+// insufficient power on the PCIe slot (27W).", "mlx5_port_module_event:...:
+// Port module event[error]: module 0, Cable error, High Temperature".
+std::optional<LineMatch> MatchMlx5(std::string_view s) {
+  if (!Has(s, "mlx5_core")) return std::nullopt;
+  std::string detail;
+  if (Has(s, "insufficient power on the PCIe slot")) {
+    detail = std::string(kMlx5InsufficientPower);
+  } else if (Has(s, "Port module event") && (Has(s, "High Temperature") || Has(s, "high temperature"))) {
+    detail = std::string(kMlx5ModuleHighTemperature);
+  } else if (Has(s, "unrecoverable")) {
+    detail = std::string(kMlx5Unrecoverable);
+  } else if (Has(s, "health poll failed") || Has(s, "health compromised")) {
+    detail = std::string(kMlx5HealthPoll);
+  } else if (Has(s, "cmd_exec timeout") || Has(s, "timeout. Will cause a leak of a command")) {
+    detail = std::string(kMlx5CommandTimeout);
+  } else {
+    return std::nullopt;
+  }
+  LineMatch m;
+  m.kind = KernelEventKind::kMlx5;
+  m.pci = NormalizeKernelPci(FindPci(s));
+  m.detail = std::move(detail);
+  return m;
+}
+
 }  // namespace
 
 bool IsNvidiaAerLine(std::string_view s) { return s.substr(0, 7) == "nvidia " || Has(s, "[10de:"); }
@@ -261,6 +293,7 @@ std::optional<LineMatch> MatchOther(std::string_view message, std::string_view i
   if (auto m = MatchAerHead(message)) return m;
   if (auto m = MatchAerRecovery(message)) return m;
   if (auto m = MatchProbe(message)) return m;
+  if (auto m = MatchMlx5(message)) return m;
   return MatchFabricManager(message, ident);
 }
 

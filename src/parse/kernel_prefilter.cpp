@@ -45,6 +45,10 @@ constexpr Needle kNeedles[] = {
     {"NVIDIA-SMI has failed", 6},
     // nvidia-peermem (GPUDirect RDMA) prints its errors under its own name.
     {"peermem", 1},
+    {"the device handle for", 11}, {"No devices were found", 0},
+    {"Failed to initialize NVML", 22}, {"NVIDIA-SMI has failed", 6},
+    // ConnectX NIC driver lines (command timeouts, health, slot power, module heat).
+    {"mlx5_core", 2},
 };
 constexpr std::size_t kNeedleCount = std::size(kNeedles);
 

@@ -2,7 +2,7 @@
 // without looking at the others. A line "may matter" when it contains one of
 // a few literal needles ("NVRM", "Xid", "NCCL", "libnccl", "Killed process",
 // "oom-killer", "AER", "PCIe Bus Error", "PCIe bandwidth", "fabric",
-// "[ERROR]", "failed with error", journald JSON's byte-array "\"MESSAGE\":[",
+// "[ERROR]", "failed with error", "mlx5_core", journald JSON's byte-array "\"MESSAGE\":[",
 // the AER detail lines' "status/mask", "SDES", "Surprise Down", "link has
 // been reset", and nvidia-smi's messages: "the device handle for", "No
 // devices were found", "Failed to initialize NVML", "NVIDIA-SMI has failed"),

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "collect/rdma.h"
 #include "core/gpu_status.h"
 #include "core/kernel_event.h"
 #include "rules/engine/finding.h"
@@ -78,6 +79,7 @@ struct AgentLiveSnapshot {
   // The store was found damaged and moved aside, or its write-ahead log
   // was: one line, which /healthz names; empty when none.
   std::string store_damage;
+  RdmaFacts rdma;  // the latest reading of the RDMA ports (the agent's 10 s schedule)
 };
 
 // The latest published snapshot, or null before the first; callable from any

@@ -1,5 +1,6 @@
 #include "render/facts_net_json.h"
 
+#include "knowledge/ib_counters.h"
 #include "render/facts_json_util.h"
 
 namespace gpudoctor {
@@ -49,6 +50,16 @@ Json PortJson(const RdmaPort& p) {
   out["rate_text"] = p.rate_text;
   out["link_layer"] = p.link_layer;
   out["roce"] = p.roce;
+  Json counters = Json::object();
+  Json hw_counters = Json::object();
+  Json saturated = Json::array();
+  for (const RdmaCounter& c : p.counters) {
+    (c.hw ? hw_counters : counters)[c.name] = c.value;
+    if (!c.hw && IbCounterSaturated(c.name, c.value)) saturated.push_back(c.name);
+  }
+  out["counters"] = std::move(counters);
+  out["hw_counters"] = std::move(hw_counters);
+  out["saturated_counters"] = std::move(saturated);
   out["sources"] = Sources(p.sources);
   return out;
 }
@@ -83,6 +94,10 @@ Json ToJson(const NetFacts& facts) {
     Json dev;
     dev["name"] = d.name;
     dev["fw_version"] = d.fw_version;
+    dev["hca_type"] = d.hca_type;
+    dev["pci_bus_id"] = d.pci_bus_id.empty() ? Json(nullptr) : Json(d.pci_bus_id);
+    dev["numa_node"] = OrNull(d.numa_node);
+    dev["nearest_gpus"] = d.nearest_gpus;
     Json ports = Json::array();
     for (const auto& p : d.ports) ports.push_back(PortJson(p));
     dev["ports"] = std::move(ports);

@@ -8,6 +8,7 @@
 #include "render/exposition.h"
 #include "render/prometheus_dcgm.h"
 #include "render/prometheus_processes.h"
+#include "render/prometheus_rdma.h"
 
 namespace gpudoctor {
 namespace {
@@ -419,6 +420,7 @@ std::string RenderPrometheusMetrics(const AgentLiveSnapshot& snapshot, Expositio
   if (dcgm) WriteDcgmMetrics(snapshot, options, e);
   WriteProcessMetrics(snapshot, options.top_processes, e);
   WriteCounters(snapshot, e);
+  WriteRdmaMetrics(snapshot, e);
   WriteAgentMetrics(snapshot, e);
   return e.Finish();
 }

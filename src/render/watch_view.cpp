@@ -505,6 +505,7 @@ std::optional<std::vector<std::string>> SideBySide(const SystemStatus& status, c
 std::string RenderWatchFrame(const SystemStatus& status, const History& history,
                              const WatchViewOptions& options) {
   std::vector<std::string> lines = {HeaderLine(status, options)};
+  if (!options.fabric_line.empty()) lines.push_back(options.fabric_line);
   if (!status.nvml_loaded) {
     lines.push_back(Colorize("NVML: " + status.nvml_error, Level::kCritical,
                              options.color));

@@ -29,6 +29,7 @@ struct WatchViewOptions {
   std::chrono::system_clock::time_point now{};  // shown in the header
   std::chrono::milliseconds interval{1000};     // shown in the header
   Thresholds thresholds{};
+  std::string fabric_line;  // render/fabric_line.h; shown under the header when not empty
 };
 
 // One refresh of the screen. The full layout, when it fits options.height

@@ -33,6 +33,11 @@ void ExpectDefaults(const Config& c) {
   EXPECT_DOUBLE_EQ(*c.psu_headroom_ratio, 0.20);
   EXPECT_DOUBLE_EQ(c.sustained_fraction, 0.8);
   EXPECT_TRUE(c.ping_targets.empty());
+  EXPECT_FALSE(c.ib.ports.has_value());
+  EXPECT_FALSE(c.ib.rate_gbps.has_value());
+  EXPECT_DOUBLE_EQ(c.ib.symbol_errors_per_hour, 120);
+  EXPECT_DOUBLE_EQ(c.ib.error_count, 10);
+  EXPECT_DOUBLE_EQ(c.ib.drop_minutes, 4);
   EXPECT_EQ(c.metric_names, MetricNames::kGpudoctor);
   EXPECT_EQ(c.metrics_top_processes, 10u);
 }
@@ -72,7 +77,8 @@ TEST(Config, ExampleFileEqualsTheDefaults) {
 
 TEST(Config, ExampleFileCommentedExamplesAreValid) {
   std::string text = ReadExample();
-  for (const char* key : {"# psu_capacity_w", "# expected_count", "# ping = [\""}) {
+  for (const char* key :
+       {"# psu_capacity_w", "# expected_count", "# ping = [\"", "# ib_ports", "# ib_rate_gbps"}) {
     const auto at = text.find(key);
     ASSERT_NE(at, std::string::npos) << key;
     text.erase(at, 2);
@@ -84,6 +90,8 @@ TEST(Config, ExampleFileCommentedExamplesAreValid) {
   EXPECT_EQ(r->psu_capacity_w, 3000);
   EXPECT_EQ(r->expected_gpus, 8u);
   EXPECT_EQ(r->ping_targets.size(), 2u);
+  EXPECT_EQ(r->ib.ports, 8u);
+  EXPECT_EQ(r->ib.rate_gbps, 400);
 }
 
 TEST(Config, EveryKeyOverrides) {
@@ -110,6 +118,11 @@ sustained_fraction = 0.5
 
 [network]
 ping = ["10.0.0.1", "host:22"]
+ib_ports = 4
+ib_rate_gbps = 200
+ib_symbol_errors_per_hour = 60
+ib_error_count = 3
+ib_drop_minutes = 2.5
 
 [metrics]
 names = "both"
@@ -131,6 +144,11 @@ top_processes = 3
   EXPECT_EQ(r->expected_gpus, 8u);
   EXPECT_EQ(r->sustained_fraction, 0.5);
   EXPECT_EQ(r->ping_targets, (std::vector<std::string>{"10.0.0.1", "host:22"}));
+  EXPECT_EQ(r->ib.ports, 4u);
+  EXPECT_EQ(r->ib.rate_gbps, 200);
+  EXPECT_EQ(r->ib.symbol_errors_per_hour, 60);
+  EXPECT_EQ(r->ib.error_count, 3);
+  EXPECT_EQ(r->ib.drop_minutes, 2.5);
   EXPECT_EQ(r->metric_names, MetricNames::kBoth);
   EXPECT_EQ(r->metrics_top_processes, 3u);
   EXPECT_EQ(r->source, "/etc/x.toml");
@@ -194,6 +212,10 @@ TEST(Config, WrongTypeNamesLine) {
             "cfg.toml:2: power.psu_capacity_w: expected a number, got a boolean");
   EXPECT_EQ(ErrorOf("[gpus]\nexpected_count = 8.5\n"),
             "cfg.toml:2: gpus.expected_count: expected an integer, got a floating-point number");
+  EXPECT_EQ(ErrorOf("[network]\nib_ports = \"8\"\n"),
+            "cfg.toml:2: network.ib_ports: expected an integer, got a string");
+  EXPECT_EQ(ErrorOf("[network]\nib_ports = -1\n"),
+            "cfg.toml:2: network.ib_ports: -1 is not in [0, 1024]");
   EXPECT_EQ(ErrorOf("[network]\nping = \"10.0.0.1\"\n"),
             "cfg.toml:2: network.ping: expected an array of strings, got a string");
   EXPECT_EQ(ErrorOf("[network]\nping = [\n  \"a\",\n  7,\n]\n"),

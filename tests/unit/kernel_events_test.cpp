@@ -340,6 +340,50 @@ TEST(KernelEvents, GspTroubleWithoutAnXid) {
   EXPECT_FALSE(ev[3].gpu_number);
 }
 
+TEST(KernelEvents, Mlx5NicFaults) {
+  // The mlx5_core driver's texts, as NVIDIA NVSentinel's and leptonai/gpud's
+  // kernel-log matchers quote them.
+  auto ev = Extract({
+      "[ 5.0] mlx5_core 0000:1a:00.0: mlx5_pcie_event:299:(pid 0): Detected insufficient power on "
+      "the PCIe slot (27W).",
+      "[ 6.0] mlx5_core 0000:3a:00.0: wait_func:1130:(pid 812): CREATE_QP(0x500) timeout. Will "
+      "cause a leak of a command resource",
+      "[ 7.0] mlx5_core 0000:3a:00.0: poll_health:800:(pid 0): device's health compromised - "
+      "reached miss count",
+      "[ 8.0] mlx5_core 0000:4c:00.0: mlx5_port_module_event:1144:(pid 0): Port module "
+      "event[error]: module 0, Cable error, High Temperature",
+      "[ 9.0] mlx5_core 0000:5d:00.0: mlx5_health_try_recover:339:(pid 44): health recovery "
+      "flow aborted, PCI reads still not working, device in unrecoverable state",
+      "[10.0] mlx5_core 0000:5d:00.0: mlx5e_open: port up",  // not a fault
+  });
+  ASSERT_EQ(ev.size(), 5u);
+  for (const auto& e : ev) EXPECT_EQ(e.kind, K::kMlx5);
+  EXPECT_EQ(ev[0].detail, kMlx5InsufficientPower);
+  EXPECT_EQ(ev[0].pci_bus_id, "0000:1a:00.0");
+  EXPECT_EQ(ev[1].detail, kMlx5CommandTimeout);
+  EXPECT_EQ(ev[2].detail, kMlx5HealthPoll);
+  EXPECT_EQ(ev[3].detail, kMlx5ModuleHighTemperature);
+  EXPECT_EQ(ev[4].detail, kMlx5Unrecoverable);
+  EXPECT_EQ(ev[4].pci_bus_id, "0000:5d:00.0");
+  EXPECT_TRUE(LineMayMatter("mlx5_core 0000:1a:00.0: something"));
+}
+
+TEST(KernelEvents, NvlinkRxDetectFailures) {
+  auto ev = Extract({
+      "[ 30.0] NVRM: knvlinkUpdatePostRxDetectLinkMask_IMPL: Failed to update Rx Detect Link mask!",
+      "[ 31.0] NVRM: knvlinkDiscoverPostRxDetLinks_GH100: Getting peer0's postRxDetLinkMask failed!",
+      "[ 32.0] NVRM: knvlinkDiscoverPostRxDetLinks_GB100_REV2: Getting peer17 postRxDetLinkMask "
+      "failed!",
+  });
+  ASSERT_GE(ev.size(), 1u);
+  std::size_t total = 0;
+  for (const auto& e : ev) {
+    EXPECT_EQ(e.kind, K::kNvlinkRxDetect);
+    total += e.count;
+  }
+  EXPECT_EQ(total, 3u);
+}
+
 TEST(KernelEvents, OomInvocationAndVictimAreOneEvent) {
   auto ev = Extract({
       "[ 10.0] python3 invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0",

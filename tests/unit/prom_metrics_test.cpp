@@ -53,6 +53,16 @@ AgentLiveSnapshot Synthetic() {
   s.sample_latency.Observe(0.003);
   s.sample_latency.Observe(0.2);
   s.agent_resident_bytes = 50 << 20;
+  RdmaPort port;
+  port.port = 1;
+  port.state = IbPortState{1, "DOWN"};
+  port.phys_state = IbPortState{2, "Polling"};
+  port.rate_gbps = 400;
+  port.link_layer = "InfiniBand";
+  port.counters = {RdmaCounter{"link_downed", false, 255}, RdmaCounter{"symbol_error", false, 7},
+                   RdmaCounter{"port_xmit_data", false, 123456},
+                   RdmaCounter{"rnr_nak_retry_err", true, 2}};
+  s.rdma.devices.push_back(RdmaDevice{"mlx5_0", "", {port}});
   return s;
 }
 
@@ -110,6 +120,14 @@ TEST(PromExposition, SeriesCarryGpuLabelsAndBaseUnits) {
                   "gpudoctor_finding_active{id=\"thermal.slowdown\",severity=\"critical\","
                   "gpus=\"0000:18:00.0\"} 1"));
   EXPECT_TRUE(Has(text, "gpudoctor_gpus_lost 1"));
+  const std::string port = "device=\"mlx5_0\",port=\"1\",link_layer=\"InfiniBand\"";
+  EXPECT_TRUE(Has(text, "gpudoctor_ib_port_state{" + port + "} 1"));
+  EXPECT_TRUE(Has(text, "gpudoctor_ib_port_physical_state{" + port + "} 2"));
+  EXPECT_TRUE(Has(text, "gpudoctor_ib_port_rate_gbps{" + port + "} 400"));
+  EXPECT_TRUE(Has(text, "gpudoctor_ib_port_errors_total{" + port + ",counter=\"symbol_error\"} 7"));
+  EXPECT_TRUE(Has(text, "gpudoctor_ib_port_errors_total{" + port + ",counter=\"rnr_nak_retry_err\"} 2"));
+  EXPECT_TRUE(Has(text, "gpudoctor_ib_port_errors_saturated{" + port + ",counter=\"link_downed\"} 1"));
+  EXPECT_EQ(text.find("counter=\"port_xmit_data\""), std::string::npos);  // traffic, not errors
   EXPECT_TRUE(Has(text, "gpudoctor_nvml_sample_duration_seconds_bucket{le=\"0.005\"} 1"));
   EXPECT_TRUE(Has(text, "gpudoctor_nvml_sample_duration_seconds_bucket{le=\"+Inf\"} 2"));
   // The lost GPU has a state but no readings.

@@ -40,6 +40,49 @@ TEST(NcclErrorsRule, StoppedFabricManagerPointsToTheFabric) {
   ExpectBilingual(d);
 }
 
+// mlx5_4 port 1 next to GPU 0000:3b:00.0, read at `at` with link_downed at `downs`.
+RdmaFacts PortReading(double at, std::uint64_t downs) {
+  RdmaPort p;
+  p.port = 1;
+  p.state = IbPortState{4, "ACTIVE"};
+  p.active = true;
+  p.link_layer = "InfiniBand";
+  p.counters = {RdmaCounter{"link_downed", false, downs}};
+  RdmaDevice d;
+  d.name = "mlx5_4";
+  d.nearest_gpus = {"0000:3b:00.0"};
+  d.ports = {p};
+  RdmaFacts f;
+  f.devices = {d};
+  f.read_at = TestTime(at);
+  return f;
+}
+
+TEST(NcclErrorsRule, AFlappingRdmaPortInTheSameWindowIsNamedWithItsGpu) {
+  DiagnosisInput input;
+  input.network = NetFacts{};
+  input.rdma_history = {PortReading(0, 0)};
+  input.network->rdma = PortReading(10, 2);
+  KernelEvent timeout = Timeout();
+  timeout.time = TestTime(30);
+  auto d = RunRule(kNcclErrorsRule, WithEvents({timeout}, input));
+  ASSERT_EQ(d.findings.size(), 1u);
+  const Finding& f = d.findings[0];
+  EXPECT_NE(f.explanation.en.find("inter-node fabric is the likely cause"), std::string::npos);
+  bool named = false;
+  for (const auto& e : f.evidence) {
+    named |= e.text.en.find("mlx5_4 port 1 (InfiniBand; next to GPU 0000:3b:00.0): link_downed "
+                            "rose by 2, in the window of the NCCL timeout") != std::string::npos;
+  }
+  EXPECT_TRUE(named);
+  ExpectBilingual(d);
+  // A timeout hours away from the port readings is not tied to the port.
+  timeout.time = TestTime(-7200);
+  auto apart = RunRule(kNcclErrorsRule, WithEvents({timeout}, input));
+  ASSERT_EQ(apart.findings.size(), 1u);
+  EXPECT_EQ(apart.findings[0].explanation.en.find("inter-node"), std::string::npos);
+}
+
 TEST(NcclErrorsRule, QuietWithoutNcclEvents) {
   auto d = RunRule(kNcclErrorsRule, WithEvents({}, RepeatedReadings({HealthyGpu(0)}, 2)));
   EXPECT_TRUE(d.findings.empty());

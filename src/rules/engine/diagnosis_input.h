@@ -52,6 +52,11 @@ struct DiagnosisInput {
   std::vector<DroppedGpu> dropped_gpus;  // meaningful only when pci is set
   std::optional<VersionFacts> versions;
   std::optional<NetFacts> network;
+  // Earlier readings of the RDMA ports, oldest first, each with its read_at;
+  // network->rdma is the latest. Live: the start of the sampling window; the
+  // agent: its readings of the last hour. Counter rates, flaps and drops
+  // come from these.
+  std::vector<RdmaFacts> rdma_history;
   std::optional<KernelFacts> kernel;  // events of the window, and their sources
   // What `gpudoctor stress` measured; its 100 ms samples are `gpus`.
   std::optional<ActiveRun> active;

@@ -24,6 +24,8 @@ std::vector<const Rule*> KernelEventRules() {
       &kFabricManagerLogEventsRule,
       &kGpudirectPeermemRule,
       &kHostOomKillRule,
+      &kNetworkMlx5EventsRule,
+      &kNvlinkRxDetectRule,
       &kKernelLogUndecodedRule,
   };
 }

@@ -37,6 +37,8 @@ extern const Rule kHostOomKillRule;           // host_oom_kill.cpp
 extern const Rule kPcieAerRule;               // pcie_aer.cpp
 extern const Rule kPcieBandwidthLimitedRule;  // pcie_bandwidth_limited.cpp
 extern const Rule kFabricManagerLogEventsRule;  // fabricmanager_log_events.cpp
+extern const Rule kNetworkMlx5EventsRule;       // network_mlx5_events.cpp
+extern const Rule kNvlinkRxDetectRule;          // nvlink_rx_detect.cpp
 extern const Rule kKernelLogUndecodedRule;      // kernel_log_undecoded.cpp
 
 }  // namespace gpudoctor

@@ -26,6 +26,11 @@ std::vector<const Rule*> SystemRules() {
       &kNetworkLinkSpeedRule,
       &kNetworkPingRule,
       &kNetworkRdmaRule,
+      &kNetworkRdmaCountRule,
+      &kNetworkRdmaRateRule,
+      &kNetworkRdmaErrorsRule,
+      &kNetworkRdmaFlapRule,
+      &kNetworkRdmaSaturatedRule,
   };
 }
 

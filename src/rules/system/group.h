@@ -25,5 +25,10 @@ extern const Rule kHostRamToGpuRule;                  // host_ram_to_gpu.cpp
 extern const Rule kNetworkLinkSpeedRule;              // network_link_speed.cpp
 extern const Rule kNetworkPingRule;                   // network_ping.cpp
 extern const Rule kNetworkRdmaRule;                   // network_rdma.cpp
+extern const Rule kNetworkRdmaCountRule;              // network_rdma_count.cpp
+extern const Rule kNetworkRdmaRateRule;               // network_rdma_rate.cpp
+extern const Rule kNetworkRdmaErrorsRule;             // network_rdma_errors.cpp
+extern const Rule kNetworkRdmaFlapRule;               // network_rdma_flap.cpp
+extern const Rule kNetworkRdmaSaturatedRule;          // network_rdma_saturated.cpp
 
 }  // namespace gpudoctor

@@ -3,7 +3,8 @@
 // configuring it; a port that is down takes its NIC out of multi-node
 // training (NCCL falls back to slower paths or fails). A down port on a NIC
 // whose other port is active is taken for an uncabled spare and left out.
-// MISSION row 14.
+// The physical state names the likely cause: Polling (no signal from the
+// other end) or Disabled.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -25,11 +26,21 @@ bool LinkUpNotActive(const RdmaPort& p) {
   return !p.active && p.phys_state && p.phys_state->code == kPhysLinkUp;
 }
 
+// What the physical state says about the cause.
+std::string PhysMeaning(const std::optional<IbPortState>& s) {
+  if (!s) return "";
+  if (s->code == 2) return " -- Polling: no signal from the other end (cable, transceiver or peer gone)";
+  if (s->code == 3) return " -- Disabled: the port was switched off";
+  return "";
+}
+
 void AddPortEvidence(const RdmaDevice& d, const RdmaPort& p, Finding& f) {
-  std::string line = fmt::format("{} port {}: state {}, physical state {}, {}{}", d.name, p.port,
+  std::string line = fmt::format("{} port {}: state {}, physical state {}, {}{}{}{}", d.name, p.port,
                                  StateText(p.state), StateText(p.phys_state),
                                  p.link_layer.empty() ? "?" : p.link_layer,
-                                 p.rate_text.empty() ? "" : ", " + p.rate_text);
+                                 p.rate_text.empty() ? "" : ", " + p.rate_text,
+                                 d.nearest_gpus.empty() ? "" : "; next to GPU " + d.nearest_gpus.front(),
+                                 PhysMeaning(p.phys_state));
   f.evidence.push_back(TextEvidence(line, Backquoted(line)));
 }
 
