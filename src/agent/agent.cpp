@@ -64,9 +64,10 @@ class Trouble {
 class Agent {
  public:
   Agent(AgentOptions options, AgentSignals& signals, std::unique_ptr<Store> store,
-        SnapshotBox& snapshots)
+        SnapshotBox& snapshots, AgentHttpServer* http)
       : o_(std::move(options)),
         signals_(signals),
+        http_(http),
         store_(std::move(store)),
         snapshots_(snapshots),
         metrics_(std::chrono::system_clock::now(), o_.interval),
@@ -83,10 +84,12 @@ class Agent {
   void RefreshFacts();
   void WriteState();
   void Reload();
+  void ReloadWebConfig();
   void Publish();
 
   AgentOptions o_;
   AgentSignals& signals_;
+  AgentHttpServer* http_;  // null without --listen
   std::unique_ptr<Store> store_;
   SnapshotBox& snapshots_;
   SnapshotBuilder metrics_;  // what /metrics shows, published after each sample
@@ -243,6 +246,7 @@ void Agent::Publish() {
 }
 
 void Agent::Reload() {
+  ReloadWebConfig();
   auto config = LoadConfig(o_.config_path);
   if (!config) {
     Log(LogLevel::kError, "SIGHUP: keeping the previous configuration: " + config.error().message);
@@ -250,6 +254,20 @@ void Agent::Reload() {
   }
   base_.config = *config;
   Log(LogLevel::kInfo, "SIGHUP: configuration reloaded from " + config->source);
+}
+
+void Agent::ReloadWebConfig() {
+  if (!o_.web_config_path || !http_) return;
+  auto web = LoadWebConfig(*o_.web_config_path);
+  if (!web) {
+    Log(LogLevel::kError, "SIGHUP: keeping the previous web config: " + web.error().message);
+    return;
+  }
+  if (auto applied = http_->Reload(std::move(*web)); !applied) {
+    Log(LogLevel::kError, "SIGHUP: keeping the previous web config: " + applied.error().message);
+    return;
+  }
+  Log(LogLevel::kInfo, "SIGHUP: web config reloaded from " + *o_.web_config_path);
 }
 
 int Agent::Run() {
@@ -332,17 +350,22 @@ int RunAgent(AgentOptions options, AgentSignals& signals) {
   SnapshotBox snapshots;
   std::unique_ptr<AgentHttpServer> http;
   if (options.listen) {
-    auto started = AgentHttpServer::Start(
-        AgentHttpOptions{*options.listen, options.store.data_dir, options.config, options.metrics}, snapshots.Source());
+    AgentHttpOptions http_options{*options.listen, options.store.data_dir, options.config,
+                                  options.metrics, options.web, options.per_client_connections};
+    auto started = AgentHttpServer::Start(http_options, snapshots.Source());
     if (!started) {
       Log(LogLevel::kError, started.error().message);
       return 3;
     }
     http = std::move(*started);
-    Log(LogLevel::kInfo, "serving /metrics on " + options.listen->host + ":" +
-                             std::to_string(http->port()));
+    const bool tls = options.web && options.web->tls;
+    const bool users = options.web && !options.web->basic_auth_users.empty();
+    Log(LogLevel::kInfo, std::string("serving /metrics on ") + (tls ? "https://" : "http://") +
+                             options.listen->host + ":" + std::to_string(http->port()) +
+                             (users ? " (basic authentication)" : ""));
   }
-  Agent agent(std::move(options), signals, std::move(*store), snapshots);
+  AgentHttpServer* http_ptr = http.get();
+  Agent agent(std::move(options), signals, std::move(*store), snapshots, http_ptr);
   return agent.Run();
 }
 
