@@ -87,6 +87,12 @@ std::optional<Error> ParseTls(const YAML::Node& node, const std::string& path,
   for (const auto& kv : node) {
     const std::string key = kv.first.as<std::string>("");
     const std::string where = "tls_server_config." + key;
+    if (key == "cert" || key == "key" || key == "cipher_suites" || key == "curve_preferences" ||
+        key == "prefer_server_cipher_suites" || key == "client_allowed_sans") {
+      return Invalid(path, where +
+                               ": not supported by gpudoctor (use cert_file, key_file, "
+                               "client_ca_file, client_auth_type, min_version, max_version)");
+    }
     const auto value = Scalar(kv.second);
     if (!value && !kv.second.IsNull()) return Invalid(path, where + ": expected a single value");
     const std::string v = value.value_or("");
@@ -110,12 +116,6 @@ std::optional<Error> ParseTls(const YAML::Node& node, const std::string& path,
       if (!version)
         return Invalid(path, where + ": '" + v + "' is not TLS10, TLS11, TLS12 or TLS13");
       (key == "min_version" ? tls.min_version : tls.max_version) = *version;
-    } else if (key == "cert" || key == "key" || key == "cipher_suites" ||
-               key == "curve_preferences" || key == "prefer_server_cipher_suites" ||
-               key == "client_allowed_sans") {
-      return Invalid(path, where +
-                               ": not supported by gpudoctor (use cert_file, key_file, "
-                               "client_ca_file, client_auth_type, min_version, max_version)");
     } else {
       return Invalid(path, where + ": unknown key");
     }

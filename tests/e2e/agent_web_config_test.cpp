@@ -169,6 +169,56 @@ TEST_F(AgentWebConfig, SighupReloadsUsersAndKeepsTheOldOnesWhenTheNewFileIsBad) 
   Stop(*agent);
 }
 
+TEST_F(AgentWebConfig, ClientCertificatesAreCheckedAgainstClientCa) {
+  if (!std::filesystem::exists("/usr/bin/openssl")) GTEST_SKIP() << "no openssl CLI";
+  ASSERT_TRUE(MakeCertificate());
+  const std::string dir = conf_.path().string();
+  auto openssl = [](std::vector<std::string> args) {
+    args.insert(args.begin(), "/usr/bin/openssl");
+    return RunProcess(args).exit_code == 0;
+  };
+  const std::vector<std::string> ec = {"-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                                       "-nodes"};
+  auto req = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "req");
+    args.insert(args.begin() + 1, ec.begin(), ec.end());
+    return openssl(args);
+  };
+  ASSERT_TRUE(req({"-x509", "-keyout", dir + "/ca.key", "-out", dir + "/ca.crt", "-days", "2",
+                   "-subj", "/CN=test-ca"}));
+  ASSERT_TRUE(req(
+      {"-keyout", dir + "/client.key", "-out", dir + "/client.csr", "-subj", "/CN=prometheus"}));
+  ASSERT_TRUE(
+      openssl({"x509", "-req", "-in", dir + "/client.csr", "-CA", dir + "/ca.crt", "-CAkey",
+               dir + "/ca.key", "-CAcreateserial", "-out", dir + "/client.crt", "-days", "2"}));
+  ASSERT_TRUE(req({"-x509", "-keyout", dir + "/stranger.key", "-out", dir + "/stranger.crt",
+                   "-days", "2", "-subj", "/CN=stranger"}));
+  const int port = FreeLoopbackPort();
+  ASSERT_GT(port, 0);
+  const std::string web =
+      conf_.Write("web.yml",
+                  "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+                  "  client_ca_file: ca.crt\n  client_auth_type: RequireAndVerifyClientCert\n");
+  auto agent = StartAgent(port, web);
+  ASSERT_TRUE(agent->started());
+  auto status = [&](const std::string& cert, const std::string& key) {
+    auto c = cert.empty() ? std::make_unique<httplib::SSLClient>("127.0.0.1", port)
+                          : std::make_unique<httplib::SSLClient>("127.0.0.1", port, cert, key);
+    c->set_ca_cert_path((dir + "/server.crt").c_str());
+    c->enable_server_certificate_verification(true);
+    c->set_read_timeout(10);
+    return StatusOf(*c, "/metrics", 200, std::chrono::seconds(3));
+  };
+  int with_client = 0;
+  for (int i = 0; i < 10 && with_client != 200; ++i) {
+    with_client = status(dir + "/client.crt", dir + "/client.key");
+  }
+  EXPECT_EQ(with_client, 200) << Log();
+  EXPECT_NE(status("", ""), 200);
+  EXPECT_NE(status(dir + "/stranger.crt", dir + "/stranger.key"), 200);
+  Stop(*agent);
+}
+
 TEST_F(AgentWebConfig, PrometheusScrapesThroughTlsAndBasicAuth) {
   if (!std::filesystem::exists("/usr/bin/openssl")) GTEST_SKIP() << "no openssl CLI";
   ASSERT_TRUE(MakeCertificate());

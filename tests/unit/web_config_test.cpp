@@ -100,7 +100,7 @@ TEST(BasicAuth, BcryptThroughLibxcrypt) {
   EXPECT_FALSE(CheckCryptHash(std::string("secret\0x", 8), kSecret2b));
   EXPECT_FALSE(CheckCryptHash("secret", "$2b$04$short"));
 
-  BasicAuthUsers users({{"prometheus", kSecret2b}});
+  BasicAuthUsers users(std::map<std::string, std::string>{{"prometheus", kSecret2b}});
   EXPECT_FALSE(users.KnownGood("prometheus", "secret"));
   EXPECT_FALSE(users.Verify("prometheus", "wrong"));
   EXPECT_FALSE(users.Verify("nobody", "secret"));
