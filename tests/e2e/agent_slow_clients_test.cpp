@@ -28,7 +28,7 @@
 #include "support/temp_files.h"
 
 namespace gpudoctor::test {
-namespace {
+namespace agent_slow_clients_test {
 
 // A non-blocking TCP connection to 127.0.0.1:port from `source`; -1 when
 // it could not be made.
@@ -215,5 +215,5 @@ TEST(AgentSlowClients, ThousandTricklingConnectionsDoNotStarveHealthzOrMetrics) 
   EXPECT_TRUE(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0) << st;
 }
 
-}  // namespace
+}  // namespace agent_slow_clients_test
 }  // namespace gpudoctor::test

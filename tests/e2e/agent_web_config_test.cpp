@@ -21,7 +21,7 @@
 #include "support/test_prometheus.h"
 
 namespace gpudoctor::test {
-namespace {
+namespace agent_web_config_test {
 
 // bcrypt (cost 4) of "secret" and of "other".
 constexpr const char* kSecret = "$2b$04$smeUNCKiNpiDxKXLuDQY8evkDebDzcQZHVF6AHnF.RtW9kVO9JZi2";
@@ -267,5 +267,5 @@ TEST_F(AgentWebConfig, PrometheusScrapesThroughTlsAndBasicAuth) {
   Stop(*agent);
 }
 
-}  // namespace
+}  // namespace agent_web_config_test
 }  // namespace gpudoctor::test

@@ -9,7 +9,7 @@
 #include "support/temp_files.h"
 
 namespace gpudoctor::test {
-namespace {
+namespace web_config_test {
 
 // bcrypt of "secret" at cost 4 (fast enough for tests).
 constexpr const char* kSecret2b = "$2b$04$smeUNCKiNpiDxKXLuDQY8evkDebDzcQZHVF6AHnF.RtW9kVO9JZi2";
@@ -110,5 +110,5 @@ TEST(BasicAuth, BcryptThroughLibxcrypt) {
   EXPECT_FALSE(users.KnownGood("prometheus", "wrong"));
 }
 
-}  // namespace
+}  // namespace web_config_test
 }  // namespace gpudoctor::test
