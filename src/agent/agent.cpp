@@ -350,8 +350,9 @@ int RunAgent(AgentOptions options, AgentSignals& signals) {
   SnapshotBox snapshots;
   std::unique_ptr<AgentHttpServer> http;
   if (options.listen) {
-    AgentHttpOptions http_options{*options.listen, options.store.data_dir, options.config,
-                                  options.metrics, options.web, options.per_client_connections};
+    AgentHttpOptions http_options{*options.listen, options.store.data_dir,
+                                  options.config,  options.metrics,
+                                  options.web,     options.per_client_connections};
     auto started = AgentHttpServer::Start(http_options, snapshots.Source());
     if (!started) {
       Log(LogLevel::kError, started.error().message);

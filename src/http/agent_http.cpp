@@ -3,19 +3,17 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "report/recorded_report.h"
 #include "http/content_encoding.h"
 #include "http/event_server.h"
 #include "render/prometheus_metrics.h"
 #include "render/report_json.h"
 #include "render/status_json.h"
+#include "report/recorded_report.h"
 
 namespace gpudoctor {
 namespace {
 
-HttpResponse Fail(int status, const std::string& message) {
-  return TextResponse(status, message);
-}
+HttpResponse Fail(int status, const std::string& message) { return TextResponse(status, message); }
 
 // The rendered exposition of the latest snapshot, rendered (and gzipped)
 // once per snapshot, format and encoding however many scrapers ask. The
@@ -164,8 +162,8 @@ HttpResponse Server::Report(const HttpRequest& req) {
     } else if (name == "lang" && (value == "en" || value == "zh")) {
       lang = value == "zh" ? Lang::kZh : Lang::kEn;
     } else {
-      return Fail(400, "bad query parameter " + name + "=" + value +
-                           " (since, from, to, gpu, lang=en|zh)");
+      return Fail(
+          400, "bad query parameter " + name + "=" + value + " (since, from, to, gpu, lang=en|zh)");
     }
   }
   const WallTime now = std::chrono::system_clock::now();
