@@ -12,14 +12,14 @@ BUILD_PACKAGES=(
   nlohmann-json3-dev libfmt-dev libcli11-dev libpugixml-dev
   libsystemd-dev zlib1g-dev libtomlplusplus-dev
   libsqlite3-dev
-  libcpp-httplib-dev
+  libcpp-httplib-dev libmicrohttpd-dev libgnutls28-dev libyaml-cpp-dev libcrypt-dev
 )
 
 # The test suite, benchmarks, fuzzing and packaging: servers the tests start
 # (Prometheus, VictoriaMetrics, Chromium), clang for the fuzz targets, tools.
 TEST_PACKAGES=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
-  chromium fonts-noto-cjk prometheus prometheus-node-exporter victoria-metrics wrk iproute2
+  chromium fonts-noto-cjk prometheus prometheus-node-exporter victoria-metrics wrk iproute2 openssl
   clang libclang-rt-14-dev
   python3 python3-yaml util-linux tmux
   help2man man-db dpkg-dev systemd

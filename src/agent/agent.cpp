@@ -76,9 +76,10 @@ class Trouble {
 class Agent {
  public:
   Agent(AgentOptions options, AgentSignals& signals, std::unique_ptr<Store> store,
-        SnapshotBox& snapshots, std::string store_damage)
+        SnapshotBox& snapshots, std::string store_damage, AgentHttpServer* http)
       : o_(std::move(options)),
         signals_(signals),
+        http_(http),
         store_(std::move(store)),
         snapshots_(snapshots),
         metrics_(std::chrono::system_clock::now(), o_.interval),
@@ -100,10 +101,12 @@ class Agent {
   void ReadRdmaPorts(WallTime now);
   void WriteState();
   void Reload();
+  void ReloadWebConfig();
   void Publish();
 
   AgentOptions o_;
   AgentSignals& signals_;
+  AgentHttpServer* http_;  // null without --listen
   std::unique_ptr<Store> store_;
   SnapshotBox& snapshots_;
   SnapshotBuilder metrics_;  // what /metrics shows, published after each sample
@@ -330,6 +333,7 @@ void Agent::Publish() {
 }
 
 void Agent::Reload() {
+  ReloadWebConfig();
   auto config = LoadConfig(o_.config_path);
   if (!config) {
     Log(LogLevel::kError, "SIGHUP: keeping the previous configuration: " + config.error().message);
@@ -337,6 +341,20 @@ void Agent::Reload() {
   }
   base_.config = *config;
   Log(LogLevel::kInfo, "SIGHUP: configuration reloaded from " + config->source);
+}
+
+void Agent::ReloadWebConfig() {
+  if (!o_.web_config_path || !http_) return;
+  auto web = LoadWebConfig(*o_.web_config_path);
+  if (!web) {
+    Log(LogLevel::kError, "SIGHUP: keeping the previous web config: " + web.error().message);
+    return;
+  }
+  if (auto applied = http_->Reload(std::move(*web)); !applied) {
+    Log(LogLevel::kError, "SIGHUP: keeping the previous web config: " + applied.error().message);
+    return;
+  }
+  Log(LogLevel::kInfo, "SIGHUP: web config reloaded from " + *o_.web_config_path);
 }
 
 int Agent::Run() {
@@ -446,17 +464,23 @@ int RunAgent(AgentOptions options, AgentSignals& signals) {
   SnapshotBox snapshots;
   std::unique_ptr<AgentHttpServer> http;
   if (options.listen) {
-    auto started = AgentHttpServer::Start(
-        AgentHttpOptions{*options.listen, options.store.data_dir, options.config, options.metrics}, snapshots.Source());
+    AgentHttpOptions http_options{*options.listen, options.store.data_dir,
+                                  options.config,  options.metrics,
+                                  options.web,     options.per_client_connections};
+    auto started = AgentHttpServer::Start(http_options, snapshots.Source());
     if (!started) {
       Log(LogLevel::kError, started.error().message);
       return 3;
     }
     http = std::move(*started);
-    Log(LogLevel::kInfo, "serving /metrics on " + options.listen->host + ":" +
-                             std::to_string(http->port()));
+    const bool tls = options.web && options.web->tls;
+    const bool users = options.web && !options.web->basic_auth_users.empty();
+    Log(LogLevel::kInfo, std::string("serving /metrics on ") + (tls ? "https://" : "http://") +
+                             options.listen->host + ":" + std::to_string(http->port()) +
+                             (users ? " (basic authentication)" : ""));
   }
-  Agent agent(std::move(options), signals, std::move(*store), snapshots, std::move(damage));
+  AgentHttpServer* http_ptr = http.get();
+  Agent agent(std::move(options), signals, std::move(*store), snapshots, std::move(damage), http_ptr);
   return agent.Run();
 }
 

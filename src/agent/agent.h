@@ -36,11 +36,15 @@ struct AgentOptions {
   // The HTTP endpoint (/metrics, /healthz, /api/v1/...); nullopt: none.
   std::optional<ListenAddress> listen;
   MetricsRenderOptions metrics;  // what /metrics serves (--metrics-names, ...)
+  // --web-config: TLS and basic authentication, re-read on SIGHUP.
+  std::optional<std::string> web_config_path;
+  std::optional<WebConfig> web;  // as read at start
+  unsigned per_client_connections = 64;
 };
 
 // Runs until a stop is requested (or run_for). Returns the process exit code: 0 after
 // a clean stop, 3 when the store cannot be opened or the listen address
-// cannot be bound.
+// cannot be bound (or served with the web config's TLS settings).
 int RunAgent(AgentOptions options, AgentSignals& signals);
 
 // The agent's live state, written as JSON to <data_dir>/agent-state.json

@@ -37,6 +37,8 @@ struct AgentCliOptions {
   bool no_nvml_events = false;
   std::string listen = "127.0.0.1:9835";
   bool no_listen = false;
+  std::string web_config;
+  unsigned max_connections_per_client = 64;
   std::string metrics_names;                   // empty: the config's [metrics] names
   std::optional<unsigned> metrics_top_processes;  // unset: the config's [metrics] top_processes
 };
@@ -155,6 +157,16 @@ Result<AgentOptions> MakeAgentOptions(const AgentCliOptions& c, const GlobalOpti
     if (!listen) return listen.error();
     o.listen = *listen;
   }
+  if (!c.web_config.empty()) {
+    auto web = LoadWebConfig(c.web_config);
+    if (!web) return web.error();
+    o.web = std::move(*web);
+    o.web_config_path = c.web_config;
+  }
+  if (c.max_connections_per_client == 0) {
+    return Error{ErrorCode::kInvalid, "--max-connections-per-client 0: at least 1"};
+  }
+  o.per_client_connections = c.max_connections_per_client;
   return o;
 }
 
@@ -219,6 +231,13 @@ void RegisterAgent(CLI::App& app, const GlobalOptions& global, int* exit_code) {
                   "('' for none)")
       ->capture_default_str();
   cmd->add_flag("--no-listen", c->no_listen, "Serve no HTTP endpoint");
+  cmd->add_option("--web-config", c->web_config,
+                  "TLS and basic authentication for the HTTP endpoint from FILE, in the format "
+                  "of Prometheus' exporter toolkit (tls_server_config, basic_auth_users with "
+                  "bcrypt hashes); re-read on SIGHUP");
+  cmd->add_option("--max-connections-per-client", c->max_connections_per_client,
+                  "Open HTTP connections allowed from one client address; more are refused")
+      ->capture_default_str();
   cmd->add_option("--metrics-names", c->metrics_names,
                   "Metric names on /metrics: gpudoctor, dcgm (dcgm-exporter's DCGM_FI_* names, "
                   "units and labels) or both (default: [metrics] names in the config, else "

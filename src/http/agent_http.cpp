@@ -1,30 +1,19 @@
 #include "http/agent_http.h"
 
-#include <cerrno>
-#include <cstring>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
+#include <mutex>
 #include <nlohmann/json.hpp>
-#include <thread>
 
-#include "report/recorded_report.h"
 #include "http/content_encoding.h"
-#include "core/httplib_config.h"
+#include "http/event_server.h"
 #include "render/prometheus_metrics.h"
 #include "render/report_json.h"
 #include "render/status_json.h"
+#include "report/recorded_report.h"
 
 namespace gpudoctor {
 namespace {
 
-// Enough threads that 50 scrapers holding keep-alive connections are all
-// served at once; an idle thread costs only its stack.
-constexpr std::size_t kServerThreads = 64;
-
-void Fail(httplib::Response& res, int status, const std::string& message) {
-  res.status = status;
-  res.set_content(message + "\n", "text/plain; charset=utf-8");
-}
+HttpResponse Fail(int status, const std::string& message) { return TextResponse(status, message); }
 
 // The rendered exposition of the latest snapshot, rendered (and gzipped)
 // once per snapshot, format and encoding however many scrapers ask. The
@@ -72,155 +61,92 @@ class MetricsCache {
   Slot slots_[4];
 };
 
-// Serves `body` without copying it, and as it is: httplib compresses a
-// set_content() body itself when the client accepts gzip, but leaves a
-// sized content provider alone.
-void ServeShared(httplib::Response& res, std::shared_ptr<const std::string> body,
-                 const char* content_type) {
-  const std::size_t size = body->size();
-  res.set_content_provider(size, content_type,
-                           [body = std::move(body)](std::size_t offset, std::size_t length,
-                                                    httplib::DataSink& sink) {
-                             return sink.write(body->data() + offset, length);
-                           });
-}
-
-// httplib listens with a backlog of 5: 50 scrapers connecting at once
-// overflow it, and the kernel drops their SYNs, which are retried after a
-// second. Listening again on the bound socket (found by its port, as
-// httplib keeps the descriptor private) raises the backlog; Linux allows it.
-void WidenListenBacklog(int port) {
-  for (int fd = 0; fd < 1024; ++fd) {
-    int listening = 0;
-    socklen_t len = sizeof listening;
-    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening) continue;
-    sockaddr_storage a{};
-    socklen_t alen = sizeof a;
-    if (getsockname(fd, reinterpret_cast<sockaddr*>(&a), &alen) != 0) continue;
-    int bound = -1;
-    if (a.ss_family == AF_INET) bound = ntohs(reinterpret_cast<sockaddr_in*>(&a)->sin_port);
-    if (a.ss_family == AF_INET6) bound = ntohs(reinterpret_cast<sockaddr_in6*>(&a)->sin6_port);
-    if (bound == port) listen(fd, SOMAXCONN);
-  }
+HttpResponse ExpositionResponse(std::shared_ptr<const std::string> body, const char* content_type) {
+  HttpResponse r;
+  r.body = std::move(body);
+  r.content_type = content_type;
+  return r;
 }
 
 class Server final : public AgentHttpServer {
  public:
   Server(AgentHttpOptions options, SnapshotSource latest)
       : o_(std::move(options)), latest_(std::move(latest)) {}
-  ~Server() override {
-    // stop() only acts once the server runs; it may not have got that far.
-    for (int i = 0; i < 1000 && thread_.joinable() && !server_.is_running(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    server_.stop();
-    if (thread_.joinable()) thread_.join();
-  }
   Result<bool> Bind();
-  void Serve() {
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-  }
-  int port() const override { return port_; }
+  int port() const override { return server_->port(); }
+  Result<bool> Reload(WebConfig web) override { return server_->Reload(std::move(web)); }
 
  private:
-  void Routes();
-  void Metrics(const httplib::Request& req, httplib::Response& res);
-  void Health(httplib::Response& res);
-  void Report(const httplib::Request& req, httplib::Response& res);
+  HttpResponse Metrics(const HttpRequest& req);
+  HttpResponse Health();
+  HttpResponse Status();
+  HttpResponse Report(const HttpRequest& req);
 
   AgentHttpOptions o_;
   SnapshotSource latest_;
   MetricsCache cache_{o_.metrics};
-  httplib::Server server_;
-  std::thread thread_;
-  int port_ = 0;
+  std::unique_ptr<EventServer> server_;
 };
 
 Result<bool> Server::Bind() {
-  server_.new_task_queue = [] { return new httplib::ThreadPool(kServerThreads); };
-  server_.set_keep_alive_max_count(1000);
-  // A scraper sends its request at once; a client that sends half a request
-  // and stalls holds a server thread only this long.
-  server_.set_read_timeout(2, 0);
-  // httplib's default also sets SO_REUSEPORT, which would let a second agent
-  // share the port (and the kernel split the scrapes between the two)
-  // instead of failing to bind.
-  // TCP_NODELAY (inherited by accepted connections on Linux): httplib
-  // writes the headers and a body separately, and with Nagle a small
-  // (gzipped) body waits for the client's delayed ACK of the headers,
-  // 40 ms on Linux.
-  server_.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-    setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
-  });
-  Routes();
-  errno = 0;
-  if (o_.listen.port == 0) {
-    port_ = server_.bind_to_any_port(o_.listen.host);
-  } else if (server_.bind_to_port(o_.listen.host, o_.listen.port)) {
-    port_ = o_.listen.port;
-  }
-  if (port_ > 0) WidenListenBacklog(port_);
-  if (port_ <= 0) {
-    const int err = errno;
-    return Error{ErrorCode::kIo, "--listen " + o_.listen.host + ":" +
-                                     std::to_string(o_.listen.port) + ": cannot listen" +
-                                     (err != 0 ? std::string(": ") + std::strerror(err) : "")};
-  }
+  EventServerOptions e;
+  e.listen = o_.listen;
+  e.web = o_.web;
+  e.per_client_connections = o_.per_client_connections;
+  e.routes = {
+      {"/metrics", [this](const HttpRequest& r) { return Metrics(r); }, false, false},
+      {"/healthz", [this](const HttpRequest&) { return Health(); }, false, true},
+      {"/api/v1/status", [this](const HttpRequest&) { return Status(); }, false, false},
+      {"/api/v1/report", [this](const HttpRequest& r) { return Report(r); }, true, false},
+  };
+  auto started = EventServer::Start(std::move(e));
+  if (!started) return started.error();
+  server_ = std::move(*started);
   return true;
 }
 
-void Server::Routes() {
-  server_.Get("/metrics",
-              [this](const httplib::Request& req, httplib::Response& res) { Metrics(req, res); });
-  server_.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) { Health(res); });
-  server_.Get("/api/v1/status", [this](const httplib::Request&, httplib::Response& res) {
-    auto s = latest_();
-    if (!s) return Fail(res, 503, "no sample yet");
-    res.set_content(StatusToJson(s->status).dump(2) + "\n", "application/json");
-  });
-  server_.Get("/api/v1/report",
-              [this](const httplib::Request& req, httplib::Response& res) { Report(req, res); });
-  server_.set_error_handler(
-      httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
-        if (res.status == 404) Fail(res, 404, "no such path: " + req.path);
-        return httplib::Server::HandlerResponse::Handled;
-      }));
+HttpResponse Server::Status() {
+  auto s = latest_();
+  if (!s) return Fail(503, "no sample yet");
+  HttpResponse r;
+  r.content_type = "application/json";
+  r.body = std::make_shared<const std::string>(StatusToJson(s->status).dump(2) + "\n");
+  return r;
 }
 
-void Server::Metrics(const httplib::Request& req, httplib::Response& res) {
+HttpResponse Server::Metrics(const HttpRequest& req) {
   auto s = latest_();
-  if (!s) return Fail(res, 503, "no sample yet");
-  const ExpositionFormat format = ChooseExposition(req.get_header_value("Accept"));
-  res.set_header("Vary", "Accept-Encoding");
-  if (AcceptsGzip(req.get_header_value("Accept-Encoding"))) {
+  if (!s) return Fail(503, "no sample yet");
+  const ExpositionFormat format = ChooseExposition(req.accept);
+  HttpResponse r;
+  if (AcceptsGzip(req.accept_encoding)) {
     if (auto packed = cache_.Get(s, format, true)) {
-      res.set_header("Content-Encoding", "gzip");
-      return ServeShared(res, std::move(packed), ExpositionContentType(format));
+      r = ExpositionResponse(std::move(packed), ExpositionContentType(format));
+      r.headers.emplace_back("Content-Encoding", "gzip");
     }
   }
-  ServeShared(res, cache_.Get(s, format, false), ExpositionContentType(format));
+  if (!r.body) r = ExpositionResponse(cache_.Get(s, format, false), ExpositionContentType(format));
+  r.headers.emplace_back("Vary", "Accept-Encoding");
+  return r;
 }
 
-void Server::Health(httplib::Response& res) {
+HttpResponse Server::Health() {
   auto s = latest_();
-  if (!s) return Fail(res, 503, "not sampling yet");
+  if (!s) return Fail(503, "not sampling yet");
   const auto now = std::chrono::system_clock::now();
   const auto stale = 3 * s->interval + std::chrono::seconds(5);
-  if (now - s->published_at > stale) return Fail(res, 503, "the sampling loop has stopped");
+  if (now - s->published_at > stale) return Fail(503, "the sampling loop has stopped");
   if (!s->last_sample_at || now - *s->last_sample_at > stale) {
-    return Fail(res, 503,
+    return Fail(503,
                 "not sampling: " + (s->status.nvml_error.empty() ? std::string("no recent sample")
                                                                  : s->status.nvml_error));
   }
   // Still monitoring: a damaged store was moved aside and a fresh one
   // started; the probe stays healthy but names what happened.
-  res.set_content(s->store_damage.empty() ? "ok\n" : "ok; store damaged: " + s->store_damage + "\n",
-                  "text/plain; charset=utf-8");
+  return TextResponse(200, s->store_damage.empty() ? "ok" : "ok; store damaged: " + s->store_damage);
 }
 
-void Server::Report(const httplib::Request& req, httplib::Response& res) {
+HttpResponse Server::Report(const HttpRequest& req) {
   RecordedWindowRequest r;
   r.data_dir = o_.data_dir;
   r.config = o_.config;
@@ -239,21 +165,23 @@ void Server::Report(const httplib::Request& req, httplib::Response& res) {
       lang = value == "zh" ? Lang::kZh : Lang::kEn;
     } else {
       return Fail(
-          res, 400,
-          "bad query parameter " + name + "=" + value + " (since, from, to, gpu, lang=en|zh)");
+          400, "bad query parameter " + name + "=" + value + " (since, from, to, gpu, lang=en|zh)");
     }
   }
   const WallTime now = std::chrono::system_clock::now();
   auto report = BuildRecordedReport(r, now);
   if (!report) {
     const ErrorCode code = report.error().code;
-    return Fail(res,
-                code == ErrorCode::kInvalid    ? 400
+    return Fail(code == ErrorCode::kInvalid    ? 400
                 : code == ErrorCode::kNotFound ? 404
                                                : 500,
                 report.error().message);
   }
-  res.set_content(ReportToJson((*report)->Context(now, lang)).dump(2) + "\n", "application/json");
+  HttpResponse out;
+  out.content_type = "application/json";
+  out.body = std::make_shared<const std::string>(
+      ReportToJson((*report)->Context(now, lang)).dump(2) + "\n");
+  return out;
 }
 
 }  // namespace
@@ -263,7 +191,6 @@ Result<std::unique_ptr<AgentHttpServer>> AgentHttpServer::Start(const AgentHttpO
                                                                 SnapshotSource latest) {
   auto server = std::make_unique<Server>(options, std::move(latest));
   if (auto bound = server->Bind(); !bound) return bound.error();
-  server->Serve();
   return std::unique_ptr<AgentHttpServer>(std::move(server));
 }
 

@@ -1,16 +1,20 @@
 // The agent's HTTP endpoint: /metrics (Prometheus text or OpenMetrics),
 // /healthz, /api/v1/status (the status --json document) and
 // /api/v1/report?since=... (the JSON report of a recorded window). Runs on
-// its own threads and only reads the latest published snapshot, so a scrape
-// never waits on the driver; the report opens the store read-only.
+// its own threads (http/event_server.h: one event loop, workers for the
+// report) and only reads the latest published snapshot, so a scrape never
+// waits on the driver; the report opens the store read-only. With a web
+// config, TLS and basic authentication guard every path but /healthz.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/config.h"
 #include "core/result.h"
 #include "http/listen_address.h"
+#include "http/web_config.h"
 #include "render/agent_snapshot.h"
 #include "render/prometheus_metrics.h"
 
@@ -21,6 +25,8 @@ struct AgentHttpOptions {
   std::string data_dir;  // the store /api/v1/report reads
   Config config;         // thresholds for the report's rules
   MetricsRenderOptions metrics;  // names and per-process series of /metrics
+  std::optional<WebConfig> web;  // --web-config: TLS and users
+  unsigned per_client_connections = 64;
 };
 
 class AgentHttpServer {
@@ -32,6 +38,9 @@ class AgentHttpServer {
   virtual ~AgentHttpServer() = default;
   // The port actually bound.
   virtual int port() const = 0;
+  // New TLS settings and users for new connections (SIGHUP); the previous
+  // ones stay when this fails. Thread-safe.
+  virtual Result<bool> Reload(WebConfig web) = 0;
 };
 
 }  // namespace gpudoctor

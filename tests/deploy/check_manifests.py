@@ -83,6 +83,17 @@ def check_agent_daemonset(where, ds, problems):
     if not spec.get("tolerations"):
         problems.append(f"{where}: no tolerations for GPU nodes")
     check_scrape_annotations(f"{where} pod template", dig(ds, "spec", "template", "metadata", "annotations"), problems)
+    # /metrics and /api/v1/* name every GPU job's processes, users, pods:
+    # the agent serves them only with a web config from a Secret.
+    if "--web-config" not in args:
+        problems.append(f"{where}: the agent runs without --web-config (no authentication)")
+    else:
+        web = str(args[args.index("--web-config") + 1])
+        secrets = {v.get("name") for v in spec.get("volumes") or [] if dig(v, "secret", "secretName")}
+        mounts = [m for m in agent.get("volumeMounts") or []
+                  if m.get("name") in secrets and web.startswith(str(m.get("mountPath")).rstrip("/") + "/")]
+        if not mounts:
+            problems.append(f"{where}: --web-config {web} is not mounted from a Secret")
     selector = dig(ds, "spec", "selector", "matchLabels") or {}
     labels = dig(ds, "spec", "template", "metadata", "labels") or {}
     if not selector or any(labels.get(k) != v for k, v in selector.items()):
@@ -145,6 +156,8 @@ def main():
         if not matched:
             problems.append(f"{where}: selector matches no Service's labels")
         for ep in dig(sm, "spec", "endpoints") or [{}]:
+            if not ep.get("basicAuth") and not ep.get("authorization"):
+                problems.append(f"{where}: endpoint {ep.get('port')!r} sends no credentials")
             if ep.get("port") not in port_names:
                 problems.append(f"{where}: endpoint port {ep.get('port')!r} is not a Service port name")
 

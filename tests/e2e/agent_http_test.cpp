@@ -67,8 +67,8 @@ TEST_F(AgentHttp, ServesMetricsStatusReportAndErrors) {
   c.set_connection_timeout(2);
   c.set_read_timeout(10);
   ASSERT_TRUE(WaitFor200(c, "/healthz", std::chrono::seconds(20)));
-  // 50 scrapers connecting at once fit in the listen backlog (httplib's
-  // own is 5; the agent raises it). ss prints "LISTEN 0 <backlog> ...".
+  // 50 scrapers connecting at once fit in the listen backlog (the agent
+  // listens with SOMAXCONN). ss prints "LISTEN 0 <backlog> ...".
   {
     auto ss = RunProcess({"/usr/bin/ss", "-ltnH", "sport = :" + std::to_string(port)});
     ASSERT_EQ(ss.exit_code, 0) << ss.err;

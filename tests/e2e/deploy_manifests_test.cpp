@@ -85,6 +85,12 @@ TEST_F(DeployManifests, CheckerFailsOnBrokenCopies) {
       {"servicemonitor.yaml", "app.kubernetes.io/component: agent",
        "app.kubernetes.io/component: db", "selector matches no Service's labels"},
       {"servicemonitor.yaml", "spec:\n", "spec:\n  - [\n", "does not parse"},
+      {"gpudoctor-daemonset.yaml",
+       "            - --web-config\n            - /etc/gpudoctor/web/web.yml\n", "",
+       "without --web-config"},
+      {"gpudoctor-daemonset.yaml", "mountPath: /etc/gpudoctor/web", "mountPath: /etc/elsewhere",
+       "is not mounted from a Secret"},
+      {"servicemonitor.yaml", "      basicAuth:", "      notAuth:", "sends no credentials"},
       {"node-problem-detector.yaml", "\"max_output_length\": 80", "\"max_output_length\": 120",
        "differs from"},
   };

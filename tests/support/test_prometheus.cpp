@@ -24,10 +24,11 @@ nlohmann::json JsonBody(const httplib::Result& r) {
 bool TestPrometheus::Installed() { return std::filesystem::exists(kPrometheusBinary); }
 
 TestPrometheus::TestPrometheus(const std::vector<std::string>& targets,
-                               const std::vector<std::string>& rule_files) {
+                               const std::vector<std::string>& rule_files,
+                               const std::string& job_settings) {
   port_ = FreeLoopbackPort();
   // The same scrape configuration as TsdbServer's, plus the rule files.
-  std::string config = ScrapeConfig(targets, "1s");
+  std::string config = ScrapeConfig(targets, "1s") + job_settings;
   if (!rule_files.empty()) {
     config += "rule_files:\n";
     for (const auto& f : rule_files) config += "  - " + f + "\n";

@@ -20,9 +20,12 @@ class TestPrometheus {
   // /usr/bin/prometheus exists.
   static bool Installed();
 
-  // targets: "127.0.0.1:PORT" each; rule_files: absolute paths.
+  // targets: "127.0.0.1:PORT" each; rule_files: absolute paths;
+  // job_settings: more keys of the scrape job, each line indented by four
+  // spaces ("    scheme: https\n").
   explicit TestPrometheus(const std::vector<std::string>& targets,
-                          const std::vector<std::string>& rule_files = {});
+                          const std::vector<std::string>& rule_files = {},
+                          const std::string& job_settings = "");
   ~TestPrometheus();
   TestPrometheus(const TestPrometheus&) = delete;
   TestPrometheus& operator=(const TestPrometheus&) = delete;
