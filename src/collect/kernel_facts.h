@@ -28,6 +28,9 @@ struct KernelFacts {
   std::vector<UndecodedLog> undecoded;
   std::vector<SourceStatus> sources;  // journal, /dev/kmsg, each file
   std::uint64_t kmsg_records_lost = 0;
+  // Occurrences of further causes a scanner left out at its kMaxKernelEvents
+  // (parse/kernel_events.h).
+  std::size_t events_left_out = 0;
 };
 
 struct KernelFactsOptions {
