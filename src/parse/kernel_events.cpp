@@ -221,7 +221,15 @@ std::optional<std::size_t> KernelEventScanner::State::Append(KernelEvent ev) {
 }
 
 void KernelEventScanner::State::Fold(KernelEvent ev) {
-  if (!opts.fold_repeats || ev.kind == KernelEventKind::kOomKill) {
+  if (!opts.fold_repeats) {  // every line its own event, within kMaxKernelEvents
+    if (out.size() < kMaxKernelEvents) {
+      out.push_back(std::move(ev));
+    } else {
+      events_left_out += ev.count;
+    }
+    return;
+  }
+  if (ev.kind == KernelEventKind::kOomKill) {
     Append(std::move(ev));
     return;
   }

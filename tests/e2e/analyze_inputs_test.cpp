@@ -8,8 +8,13 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
 
 #include <cstdio>
 #include <filesystem>
@@ -110,12 +115,24 @@ TEST(AnalyzeInputs, APipeStreamsLikeAFile) {
   TempDir dir;
   const std::string fifo = dir.path().string() + "/kern.pipe";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::signal(SIGPIPE, SIG_IGN);  // analyze may stop reading early: no signal, a failed write
+  std::atomic<bool> done{false};
   std::thread writer([&] {
     std::ofstream out(fifo, std::ios::binary);
     out << Noise(20000) << kXid79 << Noise(20000);
+    out.close();
+    done = true;
   });
   auto a = AnalysePaths({fifo});
+  // Should analyze have stopped early, let the writer finish: a reader of
+  // our own drains the pipe.
+  int drain = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  char sink[4096];
+  while (!done) {
+    if (drain >= 0 && ::read(drain, sink, sizeof sink) <= 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   writer.join();
+  if (drain >= 0) ::close(drain);
   ASSERT_EQ(a.exit_code, 2) << a.err;
   EXPECT_EQ(XidCount(a.doc, 79), 1u);
 }
