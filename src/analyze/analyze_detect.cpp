@@ -124,8 +124,12 @@ const char* InputKindName(InputKind kind) {
 InputKind DetectInputKind(std::string_view content) {
   if (content.rfind("\xEF\xBB\xBF", 0) == 0) content.remove_prefix(3);  // UTF-8 BOM
   std::string_view head = Head(content);
-  if (head.find_first_not_of(" \t\r\n") == std::string_view::npos || LooksBinary(head))
-    return InputKind::kUnknown;
+  if (head.find_first_not_of(" \t\r\n") == std::string_view::npos) return InputKind::kUnknown;
+  // An XML dump stays one, NUL bytes and all: too large, it is refused from its size.
+  if (head.find("<nvidia_smi_log") != std::string_view::npos && !IsBugReport(head))
+    return InputKind::kNvidiaSmiXml;
+  // Binary bytes tell no kind: such a file is read as a log whose lines decide.
+  if (LooksBinary(head)) return InputKind::kUnknown;
   // A bug report holds nvidia-smi output and kernel lines: test it first.
   if (IsBugReport(head)) return InputKind::kBugReport;
   if (head.find("<nvidia_smi_log") != std::string_view::npos) return InputKind::kNvidiaSmiXml;

@@ -166,7 +166,11 @@ Result<std::string> ReadWhole(InputStream& in, InputKind kind, const std::string
   const std::string why = " (" + std::string(InputKindName(kind)) +
                           " files are read whole; kernel logs, journals and bug reports are "
                           "streamed)";
-  std::optional<std::uint64_t> size = in.format().empty() ? in.file_size() : in.gzip_stated_size();
+  std::optional<std::uint64_t> size = in.format().empty() ? in.file_size() : std::nullopt;
+  // gzip's trailer states the size (modulo 4 GiB), unless the file was cut
+  // short: trusted only within deflate's largest ratio (1032:1).
+  if (auto stated = in.gzip_stated_size(); stated && in.file_size() && *stated <= *in.file_size() * 1032)
+    size = stated;
   if (size && *size > kWholeFileLimitBytes) {
     return Error{ErrorCode::kInvalid, name + ": refused unread: " + SizeText(*size) +
                                           (in.format().empty() ? "" : " once decompressed") +
@@ -243,6 +247,10 @@ void AddMember(std::shared_ptr<InputStream> in, bool reopenable, std::size_t ind
       return;
     }
     std::string content = Utf16ToUtf8(*raw).value_or(std::string());
+    if (content.empty()) {  // a byte-order mark and nothing else
+      file.error = file.path + ": empty file";
+      return;
+    }
     file.kind = DetectInputKind(content);
     AddContent(std::move(content), index, file, g);
     return;

@@ -15,9 +15,14 @@
 #include "collect/kernel_log_files.h"
 
 namespace gpudoctor {
-namespace {
-
+// How the bytes of an input are decoded (a member's type in InputStream::State,
+// so not in an unnamed namespace).
+namespace input_stream_mode {
 enum class Mode { kPlain, kGzip, kArchive };
+}  // namespace input_stream_mode
+
+namespace {
+namespace input_stream_magic {
 
 constexpr std::size_t kMagicBytes = 512;  // tar's "ustar" stands at 257
 
@@ -70,7 +75,9 @@ bool GzipHoldsTar(std::string_view raw) {
   return IsTar(std::string_view(out, have));
 }
 
+}  // namespace input_stream_magic
 }  // namespace
+
 
 std::optional<Error> NotAnInput(const std::filesystem::path& path) {
   if (path == std::filesystem::path(kStdinPath)) return std::nullopt;
@@ -97,7 +104,7 @@ struct InputStream::State {
   int fd = -1;
   bool own_fd = true;
   std::optional<std::uint64_t> file_size, gzip_size;
-  Mode mode = Mode::kPlain;
+  input_stream_mode::Mode mode = input_stream_mode::Mode::kPlain;
   std::string raw_head;  // bytes read to tell the container, given out first
   std::size_t raw_pos = 0;
   bool raw_eof = false;
@@ -155,10 +162,10 @@ struct InputStream::State {
   // Reads until kMagicBytes are at hand or the input ends (a pipe gives
   // what it has).
   Result<bool> ReadMagic() {
-    raw_head.resize(kMagicBytes);
+    raw_head.resize(input_stream_magic::kMagicBytes);
     std::size_t have = 0;
-    while (have < kMagicBytes) {
-      ssize_t n = ::read(fd, raw_head.data() + have, kMagicBytes - have);
+    while (have < input_stream_magic::kMagicBytes) {
+      ssize_t n = ::read(fd, raw_head.data() + have, input_stream_magic::kMagicBytes - have);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return ErrnoError(errno, name);
       if (n == 0) {
@@ -313,13 +320,13 @@ struct InputStream::State {
     if (member_end) return std::size_t{0};
     Result<std::size_t> n = std::size_t{0};
     switch (mode) {
-      case Mode::kPlain:
+      case input_stream_mode::Mode::kPlain:
         n = RawRead(buf, size);
         break;
-      case Mode::kGzip:
+      case input_stream_mode::Mode::kGzip:
         n = Inflate(buf, size);
         break;
-      case Mode::kArchive:
+      case input_stream_mode::Mode::kArchive:
         n = ArchiveData(buf, size);
         break;
     }
@@ -351,15 +358,15 @@ Result<bool> InputStream::Open(const std::filesystem::path& path) {
   }
   if (auto r = s_->ReadMagic(); !r) return r.error();
   std::string_view magic = s_->raw_head;
-  if (const char* what = UnreadMagic(magic)) {
+  if (const char* what = input_stream_magic::UnreadMagic(magic)) {
     return Error{ErrorCode::kNotSupported,
                  s_->name + ": " + what + ", not something gpudoctor reads (text logs, journals, "
                  "nvidia-smi output and bug reports; plain, gzip, xz, bzip2, zstd, or in tar, "
                  "zip and 7-Zip archives)"};
   }
   if (magic.size() >= 2 && static_cast<unsigned char>(magic[0]) == 0x1f &&
-      static_cast<unsigned char>(magic[1]) == 0x8b && !GzipHoldsTar(magic)) {
-    s_->mode = Mode::kGzip;
+      static_cast<unsigned char>(magic[1]) == 0x8b && !input_stream_magic::GzipHoldsTar(magic)) {
+    s_->mode = input_stream_mode::Mode::kGzip;
     s_->format = "gzip";
     s_->in.resize(256u << 10);
     if (inflateInit2(&s_->zs, 16 + MAX_WBITS) != Z_OK)
@@ -373,12 +380,12 @@ Result<bool> InputStream::Open(const std::filesystem::path& path) {
     }
     return true;
   }
-  const char* archived = ArchiveMagic(magic);
+  const char* archived = input_stream_magic::ArchiveMagic(magic);
   if (!archived && magic.size() >= 2 && static_cast<unsigned char>(magic[0]) == 0x1f &&
       static_cast<unsigned char>(magic[1]) == 0x8b)
     archived = "tar.gz";
   if (!archived) return true;  // plain bytes
-  s_->mode = Mode::kArchive;
+  s_->mode = input_stream_mode::Mode::kArchive;
   s_->format = archived;
   return s_->OpenArchive();
 }
@@ -387,7 +394,7 @@ Result<std::optional<std::string>> InputStream::NextMember() {
   s_->peeked.clear();
   s_->peek_pos = 0;
   s_->member_end = false;
-  if (s_->mode == Mode::kArchive) {
+  if (s_->mode == input_stream_mode::Mode::kArchive) {
     s_->started = true;
     return s_->NextArchiveMember();
   }
@@ -435,7 +442,7 @@ Result<std::string_view> InputStream::Peek(std::size_t size) {
 }
 
 bool InputStream::archive() const { return s_->is_archive; }
-bool InputStream::gzip() const { return s_->mode == Mode::kGzip; }
+bool InputStream::gzip() const { return s_->mode == input_stream_mode::Mode::kGzip; }
 const std::string& InputStream::format() const { return s_->format; }
 const std::string& InputStream::name() const { return s_->name; }
 std::optional<std::uint64_t> InputStream::file_size() const { return s_->file_size; }

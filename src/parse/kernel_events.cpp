@@ -25,6 +25,7 @@ struct KernelEventScanner::State {
   struct Cause {
     std::size_t events = 0;
     std::size_t latest = 0;
+    std::vector<std::size_t> members;  // its separate events (at most kEventsPerCause)
   };
   std::unordered_map<std::string, Cause> causes;
   std::unordered_set<std::uint64_t> left_out_processes;  // (event, pid, name) hashes counted
@@ -61,7 +62,7 @@ struct KernelEventScanner::State {
   void Emit(KernelEvent ev);
   void Fold(KernelEvent ev);
   std::optional<std::size_t> Append(KernelEvent ev);
-  void CountInto(KernelEvent& into, const KernelEvent& ev);
+  void CountInto(const Cause& cause, const KernelEvent& ev);
   bool Continues(const KernelLine& kl, std::string_view nvrm, bool is_nvrm);
   void Open(const LineMatch& m, std::string_view message, bool is_nvrm, const SourceRef& ref,
             std::optional<WallTime> t, std::optional<double> mono);
@@ -174,14 +175,17 @@ std::optional<WallTime> KernelEventScanner::State::TimeOf(const KernelLine& kl) 
 
 // A flood's occurrence that differs from `into` (another process, another
 // message) counted into it: the count, the last time, the process.
-void KernelEventScanner::State::CountInto(KernelEvent& into, const KernelEvent& ev) {
+void KernelEventScanner::State::CountInto(const Cause& cause, const KernelEvent& ev) {
+  KernelEvent& into = out[cause.latest];
   into.count += ev.count;
   into.varied_count += ev.count;
   KeepLater(into.last_time, into.time, ev.last_time ? ev.last_time : ev.time);
   KeepLater(into.last_monotonic_s, into.monotonic_s,
             ev.last_monotonic_s ? ev.last_monotonic_s : ev.monotonic_s);
-  if ((!ev.pid && ev.process.empty()) || (ev.pid == into.pid && ev.process == into.process))
-    return;
+  if (!ev.pid && ev.process.empty()) return;
+  for (std::size_t i : cause.members) {  // the process of one of the cause's own events
+    if (ev.pid == out[i].pid && ev.process == out[i].process) return;
+  }
   EventProcess p{ev.pid, ev.process};
   for (const EventProcess& known : into.other_processes) {
     if (known == p) return;
@@ -206,7 +210,7 @@ std::optional<std::size_t> KernelEventScanner::State::Append(KernelEvent ev) {
   CauseKey(ev, cause_key);
   auto it = causes.find(cause_key);
   if (it != causes.end() && (it->second.events >= kEventsPerCause || out.size() >= kMaxKernelEvents)) {
-    CountInto(out[it->second.latest], ev);
+    CountInto(it->second, ev);
     return std::nullopt;
   }
   if (out.size() >= kMaxKernelEvents) {
@@ -216,6 +220,7 @@ std::optional<std::size_t> KernelEventScanner::State::Append(KernelEvent ev) {
   if (it == causes.end()) it = causes.emplace(cause_key, Cause{}).first;
   ++it->second.events;
   it->second.latest = out.size();
+  it->second.members.push_back(out.size());
   out.push_back(std::move(ev));
   return out.size() - 1;
 }

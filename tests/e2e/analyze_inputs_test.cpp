@@ -36,14 +36,14 @@ const std::string kXid79 =
     "Apr  5 21:29:39 node1 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', "
     "name=<unknown>, GPU has fallen off the bus.\n";
 
-std::string Noise(std::size_t lines) {
+std::string SessionNoise(std::size_t lines) {
   std::string out;
   for (std::size_t i = 0; i < lines; ++i)
     out += "Apr  5 21:29:40 node1 systemd[1]: Started Session " + std::to_string(i) + " of user ubuntu.\n";
   return out;
 }
 
-struct Member {
+struct ArchiveMember {
   std::string name;
   std::string data;
 };
@@ -52,7 +52,7 @@ struct Member {
 // compressed stream, through libarchive; filter: "gzip", "xz", "bzip2",
 // "zstd" or "" for none.
 void WriteArchive(const std::string& path, const std::string& format, const std::string& filter,
-                  const std::vector<Member>& members) {
+                  const std::vector<ArchiveMember>& members) {
   archive* a = archive_write_new();
   if (format == "tar") archive_write_set_format_pax_restricted(a);
   if (format == "zip") archive_write_set_format_zip(a);
@@ -62,7 +62,7 @@ void WriteArchive(const std::string& path, const std::string& format, const std:
   if (filter == "bzip2") archive_write_add_filter_bzip2(a);
   if (filter == "zstd") archive_write_add_filter_zstd(a);
   ASSERT_EQ(archive_write_open_filename(a, path.c_str()), ARCHIVE_OK) << archive_error_string(a);
-  for (const Member& m : members) {
+  for (const ArchiveMember& m : members) {
     archive_entry* e = archive_entry_new();
     archive_entry_set_pathname(e, m.name.c_str());
     archive_entry_set_size(e, static_cast<la_int64_t>(m.data.size()));
@@ -76,7 +76,7 @@ void WriteArchive(const std::string& path, const std::string& format, const std:
   archive_write_free(a);
 }
 
-std::string ReadBytes(const std::string& path) {
+std::string InputFileBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
@@ -102,7 +102,7 @@ std::size_t XidCount(const json& doc, int code) {
 
 TEST(AnalyzeInputs, StandardInputIsRead) {
   ProcessOptions o = EnglishOnly();
-  o.stdin_text = Noise(10) + kXid79 + Noise(10);
+  o.stdin_text = SessionNoise(10) + kXid79 + SessionNoise(10);
   auto a = AnalysePaths({"-"}, o);
   ASSERT_EQ(a.exit_code, 2) << a.err;  // critical: a GPU fell off the bus
   EXPECT_EQ(XidCount(a.doc, 79), 1u);
@@ -119,7 +119,7 @@ TEST(AnalyzeInputs, APipeStreamsLikeAFile) {
   std::atomic<bool> done{false};
   std::thread writer([&] {
     std::ofstream out(fifo, std::ios::binary);
-    out << Noise(20000) << kXid79 << Noise(20000);
+    out << SessionNoise(20000) << kXid79 << SessionNoise(20000);
     out.close();
     done = true;
   });
@@ -141,7 +141,7 @@ TEST(AnalyzeInputs, NulBytesOfACrashDoNotMakeALogNotALog) {
   // The file system zero-fills what a crash did not write: NULs at the
   // start (or anywhere), then the next boot's lines.
   std::string log(8192, '\0');
-  log += Noise(5) + kXid79;
+  log += SessionNoise(5) + kXid79;
   auto a = AnalyseText("syslog", log);
   ASSERT_EQ(a.exit_code, 2) << a.err;
   EXPECT_EQ(XidCount(a.doc, 79), 1u);
@@ -150,8 +150,8 @@ TEST(AnalyzeInputs, NulBytesOfACrashDoNotMakeALogNotALog) {
 TEST(AnalyzeInputs, ATruncatedGzipIsReadAsFarAsItGoesWithANote) {
   TempDir dir;
   const std::string gz = dir.path().string() + "/kern.log.gz";
-  WriteArchive(gz, "raw", "gzip", {{"data", kXid79 + Noise(200000)}});
-  std::string bytes = ReadBytes(gz);
+  WriteArchive(gz, "raw", "gzip", {{"data", kXid79 + SessionNoise(200000)}});
+  std::string bytes = InputFileBytes(gz);
   const std::string cut = dir.Write("cut.log.gz", bytes.substr(0, bytes.size() / 2));
   auto a = AnalysePaths({cut});
   ASSERT_EQ(a.exit_code, 2) << a.err;
@@ -166,7 +166,7 @@ TEST(AnalyzeInputs, XzBzip2AndZstdStreamsAreRead) {
   for (const std::string filter : {"xz", "bzip2", "zstd"}) {
     TempDir dir;
     const std::string path = dir.path().string() + "/kern.log.x";
-    WriteArchive(path, "raw", filter, {{"data", Noise(100) + kXid79}});
+    WriteArchive(path, "raw", filter, {{"data", SessionNoise(100) + kXid79}});
     auto a = AnalysePaths({path});
     EXPECT_EQ(a.exit_code, 2) << filter << ": " << a.err;
     EXPECT_EQ(XidCount(a.doc, 79), 1u) << filter;
@@ -185,7 +185,7 @@ TEST(AnalyzeInputs, ArchivesAreReadMemberByMember) {
     const std::string path = dir.path().string() + "/sosreport";
     WriteArchive(path, format, filter,
                  {{"sos_commands/README", "nothing here\n"},
-                  {"var/log/kern.log", Noise(50) + kXid79},
+                  {"var/log/kern.log", SessionNoise(50) + kXid79},
                   {"sos_commands/nvidia/nvidia-smi_-q", smi_excerpt}});
     auto a = AnalysePaths({path});
     ASSERT_EQ(a.exit_code, 2) << format << "+" << filter << ": " << a.err;
@@ -258,7 +258,7 @@ TEST(AnalyzeInputs, FabricManagerOutputWithoutStampsIsRead) {
   auto a = AnalyseText("fm.txt", cat);
   ASSERT_NE(a.exit_code, 3) << a.err << "\n" << cat;
   bool fm = false;
-  for (const auto& e : a.doc["events"]) fm = fm || e["kind"] == "fabric_manager_error";
+  for (const auto& e : a.doc["events"]) fm = fm || e["kind"] == "fabricmanager_error";
   EXPECT_TRUE(fm) << a.doc["events"].dump();
 }
 

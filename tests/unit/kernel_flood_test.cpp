@@ -35,7 +35,7 @@ std::string Xid13Storm(std::size_t lines, int pids) {
   return text;
 }
 
-std::vector<KernelEvent> Scan(const std::string& text) {
+std::vector<KernelEvent> ScanFlood(const std::string& text) {
   ExtractOptions opts;
   opts.time.year = 2025;
   KernelEventScanner scanner(opts);
@@ -46,7 +46,7 @@ std::vector<KernelEvent> Scan(const std::string& text) {
 TEST(KernelFlood, XidStormIsAFewEventsWithExactCounts) {
   constexpr std::size_t kLines = 200000;
   constexpr int kPids = 5000;
-  std::vector<KernelEvent> events = Scan(Xid13Storm(kLines, kPids));
+  std::vector<KernelEvent> events = ScanFlood(Xid13Storm(kLines, kPids));
   ASSERT_FALSE(events.empty());
   EXPECT_LE(events.size(), kEventsPerCause);  // one cause: Xid 13 on 0000:3b:00.0
   std::size_t total = 0;
@@ -94,8 +94,8 @@ TEST(KernelFlood, ManyCausesAreCappedAndCounted) {
   }
   KernelEventScanner scanner;
   ScanKernelLogBuffer(text, "many.log", 1, scanner);
-  const std::size_t left_out = scanner.events_left_out();
   std::vector<KernelEvent> events = scanner.Finish();
+  const std::size_t left_out = scanner.events_left_out();
   EXPECT_LE(events.size(), kMaxKernelEvents);
   std::size_t total = 0;
   for (const KernelEvent& e : events) total += e.count;
@@ -107,7 +107,7 @@ TEST(KernelFlood, LongEvidenceLinesAreCutWithTheirSize) {
   std::string huge(100000, 'A');
   std::string text = "[ 12.5] NVRM: Xid (PCI:0000:3b:00): 31, pid=1, name=a, MMU Fault: " + huge +
                      "\n[ 12.5] NVRM:      " + huge + "\n";
-  std::vector<KernelEvent> events = Scan(text);
+  std::vector<KernelEvent> events = ScanFlood(text);
   ASSERT_EQ(events.size(), 1u);
   const KernelEvent& e = events[0];
   EXPECT_LT(e.message.size(), kMaxEvidenceLineBytes + 64);
