@@ -10,7 +10,7 @@ set -euo pipefail
 BUILD_PACKAGES=(
   build-essential g++ cmake ninja-build pkg-config
   nlohmann-json3-dev libfmt-dev libcli11-dev libpugixml-dev
-  libsystemd-dev zlib1g-dev libtomlplusplus-dev
+  libsystemd-dev zlib1g-dev libarchive-dev libtomlplusplus-dev
   libsqlite3-dev
   libcpp-httplib-dev libmicrohttpd-dev libgnutls28-dev libyaml-cpp-dev libcrypt-dev
 )

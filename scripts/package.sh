@@ -50,7 +50,7 @@ for path in ./usr/bin/gpudoctor ./lib/systemd/system/gpudoctor-agent.service \
   grep -qxF "$path" <<<"$contents" || fail "$deb lacks $path"
 done
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libc6 libstdc++6 libsqlite3-0 libsystemd0 zlib1g libfmt9; do
+for lib in libc6 libstdc++6 libsqlite3-0 libsystemd0 zlib1g libarchive13 libfmt9; do
   grep -q "\b$lib\b" <<<"$depends" || fail "Depends of $deb lacks $lib: $depends"
 done
 tmp=$(mktemp -d)

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "analyze/analyze_input.h"
+#include "parse/fabricmanager_log.h"
 #include "parse/kernel_line.h"
 #include "parse/log_record.h"
 #include "parse/nvsmi_messages.h"
@@ -47,20 +48,24 @@ bool IsBugReport(std::string_view head) {
   return false;
 }
 
-bool HasStampedLogLine(std::string_view head) {
+bool HasStampedLine(std::string_view line) {
   const LineTimeContext ctx{2000, std::chrono::seconds(0)};  // any year: only the shape matters
+  switch (ParseKernelLine(line, ctx).prefix) {
+    case LinePrefix::kNone:
+    case LinePrefix::kEmbedded:      // a date somewhere in a line of any text
+    case LinePrefix::kContinuation:  // indented text of any kind
+      return false;
+    default:
+      return true;
+  }
+}
+
+bool HasStampedLogLine(std::string_view head) {
   for (std::size_t pos = 0; pos < head.size();) {
     std::size_t end = std::min(head.find('\n', pos), head.size());
     std::string_view line = head.substr(pos, end - pos);
     pos = end + 1;
-    switch (ParseKernelLine(line, ctx).prefix) {
-      case LinePrefix::kNone:
-      case LinePrefix::kEmbedded:      // a date somewhere in a line of any text
-      case LinePrefix::kContinuation:  // indented text of any kind
-        break;
-      default:
-        return true;
-    }
+    if (HasStampedLine(line)) return true;
   }
   return false;
 }
@@ -82,6 +87,13 @@ bool LooksLikeLogRecords(std::string_view head) {
 
 }  // namespace
 
+bool IsRecognisedLogLine(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line.find_first_not_of(" \t") == std::string_view::npos) return false;
+  return HasStampedLine(line) || MentionsGpuLogWords(line) || UnwrapLogRecord(line).has_value() ||
+         ParseFmLogLine(line).has_value();
+}
+
 bool MentionsGpuLogWords(std::string_view content) {
   for (std::string_view word : {"NVRM", "Xid", "NCCL"}) {
     if (content.find(word) != std::string_view::npos) return true;
@@ -101,6 +113,8 @@ const char* InputKindName(InputKind kind) {
       return "nvidia-bug-report";
     case InputKind::kKernelLog:
       return "kernel-log";
+    case InputKind::kArchive:
+      return "archive";
     case InputKind::kUnknown:
       return "unknown";
   }
@@ -110,8 +124,12 @@ const char* InputKindName(InputKind kind) {
 InputKind DetectInputKind(std::string_view content) {
   if (content.rfind("\xEF\xBB\xBF", 0) == 0) content.remove_prefix(3);  // UTF-8 BOM
   std::string_view head = Head(content);
-  if (head.find_first_not_of(" \t\r\n") == std::string_view::npos || LooksBinary(head))
-    return InputKind::kUnknown;
+  if (head.find_first_not_of(" \t\r\n") == std::string_view::npos) return InputKind::kUnknown;
+  // An XML dump stays one, NUL bytes and all: too large, it is refused from its size.
+  if (head.find("<nvidia_smi_log") != std::string_view::npos && !IsBugReport(head))
+    return InputKind::kNvidiaSmiXml;
+  // Binary bytes tell no kind: such a file is read as a log whose lines decide.
+  if (LooksBinary(head)) return InputKind::kUnknown;
   // A bug report holds nvidia-smi output and kernel lines: test it first.
   if (IsBugReport(head)) return InputKind::kBugReport;
   if (head.find("<nvidia_smi_log") != std::string_view::npos) return InputKind::kNvidiaSmiXml;

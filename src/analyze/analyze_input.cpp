@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <istream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -39,12 +40,35 @@ struct PendingLog {
   std::size_t file = 0;  // index into AnalyzeResult::files
   bool bug_report = false;
   LogShape shape = LogShape::kLines;
-  std::optional<std::string> text;  // in memory; nullopt: stream the file
+  std::optional<std::string> text;  // in memory; else read from `stream`
+  std::shared_ptr<InputStream> stream;  // open at the start of the member
+  std::string head;  // its first kDetectHeadBytes
+  bool reopenable = false;  // a file given by path (not a pipe, not a member)
+  // Its beginning told no kind: a log when any of its lines is recognised
+  // (a stamp, a record, an event), refused when none is.
+  bool kind_from_lines = false;
 };
+
+// An archive given to analyze: its members are read after the other files'
+// dumps (so that year-less stamps can take their year), each as a file of
+// its own named "ARCHIVE:MEMBER".
+struct PendingArchive {
+  std::size_t file = 0;
+  std::shared_ptr<InputStream> stream;  // NextMember not yet called
+};
+
+PendingLog InMemoryLog(std::size_t file, bool bug_report, std::string text) {
+  PendingLog log;
+  log.file = file;
+  log.bug_report = bug_report;
+  log.text = std::move(text);
+  return log;
+}
 
 struct Gathered {
   std::vector<Reading> readings;
   std::vector<PendingLog> logs;
+  std::vector<PendingArchive> archives;
   std::optional<std::string> proc_driver_version;
   std::string hostname, kernel_release;
 };
@@ -81,7 +105,7 @@ void AddTables(std::string& content, std::size_t index, AnalyzedFile& file, Gath
     return;
   }
   if (MentionsGpuLogWords(content)) {
-    g.logs.push_back(PendingLog{index, false, LogShape::kLines, std::move(content)});
+    g.logs.push_back(InMemoryLog(index, false, std::move(content)));
   }
 }
 
@@ -131,14 +155,31 @@ void AddLogSmiMessages(const std::vector<NvsmiMessage>& messages, AnalyzedFile& 
   }
 }
 
-// Formats that are parsed whole: read whole, within the limit, and say so.
-Result<std::string> ReadWhole(const std::string& path, InputKind kind) {
-  auto content = ReadInputFile(path, kDefaultLogLimitBytes);
-  if (!content && content.error().message.find("limit") != std::string::npos) {
-    return Error{content.error().code,
-                 content.error().message + " (" + InputKindName(kind) +
-                     " files are read whole; kernel logs, journals and bug reports are streamed)"};
+std::string SizeText(std::uint64_t bytes) {
+  return bytes >= (1u << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes) + " bytes";
+}
+
+// Formats that are parsed whole: refused from their size before they are
+// read when it is known (a regular file, gzip's stated size), else read
+// within the limit.
+Result<std::string> ReadWhole(InputStream& in, InputKind kind, const std::string& name) {
+  const std::string why = " (" + std::string(InputKindName(kind)) +
+                          " files are read whole; kernel logs, journals and bug reports are "
+                          "streamed)";
+  std::optional<std::uint64_t> size = in.format().empty() ? in.file_size() : std::nullopt;
+  // gzip's trailer states the size (modulo 4 GiB), unless the file was cut
+  // short: trusted only within deflate's largest ratio (1032:1).
+  if (auto stated = in.gzip_stated_size(); stated && in.file_size() && *stated <= *in.file_size() * 1032)
+    size = stated;
+  if (size && *size > kWholeFileLimitBytes) {
+    return Error{ErrorCode::kInvalid, name + ": refused unread: " + SizeText(*size) +
+                                          (in.format().empty() ? "" : " once decompressed") +
+                                          ", more than the " + SizeText(kWholeFileLimitBytes) +
+                                          " limit" + why};
   }
+  auto content = ReadAll(in, kWholeFileLimitBytes);
+  if (!content && content.error().message.find("limit") != std::string::npos)
+    return Error{content.error().code, content.error().message + why};
   return content;
 }
 
@@ -155,10 +196,10 @@ void AddContent(std::string content, std::size_t index, AnalyzedFile& file, Gath
       return;
     case InputKind::kBugReport:
     case InputKind::kKernelLog:
-      g.logs.push_back(PendingLog{index, file.kind == InputKind::kBugReport, LogShape::kLines,
-                                  std::move(content)});
+      g.logs.push_back(InMemoryLog(index, file.kind == InputKind::kBugReport, std::move(content)));
       file.ok = true;
       return;
+    case InputKind::kArchive:  // an archive inside UTF-16 text cannot be
     case InputKind::kUnknown:
       file.error = file.path + ": not an nvidia-smi, bug report or kernel log file";
       return;
@@ -178,53 +219,85 @@ bool IsJsonDocument(std::string_view head) {
   return !nlohmann::json::accept(first);
 }
 
-// Tells the file's kind from its beginning; dumps are read whole now, logs
-// and bug reports later, streamed.
-void AddFile(const std::string& path, std::size_t index, AnalyzedFile& file, Gathered& g) {
-  auto head = ReadHead(path, kDetectHeadBytes);
-  if (!head) {
-    file.error = head.error().message;
+void AddNote(AnalyzedFile& file, const std::string& note) {
+  if (!note.empty() && std::find(file.notes.begin(), file.notes.end(), note) == file.notes.end())
+    file.notes.push_back(note);
+}
+
+// Tells a member's kind from its beginning (the stream stands at its start);
+// dumps are read whole now, logs and bug reports later, streamed, and a
+// beginning that tells nothing is streamed as a log whose lines decide.
+void AddMember(std::shared_ptr<InputStream> in, bool reopenable, std::size_t index,
+               AnalyzedFile& file, Gathered& g) {
+  auto peeked = in->Peek(kDetectHeadBytes);
+  if (!peeked) {
+    file.error = peeked.error().message;
     return;
   }
-  if (head->empty()) {
-    std::error_code ec;
-    bool compressed = std::filesystem::file_size(path, ec) > 0 && !ec;
-    file.error = path + (compressed ? ": empty file (once decompressed)" : ": empty file");
+  std::string head(*peeked);
+  if (head.empty()) {
+    AddNote(file, in->note());
+    file.error = file.path + (in->format().empty() ? ": empty file" : ": empty file (once decompressed)");
     return;
   }
-  if (Utf16ToUtf8(*head)) {  // UTF-16 (PowerShell redirection): converted whole
-    auto content = ReadInputFile(path, kDefaultLogLimitBytes);
-    if (!content) {
-      file.error = content.error().message;
+  if (Utf16ToUtf8(head)) {  // UTF-16 (PowerShell redirection): converted whole
+    auto raw = ReadAll(*in, kWholeFileLimitBytes);
+    if (!raw) {
+      file.error = raw.error().message;
       return;
     }
-    file.kind = DetectInputKind(*content);
-    AddContent(std::move(*content), index, file, g);
+    std::string content = Utf16ToUtf8(*raw).value_or(std::string());
+    if (content.empty()) {  // a byte-order mark and nothing else
+      file.error = file.path + ": empty file";
+      return;
+    }
+    file.kind = DetectInputKind(content);
+    AddContent(std::move(content), index, file, g);
     return;
   }
-  if (LooksLikeJournalExport(*head)) {
-    file.kind = InputKind::kKernelLog;
-  } else {
-    file.kind = DetectInputKind(*head);
-  }
-  if (file.kind == InputKind::kKernelLog || file.kind == InputKind::kBugReport) {
-    LogShape shape = LooksLikeJournalExport(*head) ? LogShape::kJournalExport
-                     : IsJsonDocument(*head)       ? LogShape::kJsonDocuments
-                                                   : LogShape::kLines;
-    g.logs.push_back(PendingLog{index, file.kind == InputKind::kBugReport, shape, std::nullopt});
+  const bool journal_export = LooksLikeJournalExport(head);
+  file.kind = journal_export ? InputKind::kKernelLog : DetectInputKind(head);
+  if (file.kind == InputKind::kKernelLog || file.kind == InputKind::kBugReport ||
+      file.kind == InputKind::kUnknown) {
+    LogShape shape = journal_export         ? LogShape::kJournalExport
+                     : IsJsonDocument(head) ? LogShape::kJsonDocuments
+                                            : LogShape::kLines;
+    bool from_lines = file.kind == InputKind::kUnknown;
+    if (from_lines) file.kind = InputKind::kKernelLog;
+    g.logs.push_back(PendingLog{index, file.kind == InputKind::kBugReport, shape, std::nullopt,
+                                std::move(in), std::move(head), reopenable, from_lines});
     file.ok = true;
     return;
   }
-  if (file.kind == InputKind::kUnknown) {
-    AddContent({}, index, file, g);
-    return;
-  }
-  auto content = ReadWhole(path, file.kind);
+  auto content = ReadWhole(*in, file.kind, file.path);
   if (!content) {
     file.error = content.error().message;
     return;
   }
   AddContent(std::move(*content), index, file, g);
+  // A dump cut short is usable only when what came before parses.
+  if (!in->note().empty()) {
+    if (file.ok) {
+      AddNote(file, in->note());
+    } else {
+      file.error += " (" + in->note() + ")";
+    }
+  }
+}
+
+void AddFile(const std::string& path, std::size_t index, AnalyzedFile& file, Gathered& g) {
+  auto in = std::make_shared<InputStream>();
+  if (auto r = in->Open(path); !r) {
+    file.error = r.error().message;
+    return;
+  }
+  if (in->archive()) {
+    file.kind = InputKind::kArchive;
+    g.archives.push_back(PendingArchive{index, std::move(in)});
+    return;
+  }
+  const bool reopenable = path != kStdinPath && in->file_size().has_value();
+  AddMember(std::move(in), reopenable, index, file, g);
 }
 
 int YearOf(WallTime t) {
@@ -232,15 +305,29 @@ int YearOf(WallTime t) {
       std::chrono::year_month_day(std::chrono::floor<std::chrono::days>(t)).year());
 }
 
+// True when some line of `chunk` is one a log has (a stamp, a record, GPU
+// log words): a file whose beginning told no kind is a log then.
+bool AnyLogLine(std::string_view chunk) {
+  while (!chunk.empty()) {
+    std::size_t nl = chunk.find('\n');
+    if (IsRecognisedLogLine(chunk.substr(0, nl))) return true;
+    chunk.remove_prefix(nl == std::string_view::npos ? chunk.size() : nl + 1);
+  }
+  return false;
+}
+
 // Feeds one log to the scanner: in memory or streamed, lines or records.
 // A bug report passes only its kernel sections, and its facts to `facts`.
+// `recognised` becomes true when a line is one a log has (a log whose kind
+// comes from its lines).
 Result<bool> ScanLog(const PendingLog& log, const std::string& path, KernelEventScanner& scanner,
-                     BugReportFacts& facts) {
+                     BugReportFacts& facts, bool& recognised) {
   BugReportReader report;
   BugReportKernelFilter kernel_sections;
   std::size_t line_no = 1;
   auto on_chunk = [&](std::string_view chunk) {
     if (!log.bug_report) {
+      if (!recognised && log.kind_from_lines) recognised = AnyLogLine(chunk);
       line_no += ScanKernelLogBuffer(chunk, path, line_no, scanner);
       return;
     }
@@ -262,33 +349,42 @@ Result<bool> ScanLog(const PendingLog& log, const std::string& path, KernelEvent
   auto on_record = [&](const LogRecord& rec) {
     scanner.AddRecord(rec, SourceRef{path, ++record_no});
   };
-  Result<bool> done = true;
   if (log.text) {
     on_chunk(*log.text);
-  } else {
-    InputStream in;
-    if (auto r = in.Open(path); !r) return r.error();
-    if (log.shape == LogShape::kJsonDocuments) {
-      InputStreamBuf buf(in);
-      std::istream stream(&buf);
-      JsonRecordsResult r = ReadJsonRecords(stream, on_record);
-      if (!buf.error().empty()) return Error{ErrorCode::kCorrupt, buf.error()};
-      if (!r.error.empty() && r.records == 0) {  // not JSON after all: read it as lines
-        PendingLog as_lines = log;
-        as_lines.shape = LogShape::kLines;
-        return ScanLog(as_lines, path, scanner, facts);
+  } else if (log.shape == LogShape::kJsonDocuments) {
+    InputStreamBuf buf(*log.stream);
+    std::istream stream(&buf);
+    JsonRecordsResult r = ReadJsonRecords(stream, on_record);
+    if (!buf.error().empty()) return Error{ErrorCode::kCorrupt, buf.error()};
+    if (!r.error.empty() && r.records == 0) {
+      // Not JSON after all: read it as lines, from its head when that is all
+      // there is (a file is opened again; a pipe's or member's rest is gone).
+      PendingLog as_lines;
+      as_lines.file = log.file;
+      as_lines.kind_from_lines = log.kind_from_lines;
+      if (log.reopenable) {
+        as_lines.stream = std::make_shared<InputStream>();
+        if (auto o = as_lines.stream->Open(path); !o) return o.error();
+      } else {
+        as_lines.text = log.head;
       }
-    } else if (log.shape == LogShape::kJournalExport) {
-      JournalExportReader reader(on_record);
-      auto r = StreamLines(in, [&](std::string_view chunk) { reader.Feed(chunk); });
-      if (!r) return r.error();
-      reader.Finish();
-    } else if (auto r = StreamLines(in, on_chunk); !r) {
-      return r.error();
+      return ScanLog(as_lines, path, scanner, facts, recognised);
     }
+    recognised = true;
+  } else if (log.shape == LogShape::kJournalExport) {
+    JournalExportReader reader(on_record);
+    auto r = StreamLines(*log.stream, [&](std::string_view chunk) { reader.Feed(chunk); });
+    if (!r) return r.error();
+    reader.Finish();
+    recognised = true;
+  } else if (auto r = StreamLines(*log.stream, on_chunk); !r) {
+    return r.error();
   }
-  if (log.bug_report) facts = report.Finish();
-  return done;
+  if (log.bug_report) {
+    facts = report.Finish();
+    recognised = true;
+  }
+  return true;
 }
 
 // Known times first, in order; events without a time keep their file order after them.
@@ -318,60 +414,135 @@ void AddReadings(std::vector<Reading>& readings, DiagnosisInput& input) {
   }
 }
 
-void AddLogs(Gathered& g, std::vector<AnalyzedFile>& files, DiagnosisInput& input) {
-  if (g.logs.empty()) return;
-  int year_hint = 0;
+int YearHint(const Gathered& g) {
+  int year = 0;
   for (const Reading& r : g.readings) {
-    if (r.time) year_hint = std::max(year_hint, YearOf(*r.time));
+    if (r.time) year = std::max(year, YearOf(*r.time));
   }
+  return year;
+}
+
+// The report's Date line comes first: its year, from the log's head.
+int BugReportYear(std::string_view head) {
+  BugReportReader prologue;
+  for (std::string_view rest = head; !rest.empty();) {
+    std::size_t nl = rest.find('\n');
+    prologue.Line(rest.substr(0, nl));
+    rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
+  }
+  return prologue.Finish().date_year;
+}
+
+// Scans one log into `kernel`; a log whose lines decide its kind and that
+// has none a log has is refused (refuse_silently: an archive's member that
+// holds nothing of interest, counted by the caller).
+void ScanOne(const PendingLog& log, int year_hint, Gathered& g, std::vector<AnalyzedFile>& files,
+             DiagnosisInput& input, KernelFacts& kernel) {
+  const std::string path = files[log.file].path;
+  ExtractOptions opts;
+  opts.time.year = year_hint;
+  if (log.bug_report) {
+    if (int y = BugReportYear(log.text ? std::string_view(*log.text).substr(0, kDetectHeadBytes)
+                                       : std::string_view(log.head)))
+      opts.time.year = y;
+  }
+  KernelEventScanner scanner(opts);
+  BugReportFacts facts;
+  bool recognised = !log.kind_from_lines;
+  auto r = ScanLog(log, path, scanner, facts, recognised);
+  if (log.stream) AddNote(files[log.file], log.stream->note());
+  if (!r) {
+    files[log.file].ok = false;
+    files[log.file].error = r.error().message;
+    return;
+  }
+  const GpuLineStats& stats = scanner.gpu_line_stats();
+  if (!recognised && scanner.events_so_far() == 0 && stats.decoded + stats.undecoded == 0 &&
+      scanner.nvsmi_messages().empty()) {
+    files[log.file].ok = false;
+    files[log.file].kind = InputKind::kUnknown;
+    files[log.file].error = path + ": not an nvidia-smi, bug report or kernel log file";
+    return;
+  }
+  AnalyzedFile& file = files[log.file];
+  if (log.bug_report) {
+    AddBugReportFacts(facts, file, g);
+  } else {
+    AddLogSmiMessages(scanner.nvsmi_messages(), file, g);
+  }
+  std::vector<KernelEvent> events = scanner.Finish();
+  file.event_count = events.size();
+  file.undecoded_lines = stats.undecoded;
+  if (std::size_t n = scanner.events_left_out(); n > 0) {
+    AddNote(file, std::to_string(n) + " occurrences of further kinds of events left out (" +
+                      std::to_string(kMaxKernelEvents) + " kinds kept)");
+    kernel.events_left_out += n;
+  }
+  if (stats.decoded == 0 && stats.undecoded > 0) {
+    kernel.undecoded.push_back(
+        UndecodedLog{path, stats.undecoded, stats.first_undecoded.line, stats.first_undecoded_text});
+  }
+  kernel.sources.push_back(SourceStatus{path, true, {}});
+  for (const KernelEvent& e : events) {
+    Widen(input, e.time);
+    Widen(input, e.last_time);
+  }
+  kernel.events.insert(kernel.events.end(), std::make_move_iterator(events.begin()),
+                       std::make_move_iterator(events.end()));
+}
+
+// An archive's members, one after the other, each a file of its own
+// ("bundle.tar.gz:var/log/kern.log"); those that hold nothing gpudoctor
+// reads are counted in a note on the archive, not listed one by one.
+void AddArchive(PendingArchive& archive, Gathered& g, std::vector<AnalyzedFile>& files,
+                DiagnosisInput& input, KernelFacts& kernel) {
+  const std::size_t archive_index = archive.file;
+  std::size_t members = 0, unread = 0, used = 0;
+  for (;;) {
+    auto next = archive.stream->NextMember();
+    if (!next) {
+      files[archive_index].error = next.error().message;
+      break;
+    }
+    if (!*next) break;
+    ++members;
+    const std::size_t index = files.size();
+    files.push_back(AnalyzedFile{files[archive_index].path + ":" + **next, InputKind::kUnknown,
+                                 false, {}, 0, 0, 0, {}});
+    const std::size_t logs_before = g.logs.size();
+    AddMember(archive.stream, false, index, files[index], g);
+    if (g.logs.size() > logs_before) {  // a log: scanned now, the stream moves on after it
+      PendingLog log = std::move(g.logs.back());
+      g.logs.pop_back();
+      ScanOne(log, YearHint(g), g, files, input, kernel);
+    }
+    if (files[index].ok) {
+      ++used;
+    } else if (files[index].kind == InputKind::kUnknown) {
+      ++unread;
+      files.pop_back();  // nothing gpudoctor reads: counted below
+    }
+  }
+  AnalyzedFile& file = files[archive_index];
+  AddNote(file, archive.stream->note());
+  if (unread > 0)
+    AddNote(file, std::to_string(unread) + " of its " + std::to_string(members) +
+                      " members hold nothing gpudoctor reads");
+  file.ok = used > 0;
+  if (!file.ok && file.error.empty())
+    file.error = file.path + ": no member of the " + archive.stream->format() +
+                 " archive is an nvidia-smi, bug report or kernel log file";
+}
+
+void AddLogs(Gathered& g, std::vector<AnalyzedFile>& files, DiagnosisInput& input) {
+  if (g.logs.empty() && g.archives.empty()) return;
+  const int year_hint = YearHint(g);
   KernelFacts kernel;
-  for (const PendingLog& log : g.logs) {
-    AnalyzedFile& file = files[log.file];
-    ExtractOptions opts;
-    opts.time.year = year_hint;
-    if (log.bug_report) {
-      // The report's Date line comes first: read it before the scan starts.
-      auto head = log.text ? Result<std::string>(log.text->substr(0, kDetectHeadBytes))
-                           : ReadHead(file.path, kDetectHeadBytes);
-      if (head) {
-        BugReportReader prologue;
-        for (std::string_view rest = *head; !rest.empty();) {
-          std::size_t nl = rest.find('\n');
-          prologue.Line(rest.substr(0, nl));
-          rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
-        }
-        if (int y = prologue.Finish().date_year) opts.time.year = y;
-      }
-    }
-    KernelEventScanner scanner(opts);
-    BugReportFacts facts;
-    if (auto r = ScanLog(log, file.path, scanner, facts); !r) {
-      file.ok = false;
-      file.error = r.error().message;
-      continue;
-    }
-    if (log.bug_report) {
-      AddBugReportFacts(facts, file, g);
-    } else {
-      AddLogSmiMessages(scanner.nvsmi_messages(), file, g);
-    }
-    std::vector<KernelEvent> events = scanner.Finish();
-    file.event_count = events.size();
-    const GpuLineStats& stats = scanner.gpu_line_stats();
-    file.undecoded_lines = stats.undecoded;
-    if (stats.decoded == 0 && stats.undecoded > 0) {
-      kernel.undecoded.push_back(UndecodedLog{file.path, stats.undecoded,
-                                              stats.first_undecoded.line,
-                                              stats.first_undecoded_text});
-    }
-    kernel.sources.push_back(SourceStatus{file.path, true, {}});
-    for (const KernelEvent& e : events) {
-      Widen(input, e.time);
-      Widen(input, e.last_time);
-    }
-    kernel.events.insert(kernel.events.end(), std::make_move_iterator(events.begin()),
-                         std::make_move_iterator(events.end()));
-  }
+  std::vector<PendingLog> logs = std::move(g.logs);
+  g.logs.clear();
+  for (const PendingLog& log : logs) ScanOne(log, year_hint, g, files, input, kernel);
+  for (PendingArchive& archive : g.archives) AddArchive(archive, g, files, input, kernel);
+  if (logs.empty() && kernel.sources.empty()) return;
   SortEvents(kernel.events);
   input.kernel = std::move(kernel);
 }
@@ -384,7 +555,7 @@ AnalyzeResult AnalyzeFiles(const std::vector<std::string>& paths, const Config& 
   result.input.live = false;
   Gathered g;
   for (std::size_t i = 0; i < paths.size(); ++i) {
-    result.files.push_back(AnalyzedFile{paths[i], InputKind::kUnknown, false, {}, 0, 0, 0});
+    result.files.push_back(AnalyzedFile{paths[i], InputKind::kUnknown, false, {}, 0, 0, 0, {}});
     AddFile(paths[i], i, result.files.back(), g);
   }
   // Bug reports add readings as they are streamed: logs first, then the readings.

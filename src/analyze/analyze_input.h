@@ -49,6 +49,7 @@ enum class InputKind {
   kNvidiaSmiTable,
   kBugReport,
   kKernelLog,
+  kArchive,  // tar, zip, 7-Zip, ...: its members are files of their own
   kUnknown
 };
 
@@ -71,10 +72,20 @@ struct AnalyzedFile {
   std::size_t gpu_count = 0;    // GPUs in this file's reading(s)
   std::size_t event_count = 0;  // kernel events extracted from this file
   std::size_t undecoded_lines = 0;  // lines mentioning NVRM or Xid not read as an event
+  std::vector<std::string> notes;   // what was read only in part, and why (one line each)
 };
 
 // How much of a file's (decompressed) beginning tells its kind.
 constexpr std::size_t kDetectHeadBytes = 64u << 10;
+
+// Formats parsed whole (nvidia-smi XML, -q text and tables, UTF-16 text)
+// are refused beyond this size, before they are read when the size is known.
+constexpr std::size_t kWholeFileLimitBytes = 32u << 20;
+
+// True when a line is one a log has: a kernel, syslog, journal or glog
+// stamp, a JSON or logfmt record, GPU log words (NVRM, Xid, NCCL), or a
+// Fabric Manager entry. Pure.
+bool IsRecognisedLogLine(std::string_view line);
 
 struct AnalyzeResult {
   DiagnosisInput input;

@@ -11,7 +11,7 @@
 namespace gpudoctor {
 namespace {
 
-std::string LimitText(std::size_t max_bytes) {
+std::string GunzipLimitText(std::size_t max_bytes) {
   return std::to_string(max_bytes >> 20) + " MiB limit";
 }
 
@@ -31,28 +31,6 @@ std::optional<Error> NotAFile(const std::filesystem::path& path) {
   if (::access(path.c_str(), R_OK) != 0) return ErrnoError(errno, name);
   return std::nullopt;
 }
-
-namespace {
-
-Result<std::string> ReadRaw(const std::filesystem::path& path, std::size_t max_bytes) {
-  const std::string name = path.string();
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoError(errno, name);
-  std::unique_ptr<int, void (*)(int*)> closer(&fd, [](int* f) { ::close(*f); });
-  std::string data;
-  char buf[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ErrnoError(errno, name);
-    if (n == 0) return data;
-    data.append(buf, static_cast<std::size_t>(n));
-    if (max_bytes && data.size() > max_bytes)
-      return Error{ErrorCode::kInvalid, name + ": larger than the " + LimitText(max_bytes)};
-  }
-}
-
-}  // namespace
 
 bool IsGzipData(std::string_view data) {
   return data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
@@ -79,7 +57,7 @@ Result<std::string> GunzipData(std::string_view data, const std::string& name,
     out.append(buf, sizeof buf - zs.avail_out);
     if (max_bytes && out.size() > max_bytes) {
       return Error{ErrorCode::kInvalid,
-                   name + ": larger than the " + LimitText(max_bytes) + " once decompressed"};
+                   name + ": larger than the " + GunzipLimitText(max_bytes) + " once decompressed"};
     }
     if (rc == Z_STREAM_END) {
       // gzip allows several members one after another (cat a.gz b.gz);
@@ -151,26 +129,6 @@ std::optional<std::string> Utf16ToUtf8(std::string_view data) {
     AppendUtf8(c >= 0xD800 && c <= 0xDFFF ? char32_t{0xFFFD} : c, out);
   }
   return out;
-}
-
-Result<std::string> ReadInputFile(const std::filesystem::path& path, std::size_t max_bytes) {
-  if (auto why = NotAFile(path)) return *why;
-  auto raw = ReadRaw(path, max_bytes);
-  if (!raw) return raw.error();
-  if (raw->empty()) return Error{ErrorCode::kInvalid, path.string() + ": empty file"};
-  Result<std::string> text = std::move(*raw);
-  if (IsGzipData(*text)) {
-    text = GunzipData(*text, path.string(), max_bytes);
-    if (text && text->empty())
-      return Error{ErrorCode::kInvalid, path.string() + ": empty file (once decompressed)"};
-  }
-  if (text) {
-    if (auto utf8 = Utf16ToUtf8(*text)) {
-      if (utf8->empty()) return Error{ErrorCode::kInvalid, path.string() + ": empty file"};
-      *text = std::move(*utf8);
-    }
-  }
-  return text;
 }
 
 std::vector<LogLine> SplitLogLines(std::string_view content, const std::string& file) {

@@ -1,9 +1,9 @@
-// Reading the files given to `gpudoctor analyze`: whole files into memory,
-// gzip (recognised by its magic bytes, not its name, several members
-// allowed) decompressed on the way. Errors are one line naming the file:
-//   "x.log: no such file", "dir: not a file (a directory)", "e.log: empty file",
+// Helpers for the files given to `gpudoctor analyze` and --kernel-log (the
+// streaming reader is input_stream.h): whether a path is a readable file,
+// gzip in memory, UTF-16 text. Errors are one line naming the file:
+//   "x.log: no such file", "dir: not a file (a directory)",
 //   "r.gz: gzip data corrupt at byte 812 (invalid stored block lengths)",
-//   "r.gz: gzip data truncated at byte 4096", "big.log: larger than the 256 MiB limit".
+//   "r.gz: gzip data truncated at byte 4096".
 // Nothing here throws. Thread-compatible.
 #pragma once
 
@@ -23,11 +23,6 @@ namespace gpudoctor {
 // file (a directory)", "x.log: permission denied"), or nothing when it is a
 // regular file this process may read.
 std::optional<Error> NotAFile(const std::filesystem::path& path);
-
-// The bytes of a regular file, decompressed when it is gzip and turned into
-// UTF-8 when it is UTF-16 with a byte-order mark. max_bytes bounds both the
-// file and its decompressed size (0: no limit).
-Result<std::string> ReadInputFile(const std::filesystem::path& path, std::size_t max_bytes);
 
 // Pure gzip decoder: `name` only goes into error messages. Byte offsets in
 // errors count from the start of `data`.

@@ -38,7 +38,8 @@ int RunAnalyze(const AnalyzeOptions& opts, const GlobalOptions& global) {
     } else {
       std::cerr << "gpudoctor: " << f.error << "\n";
     }
-    report.files.push_back(ReportInputFile{f.path, InputKindName(f.kind), f.ok, f.error});
+    for (const std::string& note : f.notes) std::cerr << "gpudoctor: " << f.path << ": " << note << "\n";
+    report.files.push_back(ReportInputFile{f.path, InputKindName(f.kind), f.ok, f.error, f.notes});
   }
   if (usable == 0) {
     std::cerr << "gpudoctor: none of the given files could be analysed\n";
@@ -63,7 +64,10 @@ void RegisterAnalyze(CLI::App& app, const GlobalOptions& global, int* exit_code)
   CLI::App* cmd = app.add_subcommand(
       "analyze", "Diagnose offline from files, no GPU needed: nvidia-bug-report.log(.gz), "
                  "nvidia-smi -q -x or -q output, kernel logs and journals (kind found from content)");
-  cmd->add_option("files", opts->files, "Files to analyse (any mix)")->required();
+  cmd->add_option("files", opts->files,
+                  "Files to analyse (any mix; `-` is standard input; gzip, xz, bzip2, zstd and "
+                  "tar, zip archives are read)")
+      ->required();
   AddReportOptions(*cmd, opts->report);
   cmd->callback([opts, &global, exit_code] { *exit_code = RunAnalyze(*opts, global); });
 }

@@ -31,6 +31,9 @@ struct KernelFacts {
   // NVML's Xid event set was watched over the window: its Xids are among
   // `events` (the kernel log's own line for each counted once, xid_paths.h).
   bool nvml_xid_events = false;
+  // Occurrences of further causes a scanner left out at its kMaxKernelEvents
+  // (parse/kernel_events.h).
+  std::size_t events_left_out = 0;
 };
 
 struct KernelFactsOptions {

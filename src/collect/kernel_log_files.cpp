@@ -99,7 +99,12 @@ Result<std::size_t> StreamLines(const std::function<Result<std::size_t>(char*, s
   std::string buf(chunk_bytes + 1, '\0');
   std::size_t carry = 0, total = 0;
   for (;;) {
-    if (carry == buf.size()) buf.resize(buf.size() * 2);  // one line longer than a chunk
+    if (carry == buf.size()) {
+      // One line longer than a chunk (a run of NUL bytes a crash left, a
+      // binary blob): passed in pieces, so that memory stays bounded.
+      on_chunk(std::string_view(buf.data(), carry));
+      carry = 0;
+    }
     auto n = read(buf.data() + carry, buf.size() - carry);
     if (!n) return n.error();
     total += *n;

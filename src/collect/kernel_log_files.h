@@ -22,7 +22,8 @@ namespace gpudoctor {
 constexpr std::size_t kDefaultLogLimitBytes = 256u << 20;
 
 // Calls on_chunk with successive pieces of the (decompressed) file, each
-// made of whole lines; only the very last piece may lack a final '\n'.
+// made of whole lines; only the very last piece may lack a final '\n', and a
+// line longer than chunk_bytes is passed in pieces of that size.
 // Memory use stays near chunk_bytes whatever the file size. max_bytes = 0
 // means no limit. Returns the number of bytes passed on.
 Result<std::size_t> StreamLogFile(const std::filesystem::path& path,

@@ -71,6 +71,13 @@ inline constexpr std::string_view kMlx5ModuleHighTemperature = "module high temp
 // "xid", "sxid", "fallen_off_bus", "rm_init_failed", "gsp_timeout", ...
 const char* KernelEventKindName(KernelEventKind kind);
 
+// A process a log line names (pid and name as printed; either may be absent).
+struct EventProcess {
+  std::optional<std::int64_t> pid;
+  std::string name;
+  bool operator==(const EventProcess&) const = default;
+};
+
 struct KernelEvent {
   KernelEventKind kind = KernelEventKind::kXid;
   std::optional<WallTime> time;           // absolute time when known
@@ -87,6 +94,21 @@ struct KernelEvent {
   std::optional<double> last_monotonic_s;
   SourceRef source;                       // first occurrence
   std::string detail;                     // kind-specific: UUID, driver version, action...
+  // A flood: occurrences of the same cause (kind, code, GPU, detail) whose
+  // lines differ from this one (another process, another message), counted
+  // into `count` once the cause has its share of separate events
+  // (parse/kernel_events.h). How many of the count they are, their distinct
+  // processes other than this event's own (at most kMaxOtherProcesses), and
+  // how many distinct ones more there were (at least that many when
+  // other_processes_left_out_is_floor).
+  std::size_t varied_count = 0;
+  std::vector<EventProcess> other_processes;
+  std::size_t other_processes_left_out = 0;
+  bool other_processes_left_out_is_floor = false;
+  std::size_t continuation_left_out = 0;  // lines of the message beyond the kept ones
 };
+
+// How many other processes an event lists before it only counts them.
+inline constexpr std::size_t kMaxOtherProcesses = 32;
 
 }  // namespace gpudoctor

@@ -1,7 +1,9 @@
 #include "parse/kernel_events.h"
 
+#include <functional>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "parse/kernel_events_aer.h"
@@ -18,6 +20,17 @@ struct KernelEventScanner::State {
   ExtractOptions opts;
   std::vector<KernelEvent> out;
   std::unordered_map<std::string, std::size_t> fold_index;  // fold key -> index in out
+  // Per cause (kind, code, GPU, detail): its separate events so far and the
+  // latest, into which a flood's further variants are counted.
+  struct Cause {
+    std::size_t events = 0;
+    std::size_t latest = 0;
+    std::vector<std::size_t> members;  // its separate events (at most kEventsPerCause)
+  };
+  std::unordered_map<std::string, Cause> causes;
+  std::unordered_set<std::uint64_t> left_out_processes;  // (event, pid, name) hashes counted
+  std::size_t events_left_out = 0;
+  std::string key, cause_key;  // reused buffers
 
   std::optional<KernelEvent> open;  // the event whose next lines may follow
   bool open_nvrm = false;
@@ -48,6 +61,8 @@ struct KernelEventScanner::State {
   void Close();
   void Emit(KernelEvent ev);
   void Fold(KernelEvent ev);
+  std::optional<std::size_t> Append(KernelEvent ev);
+  void CountInto(const Cause& cause, const KernelEvent& ev);
   bool Continues(const KernelLine& kl, std::string_view nvrm, bool is_nvrm);
   void Open(const LineMatch& m, std::string_view message, bool is_nvrm, const SourceRef& ref,
             std::optional<WallTime> t, std::optional<double> mono);
@@ -56,11 +71,39 @@ struct KernelEventScanner::State {
 
 namespace {
 
-std::string FoldKey(const KernelEvent& e) {
-  std::string key = KernelEventKindName(e.kind);
-  key += '|' + std::to_string(e.code.value_or(-1)) + '|' + e.pci_bus_id + '|' +
-         std::to_string(e.pid.value_or(-1)) + '|' + e.process + '|' + e.detail + '|' + e.message;
-  return key;
+// What makes two events one cause: kind, code, GPU and detail (the MIG
+// instance, the recovery action, the AER severity, the UUID, ...).
+void CauseKey(const KernelEvent& e, std::string& key) {
+  key.assign(KernelEventKindName(e.kind));
+  key += '|';
+  key += std::to_string(e.code.value_or(-1));
+  key += '|';
+  key += e.pci_bus_id;
+  key += '|';
+  key += e.detail;
+}
+
+// Repeats of one line: the cause, the process and the message.
+void FoldKey(const KernelEvent& e, std::string& key) {
+  CauseKey(e, key);
+  key += '|';
+  key += std::to_string(e.pid.value_or(-1));
+  key += '|';
+  key += e.process;
+  key += '|';
+  key += e.message;
+}
+
+std::uint64_t ProcessHash(std::size_t event, const KernelEvent& e) {
+  std::uint64_t h = std::hash<std::string>{}(e.process);
+  h ^= std::hash<std::int64_t>{}(e.pid.value_or(-1)) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  h ^= std::hash<std::size_t>{}(event) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+template <typename T>
+void KeepLater(std::optional<T>& last, const std::optional<T>& first, const std::optional<T>& t) {
+  if (t && (!last || *t > *last) && (!first || *t >= *first)) last = t;
 }
 
 // Seconds between the last occurrence of `prev` and `next`, when both known.
@@ -93,7 +136,27 @@ bool LooksLikeHumanStamp(std::string_view text) {
   return i >= 3 && i < text.size() && text[i] >= '0' && text[i] <= '9';
 }
 
+// One more line of a multi-line message, cut, up to kMaxContinuationLines.
+void AddContinuation(KernelEvent& ev, std::string_view line) {
+  if (ev.continuation.size() >= kMaxContinuationLines) {
+    ++ev.continuation_left_out;
+    return;
+  }
+  ev.continuation.push_back(CutEvidenceLine(line));
+}
+
 }  // namespace
+
+std::string CutEvidenceLine(std::string_view line) {
+  if (line.size() <= kMaxEvidenceLineBytes) return std::string(line);
+  std::size_t keep = kMaxEvidenceLineBytes;
+  // Not inside a UTF-8 sequence: back off over its continuation bytes.
+  for (int i = 0; i < 3 && keep > 0 && (static_cast<unsigned char>(line[keep]) & 0xC0) == 0x80; ++i)
+    --keep;
+  std::string out(line.substr(0, keep));
+  out += " [... cut: the line has " + std::to_string(line.size()) + " bytes]";
+  return out;
+}
 
 std::optional<WallTime> KernelEventScanner::State::TimeOf(const KernelLine& kl) {
   if (kl.prefix == LinePrefix::kDmesgHuman) {
@@ -110,12 +173,72 @@ std::optional<WallTime> KernelEventScanner::State::TimeOf(const KernelLine& kl) 
   return kl.time;
 }
 
-void KernelEventScanner::State::Fold(KernelEvent ev) {
-  if (!opts.fold_repeats || ev.kind == KernelEventKind::kOomKill) {
-    out.push_back(std::move(ev));
+// A flood's occurrence that differs from `into` (another process, another
+// message) counted into it: the count, the last time, the process.
+void KernelEventScanner::State::CountInto(const Cause& cause, const KernelEvent& ev) {
+  KernelEvent& into = out[cause.latest];
+  into.count += ev.count;
+  into.varied_count += ev.count;
+  KeepLater(into.last_time, into.time, ev.last_time ? ev.last_time : ev.time);
+  KeepLater(into.last_monotonic_s, into.monotonic_s,
+            ev.last_monotonic_s ? ev.last_monotonic_s : ev.monotonic_s);
+  if (!ev.pid && ev.process.empty()) return;
+  for (std::size_t i : cause.members) {  // the process of one of the cause's own events
+    if (ev.pid == out[i].pid && ev.process == out[i].process) return;
+  }
+  EventProcess p{ev.pid, ev.process};
+  for (const EventProcess& known : into.other_processes) {
+    if (known == p) return;
+  }
+  if (into.other_processes.size() < kMaxOtherProcesses) {
+    into.other_processes.push_back(std::move(p));
     return;
   }
-  std::string key = FoldKey(ev);
+  if (left_out_processes.size() >= kMaxLeftOutProcessesTracked) {
+    into.other_processes_left_out_is_floor = true;
+    return;
+  }
+  std::size_t index = static_cast<std::size_t>(&into - out.data());
+  if (left_out_processes.insert(ProcessHash(index, ev)).second) ++into.other_processes_left_out;
+}
+
+// A new separate event, unless its cause already has kEventsPerCause of
+// them (then it is counted into the cause's latest) or the scanner holds
+// kMaxKernelEvents (then a new cause is left out and counted). Returns the
+// new event's index.
+std::optional<std::size_t> KernelEventScanner::State::Append(KernelEvent ev) {
+  CauseKey(ev, cause_key);
+  auto it = causes.find(cause_key);
+  if (it != causes.end() && (it->second.events >= kEventsPerCause || out.size() >= kMaxKernelEvents)) {
+    CountInto(it->second, ev);
+    return std::nullopt;
+  }
+  if (out.size() >= kMaxKernelEvents) {
+    events_left_out += ev.count;
+    return std::nullopt;
+  }
+  if (it == causes.end()) it = causes.emplace(cause_key, Cause{}).first;
+  ++it->second.events;
+  it->second.latest = out.size();
+  it->second.members.push_back(out.size());
+  out.push_back(std::move(ev));
+  return out.size() - 1;
+}
+
+void KernelEventScanner::State::Fold(KernelEvent ev) {
+  if (!opts.fold_repeats) {  // every line its own event, within kMaxKernelEvents
+    if (out.size() < kMaxKernelEvents) {
+      out.push_back(std::move(ev));
+    } else {
+      events_left_out += ev.count;
+    }
+    return;
+  }
+  if (ev.kind == KernelEventKind::kOomKill) {
+    Append(std::move(ev));
+    return;
+  }
+  FoldKey(ev, key);
   auto it = fold_index.find(key);
   if (it != fold_index.end()) {
     KernelEvent& prev = out[it->second];
@@ -127,8 +250,7 @@ void KernelEventScanner::State::Fold(KernelEvent ev) {
       return;
     }
   }
-  fold_index[key] = out.size();
-  out.push_back(std::move(ev));
+  if (auto index = Append(std::move(ev))) fold_index.insert_or_assign(key, *index);
 }
 
 void KernelEventScanner::State::Emit(KernelEvent ev) {
@@ -145,13 +267,13 @@ void KernelEventScanner::State::Emit(KernelEvent ev) {
       inv.detail = ev.detail;
       inv.pid = ev.pid;
       inv.process = ev.process;
-      inv.continuation.push_back(ev.message);
+      AddContinuation(inv, ev.message);
       oom_invoked.reset();
       return;
     }
     oom_invoked.reset();
-    if (!killed) oom_invoked = out.size();
-    out.push_back(std::move(ev));
+    auto index = Append(std::move(ev));
+    if (!killed) oom_invoked = index;
     return;
   }
   const bool is_xid = ev.kind == KernelEventKind::kXid && ev.code;
@@ -236,7 +358,7 @@ void KernelEventScanner::State::Open(const LineMatch& m, std::string_view messag
   ev.pid = m.pid;
   ev.process = m.process;
   ev.detail = m.detail;
-  ev.message = m.message.empty() ? std::string(message) : m.message;
+  ev.message = m.message.empty() ? CutEvidenceLine(message) : CutEvidenceLine(m.message);
   ev.source = ref;
   ev.time = t;
   ev.monotonic_s = mono;
@@ -299,7 +421,7 @@ void KernelEventScanner::AddText(std::string_view text, const SourceRef& ref,
   if (kl.prefix == LinePrefix::kContinuation && is_nvrm) kl.prefix = LinePrefix::kNone;
   if (is_nvrm) kl.message = kl.message.substr(at - 5);  // from "NVRM:" on
   if (s_->Continues(kl, nvrm, is_nvrm)) {
-    s_->open->continuation.emplace_back(kevents::TrimLeft(kl.message));
+    AddContinuation(*s_->open, kevents::TrimLeft(kl.message));
     if (s_->open_probe_head) ++s_->open_probe_lines;
     if (mentions) ++s_->gpu_lines.decoded;
     return;
@@ -328,6 +450,8 @@ void KernelEventScanner::NoteTime(std::string_view text) {
 }
 
 std::size_t KernelEventScanner::events_so_far() const { return s_->out.size(); }
+
+std::size_t KernelEventScanner::events_left_out() const { return s_->events_left_out; }
 
 const GpuLineStats& KernelEventScanner::gpu_line_stats() const { return s_->gpu_lines; }
 

@@ -74,6 +74,29 @@ struct GpuLineStats {
 
 inline constexpr std::size_t kMaxNvsmiMessages = 256;
 
+// Bounds that keep a flood's cost in time, not memory (a million lines of
+// one Xid are one event with a count):
+//  - a cause (kind, code, GPU, detail) keeps at most kEventsPerCause
+//    separate events (lines that differ in process or message, or repeats
+//    further apart than fold_window_s); further occurrences are counted into
+//    its latest event (count, last time, varied_count, other_processes);
+//  - at most kMaxKernelEvents events in all; a new cause beyond them is
+//    counted in events_left_out();
+//  - a message or continuation line longer than kMaxEvidenceLineBytes is cut
+//    (CutEvidenceLine), a multi-line message keeps kMaxContinuationLines;
+//  - distinct processes beyond an event's kMaxOtherProcesses are counted
+//    exactly while the scanner has seen fewer than
+//    kMaxLeftOutProcessesTracked of them, and as a floor after.
+inline constexpr std::size_t kEventsPerCause = 8;
+inline constexpr std::size_t kMaxKernelEvents = 4096;
+inline constexpr std::size_t kMaxEvidenceLineBytes = 400;
+inline constexpr std::size_t kMaxContinuationLines = 64;
+inline constexpr std::size_t kMaxLeftOutProcessesTracked = 1u << 16;
+
+// `line` itself when at most kMaxEvidenceLineBytes, else its first bytes (not
+// splitting a UTF-8 sequence) and " [... cut: the line has N bytes]". Pure.
+std::string CutEvidenceLine(std::string_view line);
+
 // Streaming extractor: feed lines in order, then Finish().
 // Lines may be JSON or logfmt records (log_record.h): their text is read
 // as the line, their time used when the text has none. "NVRM:" is found
@@ -101,6 +124,8 @@ class KernelEventScanner {
   void NoteTime(std::string_view text);
 
   std::size_t events_so_far() const;
+  // Occurrences of causes left out because the scanner held kMaxKernelEvents.
+  std::size_t events_left_out() const;
   const GpuLineStats& gpu_line_stats() const;
   // nvidia-smi's messages found among the lines (nvsmi_messages.h: a shell
   // session pasted into the log), in order, with their source line; at most

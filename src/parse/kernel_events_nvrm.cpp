@@ -266,8 +266,10 @@ bool IsNvrmFollowUp(std::string_view nvrm, const KernelEvent& open) {
     return true;  // after the function name NV_PRINTF puts first
   }
   if (open.kind == KernelEventKind::kXid && Has(s, "PMU has halted")) return true;
-  // The device line that follows an Xid 79 line.
-  if (open.kind == KernelEventKind::kXid && open.code == 79 && Has(s, "fallen off the bus")) {
+  // The device line that follows an Xid 79 line (not another Xid 79 line of
+  // the same GPU, which says "fallen off the bus" too: that is a repeat).
+  if (open.kind == KernelEventKind::kXid && open.code == 79 && Has(s, "fallen off the bus") &&
+      s.substr(0, 4) != "Xid ") {
     return NormalizeKernelPci(FindPci(s)) == open.pci_bus_id;
   }
   return false;

@@ -214,7 +214,10 @@ std::optional<LineMatch> MatchFabricManager(std::string_view s, std::string_view
     }
     return m;
   }
-  if (!(Has(ident, "fabricmanager") || Has(s, "fabricmanager") || Has(s, "fabric manager"))) {
+  // Fabric Manager's own words name it where no ident does (`journalctl -u
+  // nvidia-fabricmanager -o cat`, a pasted excerpt).
+  if (!(Has(ident, "fabricmanager") || Has(s, "fabricmanager") || Has(s, "fabric manager") ||
+        Has(s, "from NVSwitch driver failed"))) {
     return std::nullopt;
   }
   m.detail = FabricManagerDetail(s);

@@ -175,6 +175,17 @@ std::optional<int> ParseMonthName(std::string_view s, std::size_t* consumed) {
     *consumed = used;
     return m;
   }
+  // The common case first (syslog, journal): an English abbreviation as
+  // written, not running into further letters.
+  static constexpr std::string_view kEnglish[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  if (s.size() > 3 && !IsAsciiLetter(s[3])) {
+    for (int i = 0; i < 12; ++i) {
+      if (s.substr(0, 3) != kEnglish[i]) continue;
+      *consumed = s[3] == '.' ? 4 : 3;
+      return i + 1;
+    }
+  }
   const MonthName* best = nullptr;
   for (const auto& m : kMonths) {
     if (!StartsWithNoCase(s, m.name)) continue;

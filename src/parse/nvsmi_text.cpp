@@ -226,9 +226,12 @@ bool LooksLikeNvidiaSmiText(std::string_view head) {
     if (!GpuHeaderBusId(*line).empty()) return true;
     for (std::string_view known :
          {"driver version", "kmd version", "cuda version", "product name", "gpu uuid", "attached gpus",
-          "ecc errors", "remapped rows", "fb memory usage", "clocks event reasons"}) {
+          "ecc errors", "remapped rows", "fb memory usage", "clocks event reasons",
+          "clocks throttle reasons"}) {
       if (line->label == known) return true;
     }
+    // An excerpt of a GPU's block: its slowdown reasons alone.
+    if (line->value && nvsmi::IsSlowdownReasonLabel(line->label)) return true;
   }
   return false;
 }

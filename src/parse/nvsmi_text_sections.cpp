@@ -267,6 +267,14 @@ std::string_view FieldNameOfKey(const std::string& key) {
 
 }  // namespace
 
+bool IsSlowdownReasonLabel(std::string_view label) {
+  for (std::string_view known : {"sw power cap", "hw slowdown", "hw thermal slowdown",
+                                 "hw power brake slowdown", "sw thermal slowdown"}) {
+    if (label == known) return true;
+  }
+  return false;
+}
+
 void ApplyTextField(const std::vector<std::string>& path, std::string_view label,
                     std::optional<std::string_view> value, TextGpu& out) {
   if (!value) return;  // other section headers carry nothing
@@ -278,8 +286,10 @@ void ApplyTextField(const std::vector<std::string>& path, std::string_view label
     if (CountsQueryFailure(name)) out.gpu.field_errors[std::string(name)] = "nvidia-smi: " + *failure;
   }
   bool applied = false;
-  if (!path.empty() &&
-      (path[0] == "clocks event reasons" || path[0] == "clocks throttle reasons")) {
+  if ((!path.empty() &&
+       (path[0] == "clocks event reasons" || path[0] == "clocks throttle reasons")) ||
+      (path.empty() && IsSlowdownReasonLabel(label))) {
+    // Also the section's lines pasted without its header.
     applied = ApplyReason(label, *value, out);
   } else if (!path.empty() && path[0] == "ecc errors") {
     applied = ApplyEcc(path, label, *value, out);

@@ -45,6 +45,10 @@ struct TextGpu {
 // lower-cased label of the line; `value` is the text after the colon, or
 // nullopt for a section header line. Lines inside MIG device blocks must not
 // reach this function.
+// A clock event (throttle) reason that slows the GPU down ("hw power brake
+// slowdown", "sw thermal slowdown", ...), as a lower-case label.
+bool IsSlowdownReasonLabel(std::string_view label);
+
 void ApplyTextField(const std::vector<std::string>& path, std::string_view label,
                     std::optional<std::string_view> value, TextGpu& out);
 

@@ -18,9 +18,23 @@ nlohmann::ordered_json EventToJson(const KernelEvent& e) {
   j["process"] = e.process.empty() ? J(nullptr) : J(e.process);
   j["message"] = e.message;
   j["count"] = e.count;
+  if (e.count > 1 && e.last_time) j["last_time"] = FormatRfc3339(*e.last_time);
+  if (e.varied_count > 0) {
+    // A flood: lines of the same cause that differ from this one, counted in.
+    j["varied_count"] = e.varied_count;
+    J others = J::array();
+    for (const EventProcess& p : e.other_processes) {
+      others.push_back(J{{"pid", p.pid ? J(*p.pid) : J(nullptr)},
+                         {"process", p.name.empty() ? J(nullptr) : J(p.name)}});
+    }
+    j["other_processes"] = std::move(others);
+    j["other_processes_left_out"] = e.other_processes_left_out;
+    if (e.other_processes_left_out_is_floor) j["other_processes_left_out_is_floor"] = true;
+  }
   j["source"] = {{"file", e.source.file}, {"line", e.source.line}};
   if (!e.detail.empty()) j["detail"] = e.detail;
   if (!e.continuation.empty()) j["continuation"] = e.continuation;
+  if (e.continuation_left_out > 0) j["continuation_left_out"] = e.continuation_left_out;
   return j;
 }
 

@@ -23,6 +23,7 @@ struct ReportInputFile {
   std::string kind;  // "nvidia-smi-xml", "kernel-log", ...
   bool ok = true;
   std::string error;  // one line naming the file, when !ok
+  std::vector<std::string> notes;  // what was read only in part, and why (one line each)
 };
 
 struct ReportContext {

@@ -166,8 +166,10 @@ J ReportToJson(const ReportContext& r) {
   if (!r.files.empty()) {
     J files = J::array();
     for (const auto& f : r.files) {
-      files.push_back(J{{"path", f.path}, {"kind", f.kind}, {"ok", f.ok},
-                        {"error", f.ok ? J(nullptr) : J(f.error)}});
+      J file{{"path", f.path}, {"kind", f.kind}, {"ok", f.ok},
+             {"error", f.ok ? J(nullptr) : J(f.error)}};
+      if (!f.notes.empty()) file["notes"] = f.notes;
+      files.push_back(std::move(file));
     }
     doc["inputs"] = std::move(files);
   }

@@ -195,6 +195,7 @@ std::string ReportToText(const ReportContext& r, bool color) {
   std::string out = Header(r);
   for (const auto& f : r.files) {
     out += f.ok ? fmt::format("  {} ({})\n", f.path, f.kind) : fmt::format("  {}: {}\n", Pick(l, "skipped", "已跳过"), f.error);
+    for (const auto& note : f.notes) out += fmt::format("    {}: {}\n", Pick(l, "note", "注意"), note);
   }
   out += fmt::format("{}: {}\n\n", Bold(Pick(l, "Verdict", "结论"), color),
                      Colorize(SeverityLabel(d.verdict, l), LevelOf(d.verdict), color));

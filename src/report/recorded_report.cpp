@@ -215,7 +215,7 @@ ReportContext RecordedReport::Context(WallTime generated_at, Lang lang) const {
   report.timeline = &stored.timeline;
   report.summaries = &stored.summaries;
   for (const auto& part : stored.damaged) {
-    report.files.push_back(ReportInputFile{store_path, source_kind, false, part.message});
+    report.files.push_back(ReportInputFile{store_path, source_kind, false, part.message, {}});
   }
   return report;
 }

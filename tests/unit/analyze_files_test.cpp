@@ -151,7 +151,10 @@ TEST(AnalyzeFiles, EachBadFileGetsOneLineNamingItAndTheRestIsUsed) {
   EXPECT_EQ(FileOf(r, 1).error, paths[1] + ": not a file (a directory)");
   EXPECT_EQ(FileOf(r, 2).error, paths[2] + ": empty file");
   EXPECT_EQ(FileOf(r, 3).error, paths[3] + ": not an nvidia-smi, bug report or kernel log file");
-  EXPECT_EQ(FileOf(r, 4).error.rfind(paths[4] + ": gzip data truncated at byte ", 0), 0u)
+  // A dump read whole and cut short: what decompressed does not parse, and
+  // the error says where the data ended.
+  EXPECT_EQ(FileOf(r, 4).error.rfind(paths[4] + ": ", 0), 0u) << FileOf(r, 4).error;
+  EXPECT_NE(FileOf(r, 4).error.find("gzip data truncated at byte "), std::string::npos)
       << FileOf(r, 4).error;
   // A table's banner without the GPU table under it.
   EXPECT_EQ(FileOf(r, 5).error,

@@ -111,6 +111,18 @@ std::vector<std::pair<std::string, EventList>> ByGpu(const EventList& events) {
   return out;
 }
 
+std::vector<EventProcess> ProcessesOf(const KernelEvent& e) {
+  std::vector<EventProcess> out;
+  if (e.pid || !e.process.empty()) out.push_back(EventProcess{e.pid, e.process});
+  out.insert(out.end(), e.other_processes.begin(), e.other_processes.end());
+  return out;
+}
+
+std::string LeftOutText(std::size_t n, bool at_least, Lang lang) {
+  if (lang == Lang::kZh) return (at_least ? "至少另有 " : "另有 ") + std::to_string(n) + " 个";
+  return (at_least ? "and at least " : "and ") + std::to_string(n) + " more";
+}
+
 std::size_t TotalCount(const EventList& events) {
   std::size_t n = 0;
   for (const KernelEvent* e : events) n += e->count;
@@ -232,7 +244,12 @@ EvidenceItem EventItem(const KernelEvent& e) {
     t.en += fmt::format(", process pid {} (name not logged)", *e.pid);
     t.zh += fmt::format("，进程 pid {}（日志未记录名称）", *e.pid);
   }
-  if (e.count > 1) {
+  if (e.varied_count > 0) {
+    // A flood: lines of this cause that differ from this one were counted in.
+    t.en += fmt::format(" ({} times in all; {} of them from other lines of this kind)", e.count,
+                        e.varied_count);
+    t.zh += fmt::format("（共 {} 次，其中 {} 次来自同类的其他日志行）", e.count, e.varied_count);
+  } else if (e.count > 1) {
     t.en += fmt::format(" (repeated {} times)", e.count);
     t.zh += fmt::format("（重复 {} 次）", e.count);
   }

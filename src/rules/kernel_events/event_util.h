@@ -52,6 +52,12 @@ std::vector<std::pair<std::string, EventList>> ByGpu(const EventList& events);
 // Every xid.* rule raises its finding to it.
 Severity XidPolicyFloor(const EventList& events);
 
+// The processes an event names: its own (when the line names one), then
+// those of the flood's other lines counted into it (KernelEvent::other_processes).
+std::vector<EventProcess> ProcessesOf(const KernelEvent& e);
+// "and 4812 more" / "and at least 65536 more" (floor), in the language.
+std::string LeftOutText(std::size_t n, bool at_least, Lang lang);
+
 // Sum of the folded repeat counts.
 std::size_t TotalCount(const EventList& events);
 // The Xid codes of the events, ascending and unique.

@@ -16,14 +16,27 @@ namespace host_oom_kill_rule {
 
 using events::EventList;
 
-std::string Victims(const EventList& kills) {
+// Victims named in the title before the rest are only counted.
+constexpr std::size_t kVictimsNamed = 5;
+
+std::string Victims(const EventList& kills, Lang lang) {
   std::set<std::string> names;
   std::string out;
+  std::size_t more = 0;
   for (const KernelEvent* e : kills) {
-    if (e->detail == "invoked" || e->process.empty() || !names.insert(e->process).second) continue;
-    out += (out.empty() ? "" : ", ") + ("`" + e->process + "`");
-    if (e->pid) out += fmt::format(" (pid {})", *e->pid);
+    if (e->detail == "invoked") continue;
+    more += e->other_processes_left_out;
+    for (const EventProcess& p : events::ProcessesOf(*e)) {
+      if (p.name.empty() || !names.insert(p.name).second) continue;
+      if (names.size() > kVictimsNamed) {
+        ++more;
+        continue;
+      }
+      out += (out.empty() ? "" : ", ") + ("`" + p.name + "`");
+      if (p.pid) out += fmt::format(" (pid {})", *p.pid);
+    }
   }
+  if (more > 0) out += (lang == Lang::kZh ? "，" : " ") + events::LeftOutText(more, false, lang);
   return out;
 }
 
@@ -31,13 +44,13 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   EventList kills = events::EventsOfKind(input, {KernelEventKind::kOomKill});
   if (kills.empty()) return;
   Finding& f = out.Add(Severity::kWarning);
-  std::string victims = Victims(kills);
+  std::string victims = Victims(kills, Lang::kEn);
   if (victims.empty()) {
     f.title = Text{"The kernel's OOM killer ran for lack of host memory",
                    "内核因主机内存不足触发了 OOM 终止机制"};
   } else {
     f.title = Text{fmt::format("The kernel killed {} for lack of host memory", victims),
-                   fmt::format("内核因主机内存不足终止了 {}", victims)};
+                   fmt::format("内核因主机内存不足终止了 {}", Victims(kills, Lang::kZh))};
   }
   f.explanation = Text{
       "The host ran out of RAM and the kernel killed a process to free it. A training job killed "

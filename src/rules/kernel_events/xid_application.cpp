@@ -26,33 +26,58 @@ using events::EventList;
 // An application fault seen this many times is worth a warning.
 constexpr std::size_t kManyFaults = 3;
 
+// Pids listed per program name before the rest are only counted.
+constexpr std::size_t kPidsListed = 12;
+
 struct Spread {
   std::map<std::string, std::set<std::int64_t>> pids_by_name;  // named processes only
   std::set<std::string> gpus;
   std::size_t unnamed = 0;  // events whose process the log does not name
+  std::size_t left_out = 0;  // distinct processes of floods not listed (KernelEvent)
+  bool left_out_is_floor = false;
 };
 
 Spread SpreadOf(const EventList& faults) {
   Spread s;
   for (const KernelEvent* e : faults) {
     s.gpus.insert(e->pci_bus_id);
-    if (e->process.empty()) {
-      s.unnamed += e->count;
-      continue;
+    if (e->process.empty()) s.unnamed += e->count - e->varied_count;
+    for (const EventProcess& p : events::ProcessesOf(*e)) {
+      if (p.name.empty()) continue;
+      auto& pids = s.pids_by_name[p.name];
+      if (p.pid) pids.insert(*p.pid);
     }
-    auto& pids = s.pids_by_name[e->process];
-    if (e->pid) pids.insert(*e->pid);
+    s.left_out += e->other_processes_left_out;
+    s.left_out_is_floor = s.left_out_is_floor || e->other_processes_left_out_is_floor;
   }
   return s;
 }
 
+std::string PidList(const std::set<std::int64_t>& pids) {
+  if (pids.empty()) return "?";
+  std::string list;
+  std::size_t n = 0;
+  for (std::int64_t pid : pids) {
+    if (n++ == kPidsListed) break;
+    list += (list.empty() ? "" : ", ") + std::to_string(pid);
+  }
+  if (pids.size() > kPidsListed) list += fmt::format(", ... ({} in all)", pids.size());
+  return list;
+}
+
 void AddProcessEvidence(const Spread& s, Finding& f) {
   for (const auto& [name, pids] : s.pids_by_name) {
-    std::string list = pids.empty() ? "?" : fmt::format("{}", fmt::join(pids, ", "));
+    std::string list = PidList(pids);
     f.evidence.push_back(
         events::NumberEvidence(Text{fmt::format("process `{}` (pids {})", name, list),
                                     fmt::format("进程 `{}`（pid {}）", name, list)},
                                static_cast<double>(pids.size()), "processes"));
+  }
+  if (s.left_out > 0) {
+    f.evidence.push_back(events::NumberEvidence(
+        Text{fmt::format("processes not listed: {}", events::LeftOutText(s.left_out, s.left_out_is_floor, Lang::kEn)),
+             fmt::format("未列出的进程：{}", events::LeftOutText(s.left_out, s.left_out_is_floor, Lang::kZh))},
+        static_cast<double>(s.left_out), "processes"));
   }
 }
 
