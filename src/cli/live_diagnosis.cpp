@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <future>
 #include <thread>
@@ -70,6 +71,20 @@ class Progress {
   bool enabled_;
 };
 
+// Sleeps until `when`; false when a stop signal came first.
+bool WaitForNextSample(std::chrono::steady_clock::time_point when, const StopSignals* stop) {
+  if (stop == nullptr) {
+    std::this_thread::sleep_until(when);
+    return true;
+  }
+  for (;;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(when - std::chrono::steady_clock::now());
+    const WaitEventKind kind = WaitForEvent(*stop, -1, std::max(left, std::chrono::milliseconds(0))).kind;
+    if (kind == WaitEventKind::kStop) return false;
+    if (kind == WaitEventKind::kTimeout) return true;
+  }
+}
+
 }  // namespace
 
 Result<LiveDiagnosisPlan> MakeLiveDiagnosisPlan(const LiveDiagnosisOptions& o,
@@ -113,7 +128,8 @@ Result<LiveDiagnosisPlan> MakeLiveDiagnosisPlan(const LiveDiagnosisOptions& o,
   return p;
 }
 
-LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& plan, bool progress) {
+LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& plan, bool progress,
+                               const StopSignals* stop) {
   LiveDiagnosis out;
   DiagnosisInput& input = out.input;
   input.live = true;
@@ -128,6 +144,7 @@ LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& pl
 
   EvidenceOptions ev_opts = plan.evidence;
   ev_opts.ctx.now = wall_start;
+  if (stop != nullptr) ev_opts.ctx.stop_requested = [stop] { return stop->stop_requested(); };
   // Host and network rates cover the sampling window; without NVML there is
   // nothing to sample, so a short window is enough.
   ev_opts.sample_window = first.nvml_loaded ? plan.duration : std::chrono::milliseconds(1000);
@@ -137,7 +154,7 @@ LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& pl
   if (first.nvml_loaded) {
     auto next = start + plan.interval;
     while (next <= start + plan.duration) {
-      std::this_thread::sleep_until(next);
+      if (!WaitForNextSample(next, stop)) break;
       SystemStatus reading = session.Sample();
       owners.Annotate(plan.evidence.ctx, reading);
       AddReading(input, reading, std::chrono::system_clock::now());
@@ -148,6 +165,11 @@ LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& pl
   }
   Evidence ev = evidence.get();
   bar.Clear();
+  if (stop != nullptr && stop->stop_requested()) {
+    out.interrupted = Interruption{
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start),
+        plan.duration};
+  }
   // Nothing to diagnose only when neither the bus nor a loaded kernel
   // module shows NVIDIA hardware; otherwise a broken driver is a finding.
   const bool no_nvidia_device = ev.pci.gpus.empty() && ev.pci.nvswitches.empty() &&

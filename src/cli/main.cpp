@@ -3,9 +3,13 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/printable_output.h"
 
 int main(int argc, char** argv) {
   using namespace gpudoctor;
+  // Every command's output and every error message, whatever outside bytes
+  // they quote, reaches the screen as printable text.
+  PrintableOutput printable;
   CLI::App app{"gpudoctor: finds out why a GPU server stutters or loses GPUs, and says what to do"};
   app.set_version_flag("--version", "gpudoctor " GPUDOCTOR_VERSION);
   GlobalOptions global;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "core/json_dump.h"
 #include "rules/engine/registry.h"
 
 namespace gpudoctor {
@@ -29,7 +30,7 @@ int RunRules(bool json) {
       doc.push_back({{"id", r->id}, {"category", r->category}, {"needs", NeedNames(r->needs)},
                      {"description", r->description}});
     }
-    std::cout << doc.dump(2) << "\n";
+    std::cout << DumpJson(doc, 2) << "\n";
     return kExitOk;
   }
   for (const Rule* r : AllRules()) {

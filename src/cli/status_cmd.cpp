@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/nvml_options.h"
 #include "collect/process_owners.h"
+#include "core/json_dump.h"
 #include "render/ansi.h"
 #include "render/status_json.h"
 #include "render/status_table.h"
@@ -30,7 +31,7 @@ int RunStatus(const StatusOptions& opts, const GlobalOptions& global) {
   auto session = NvmlSession::Open(*nvml);
   SystemStatus status = session->Sample();
   if (!status.nvml_loaded) {
-    if (opts.json) std::cout << StatusToJson(status).dump(2) << "\n";
+    if (opts.json) std::cout << DumpJson(StatusToJson(status), 2) << "\n";
     std::cerr << "gpudoctor: " << status.nvml_error << "\n";
     ExitAfterSession(*session, kExitCannotRun);
   }
@@ -45,7 +46,7 @@ int RunStatus(const StatusOptions& opts, const GlobalOptions& global) {
   ApplyProcessOwners(DescribeProcesses(ctx, ProcessPids(status)), status);
   NameKubeOwners(ctx, status);
   if (opts.json) {
-    std::cout << StatusToJson(status).dump(2) << "\n";
+    std::cout << DumpJson(StatusToJson(status), 2) << "\n";
   } else {
     TableOptions table;
     table.color = !global.no_color && ShouldUseColor(1);

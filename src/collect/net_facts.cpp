@@ -16,7 +16,7 @@ NetFacts CollectNetwork(const CollectContext& ctx, std::chrono::milliseconds sam
     });
   }
   NetSnapshot a = ReadNet(ctx);
-  if (sample_window.count() > 0) std::this_thread::sleep_for(sample_window);
+  WaitSampleWindow(ctx, sample_window);
   NetSnapshot b = ReadNet(ctx);
   facts.interfaces = NetRatesBetween(a, b);
   facts.sources = b.sources;

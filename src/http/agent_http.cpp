@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "core/json_dump.h"
 #include "report/recorded_report.h"
 #include "http/content_encoding.h"
 #include "core/httplib_config.h"
@@ -178,7 +179,7 @@ void Server::Routes() {
   server_.Get("/api/v1/status", [this](const httplib::Request&, httplib::Response& res) {
     auto s = latest_();
     if (!s) return Fail(res, 503, "no sample yet");
-    res.set_content(StatusToJson(s->status).dump(2) + "\n", "application/json");
+    res.set_content(DumpJson(StatusToJson(s->status), 2) + "\n", "application/json");
   });
   server_.Get("/api/v1/report",
               [this](const httplib::Request& req, httplib::Response& res) { Report(req, res); });
@@ -250,7 +251,7 @@ void Server::Report(const httplib::Request& req, httplib::Response& res) {
                                                : 500,
                 report.error().message);
   }
-  res.set_content(ReportToJson((*report)->Context(now, lang)).dump(2) + "\n", "application/json");
+  res.set_content(DumpJson(ReportToJson((*report)->Context(now, lang)), 2) + "\n", "application/json");
 }
 
 }  // namespace
