@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <future>
 #include <thread>
@@ -144,7 +145,10 @@ LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& pl
 
   EvidenceOptions ev_opts = plan.evidence;
   ev_opts.ctx.now = wall_start;
-  if (stop != nullptr) ev_opts.ctx.stop_requested = [stop] { return stop->stop_requested(); };
+  // Set by this thread when a stop signal ends the sampling; the collectors
+  // waiting out the same window (on the evidence thread) then stop too.
+  std::atomic<bool> stopped{false};
+  if (stop != nullptr) ev_opts.ctx.stop_requested = [&stopped] { return stopped.load(); };
   // Host and network rates cover the sampling window; without NVML there is
   // nothing to sample, so a short window is enough.
   ev_opts.sample_window = first.nvml_loaded ? plan.duration : std::chrono::milliseconds(1000);
@@ -154,7 +158,13 @@ LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& pl
   if (first.nvml_loaded) {
     auto next = start + plan.interval;
     while (next <= start + plan.duration) {
-      if (!WaitForNextSample(next, stop)) break;
+      if (!WaitForNextSample(next, stop)) {
+        stopped = true;
+        out.interrupted = Interruption{std::chrono::duration_cast<std::chrono::milliseconds>(
+                                           std::chrono::steady_clock::now() - start),
+                                       plan.duration};
+        break;
+      }
       SystemStatus reading = session.Sample();
       owners.Annotate(plan.evidence.ctx, reading);
       AddReading(input, reading, std::chrono::system_clock::now());
@@ -165,11 +175,6 @@ LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& pl
   }
   Evidence ev = evidence.get();
   bar.Clear();
-  if (stop != nullptr && stop->stop_requested()) {
-    out.interrupted = Interruption{
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start),
-        plan.duration};
-  }
   // Nothing to diagnose only when neither the bus nor a loaded kernel
   // module shows NVIDIA hardware; otherwise a broken driver is a finding.
   const bool no_nvidia_device = ev.pci.gpus.empty() && ev.pci.nvswitches.empty() &&

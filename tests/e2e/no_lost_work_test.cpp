@@ -74,6 +74,23 @@ std::string ReadAll(const std::string& path) {
 // Waits (bounded) for the process to end; its wait status, -1 if it did not.
 int Reap(BackgroundProcess& p) { return p.Wait(std::chrono::seconds(30)); }
 
+// Waits (bounded) until process `pid` catches SIGINT (the SigCgt mask of
+// /proc/PID/status), i.e. diagnose is sampling and will answer Ctrl-C.
+bool CatchesSigint(pid_t pid, std::chrono::seconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("SigCgt:", 0) != 0) continue;
+      const unsigned long long mask = std::stoull(line.substr(7), nullptr, 16);
+      if (mask & (1ULL << (SIGINT - 1))) return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
 TEST(NoLostWorkE2E, CtrlCInDiagnosePrintsWhatWasSampledMarkedInterrupted) {
   TempDir root;
   TempDir dir;
@@ -88,7 +105,8 @@ TEST(NoLostWorkE2E, CtrlCInDiagnosePrintsWhatWasSampledMarkedInterrupted) {
                                               "-o", out}),
                                FakeNvmlEnv(scenario), (dir.path() / ("log." + format)).string());
     ASSERT_TRUE(diagnose.started());
-    std::this_thread::sleep_for(std::chrono::seconds(2));  // a few samples
+    ASSERT_TRUE(CatchesSigint(diagnose.pid(), std::chrono::seconds(30)));
+    std::this_thread::sleep_for(std::chrono::seconds(1));  // a few samples
     diagnose.Signal(SIGINT);
     const int status = Reap(diagnose);
     ASSERT_NE(status, -1) << "diagnose did not stop on SIGINT";

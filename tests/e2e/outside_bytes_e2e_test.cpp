@@ -67,6 +67,12 @@ class OutsideBytesE2E : public ::testing::Test {
       kern_log += std::string(stamp) + " gpu-node-7 kernel: " + xid + "\n";
       kmsg += "4," + std::to_string(2 + i) + ",999500000,-;" + xid + "\n";
     }
+    // A log cut short by a crash ends in NUL bytes (beyond the head that
+    // decides whether a file is text at all).
+    for (int n = 0; n < 50; ++n) {
+      kern_log += std::string(stamp) + " gpu-node-7 kernel: usb 1-1: new high-speed USB device number " +
+                  std::to_string(n) + "\n";
+    }
     kern_log += std::string(stamp) + " gpu-node-7 kernel: " + kNulLine + "\n";
     scenario_ = dir_.Write("hostile.json", json{{"gpus", gpus}}.dump());
     WriteQuietHost(root_, buses);
