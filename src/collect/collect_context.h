@@ -22,7 +22,7 @@ struct CollectContext {
   std::chrono::milliseconds since{24LL * 3600 * 1000};  // log window
   // When set and true, a collector waiting out its sample window stops
   // waiting (diagnose interrupted by Ctrl-C); its rates cover the time waited.
-  std::function<bool()> stop_requested;
+  std::function<bool()> stop_requested = nullptr;
 };
 
 // Sleeps for window, or until ctx.stop_requested says stop (checked every
