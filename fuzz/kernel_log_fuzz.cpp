@@ -12,6 +12,8 @@
 #include "parse/kernel_events.h"
 #include "parse/kernel_line.h"
 #include "parse/kernel_prefilter.h"
+#include "render/events_json.h"
+#include "render_check.h"
 
 namespace {
 
@@ -83,5 +85,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(e.pci_bus_id.empty() || NormalizePciBusId(e.pci_bus_id) == e.pci_bus_id);
   }
   (void)PciToUuid(scanned);
+  // The events as analyze --format json writes them, whatever bytes the
+  // log held.
+  fuzz::CheckRendersAsUtf8Json(EventsToJson(scanned));
   return 0;
 }

@@ -9,6 +9,8 @@
 #include "core/gpu_status.h"
 #include "core/result.h"
 #include "fuzz_check.h"
+#include "render/status_json.h"
+#include "render_check.h"
 
 namespace gpudoctor::fuzz {
 
@@ -58,6 +60,8 @@ void CheckStatusParser(Parse parse, std::string_view input, std::string_view sou
     return;
   }
   CheckStatus(*first, *second, index_is_position);
+  // status --json of whatever names and values the input held.
+  CheckRendersAsUtf8Json(StatusToJson(*first));
 }
 
 }  // namespace gpudoctor::fuzz

@@ -8,6 +8,7 @@
 
 #include "core/terminal.h"
 #include "core/time_format.h"
+#include "core/utf8.h"
 
 namespace gpudoctor {
 namespace {
@@ -59,7 +60,9 @@ void Log(LogLevel level, const std::string& message) {
            message + "\n";
   }
   std::lock_guard lock(g_mu);
-  WriteAll(STDERR_FILENO, line);
+  // A message may quote names and log lines from outside: valid UTF-8 for
+  // the journal, no control characters for a terminal.
+  WriteAll(STDERR_FILENO, ToPrintableText(line));
 }
 
 }  // namespace gpudoctor

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/json_dump.h"
 #include "core/time_format.h"
 #include "rules/engine/finding.h"
 
@@ -68,7 +69,7 @@ Result<bool> WriteAgentState(const std::string& path, const AgentState& s) {
       s.kmsg_last_monotonic_s ? nlohmann::ordered_json(*s.kmsg_last_monotonic_s) : nullptr;
   j["store_damage"] = s.store_damage;
   j["stopped_cleanly"] = s.stopped_cleanly;
-  const std::string text = j.dump(2) + "\n";
+  const std::string text = DumpJson(j, 2) + "\n";
   const std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoError(errno, tmp);

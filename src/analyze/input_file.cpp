@@ -8,6 +8,8 @@
 #include <memory>
 #include <optional>
 
+#include "core/utf8.h"
+
 namespace gpudoctor {
 namespace {
 
@@ -80,28 +82,6 @@ Result<std::string> GunzipData(std::string_view data, const std::string& name,
     }
   }
 }
-
-namespace {
-
-void AppendUtf8(char32_t c, std::string& out) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
-}
-
-}  // namespace
 
 std::optional<std::string> Utf16ToUtf8(std::string_view data) {
   if (data.size() < 2) return std::nullopt;

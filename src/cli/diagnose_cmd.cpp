@@ -31,7 +31,10 @@ int RunDiagnose(const DiagnoseOptions& opts, const GlobalOptions& global) {
   }
   plan->nvml_library = nvml->library_path;
   auto session = NvmlSession::Open(*nvml);
-  LiveDiagnosis live = RunLiveDiagnosis(*session, *plan, IsTerminal(STDERR_FILENO));
+  // Ctrl-C ends the sampling early, and the diagnosis of what was sampled so
+  // far is still printed, marked interrupted (a second Ctrl-C exits at once).
+  StopSignals signals;
+  LiveDiagnosis live = RunLiveDiagnosis(*session, *plan, IsTerminal(STDERR_FILENO), &signals);
   if (live.nothing_to_diagnose) {
     std::cerr << "gpudoctor: no NVIDIA GPU or driver found on this machine (" << live.nvml_error
               << "); nothing to diagnose. To read files from another machine: gpudoctor analyze FILE...\n";
@@ -45,6 +48,7 @@ int RunDiagnose(const DiagnoseOptions& opts, const GlobalOptions& global) {
   report.generated_at = std::chrono::system_clock::now();
   report.lang = plan->lang;
   report.command = "diagnose";
+  report.interrupted = live.interrupted;
   ReportOptions out = opts.report;
   out.no_color = global.no_color;
   ExitAfterSession(*session, WriteReport(report, out));

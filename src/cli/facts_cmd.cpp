@@ -8,6 +8,7 @@
 #include "cli/nvml_options.h"
 #include "collect/evidence.h"
 #include "core/duration.h"
+#include "core/json_dump.h"
 #include "parse/ping_target.h"
 #include "render/facts_json.h"
 #include "render/json_text.h"
@@ -63,7 +64,7 @@ int RunFacts(const FactsOptions& opts, const GlobalOptions& global) {
   auto session = NvmlSession::Open(*nvml);
   Evidence evidence = CollectEvidence(*session, *ev_opts);
   auto doc = EvidenceToJson(evidence);
-  std::cout << (opts.json ? doc.dump(2) + "\n" : JsonToText(doc));
+  std::cout << (opts.json ? DumpJson(doc, 2) + "\n" : JsonToText(doc));
   // Facts are evidence, not a verdict: exit 0 even when NVML is missing (it
   // is recorded in the document), 3 only when nothing could run at all.
   ExitAfterSession(*session, kExitOk);

@@ -109,7 +109,7 @@ void RegisterFleet(CLI::App& app, const GlobalOptions& global, int* exit_code) {
   cmd->add_option("--format", o->out.format, "text, json (gpudoctor.fleet/v1) or html")
       ->check(CLI::IsMember({"text", "json", "html"}))
       ->capture_default_str();
-  cmd->add_option("--output,-o", o->out.output, "Write to FILE instead of standard output");
+  AddOutputOption(*cmd, o->out.output, "Write to FILE instead of standard output");
   cmd->add_option("--lang", o->out.lang, "en or zh (default: from LC_ALL / LANG)")
       ->check(CLI::IsMember({"en", "zh"}));
   cmd->add_option("--config", o->out.config,

@@ -3,6 +3,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <future>
 #include <thread>
@@ -88,6 +90,20 @@ void AddNvmlXids(NvmlXidWatcher* xids, KernelFacts& kernel) {
   kernel.events = MergeXidPaths(std::move(kernel.events), std::move(nvml));
 }
 
+// Sleeps until `when`; false when a stop signal came first.
+bool WaitForNextSample(std::chrono::steady_clock::time_point when, const StopSignals* stop) {
+  if (stop == nullptr) {
+    std::this_thread::sleep_until(when);
+    return true;
+  }
+  for (;;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(when - std::chrono::steady_clock::now());
+    const WaitEventKind kind = WaitForEvent(*stop, -1, std::max(left, std::chrono::milliseconds(0))).kind;
+    if (kind == WaitEventKind::kStop) return false;
+    if (kind == WaitEventKind::kTimeout) return true;
+  }
+}
+
 }  // namespace
 
 Result<LiveDiagnosisPlan> MakeLiveDiagnosisPlan(const LiveDiagnosisOptions& o,
@@ -136,7 +152,8 @@ Result<LiveDiagnosisPlan> MakeLiveDiagnosisPlan(const LiveDiagnosisOptions& o,
   return p;
 }
 
-LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& plan, bool progress) {
+LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& plan, bool progress,
+                               const StopSignals* stop) {
   LiveDiagnosis out;
   DiagnosisInput& input = out.input;
   input.live = true;
@@ -158,6 +175,10 @@ LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& pl
 
   EvidenceOptions ev_opts = plan.evidence;
   ev_opts.ctx.now = wall_start;
+  // Set by this thread when a stop signal ends the sampling; the collectors
+  // waiting out the same window (on the evidence thread) then stop too.
+  std::atomic<bool> stopped{false};
+  if (stop != nullptr) ev_opts.ctx.stop_requested = [&stopped] { return stopped.load(); };
   // Host and network rates cover what is left of the sampling window (a slow
   // driver may have spent much of it on the first reading), at least a
   // second; without NVML there is nothing to sample, so a second is enough.
@@ -179,7 +200,13 @@ LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& pl
     };
     skip_missed();
     while (next <= start + plan.duration) {
-      std::this_thread::sleep_until(next);
+      if (!WaitForNextSample(next, stop)) {
+        stopped = true;
+        out.interrupted = Interruption{std::chrono::duration_cast<std::chrono::milliseconds>(
+                                           std::chrono::steady_clock::now() - start),
+                                       plan.duration};
+        break;
+      }
       SystemStatus reading = session.Sample();
       bus_ids.Fill(plan.evidence.ctx, reading);
       owners.Annotate(plan.evidence.ctx, reading);

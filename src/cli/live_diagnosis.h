@@ -4,12 +4,14 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/report_options.h"
 #include "collect/evidence.h"
 #include "core/config.h"
+#include "core/terminal.h"
 #include "core/result.h"
 #include "nvml/nvml_session.h"
 #include "rules/engine/diagnosis_input.h"
@@ -56,11 +58,16 @@ struct LiveDiagnosis {
   // NVIDIA hardware; nvml_error says why NVML did not load.
   bool nothing_to_diagnose = false;
   std::string nvml_error;
+  // Sampling was stopped early by a signal: how long it ran of how long.
+  std::optional<Interruption> interrupted;
 };
 
 // Samples through `session` for plan.duration every plan.interval (a
 // progress line on stderr when `progress`), collects the evidence over the
-// same window and runs the rules.
-LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& plan, bool progress);
+// same window and runs the rules. With `stop` (diagnose), SIGINT, SIGTERM or
+// SIGHUP end the sampling early: the rules then run over what was sampled
+// and `interrupted` says so.
+LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& plan, bool progress,
+                               const StopSignals* stop = nullptr);
 
 }  // namespace gpudoctor

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "cli/commands.h"
+#include "cli/printable_output.h"
 #include "rules/engine/finding.h"
 
 namespace {
@@ -23,6 +24,9 @@ gpudoctor::Lang HelpLang(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   using namespace gpudoctor;
+  // Every command's output and every error message, whatever outside bytes
+  // they quote, reaches the screen as printable text.
+  PrintableOutput printable;
   CLI::App app{"gpudoctor: finds out why a GPU server stutters or loses GPUs, and says what to do"};
   const bool zh = HelpLang(argc, argv) == Lang::kZh;
   if (zh) {

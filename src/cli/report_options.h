@@ -2,6 +2,7 @@
 // analyze): --format, --output, --lang, --config; and writing the report.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,14 @@ struct ReportOptions {
 };
 
 void AddReportOptions(CLI::App& cmd, ReportOptions& options);
+
+// --output/-o FILE, checked when the command line is parsed, before any work:
+// an existing FILE must be writable and not a directory, a new one's
+// directory must exist and be writable; otherwise the command stops at once
+// with a one-line error, so that a long run (stress, diagnose) is not lost
+// at the end. CannotWriteOutput says why not, nullopt when it can.
+void AddOutputOption(CLI::App& cmd, std::string& output, const std::string& help);
+std::optional<std::string> CannotWriteOutput(const std::string& path);
 
 // Resolves --lang and --config. Errors are one line naming the option or file.
 Result<Lang> ResolveLang(const ReportOptions& options);

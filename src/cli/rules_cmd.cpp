@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "core/config.h"
 #include "knowledge/severity_policy.h"
+#include "core/json_dump.h"
 #include "rules/engine/registry.h"
 
 namespace gpudoctor {
@@ -33,7 +34,7 @@ int RunRules(bool json) {
       doc.push_back({{"id", r->id}, {"category", r->category}, {"needs", NeedNames(r->needs)},
                      {"description", r->description}});
     }
-    std::cout << doc.dump(2) << "\n";
+    std::cout << DumpJson(doc, 2) << "\n";
     return kExitOk;
   }
   for (const Rule* r : AllRules()) {
@@ -90,7 +91,7 @@ int RunSeverity(bool json, const std::string& config_path) {
                      {"why", r.level.why},
                      {"overridden", r.level.overridden}});
     }
-    std::cout << doc.dump(2) << "\n";
+    std::cout << DumpJson(doc, 2) << "\n";
     return kExitOk;
   }
   std::cout << "code        level     why (name)\n";

@@ -10,6 +10,7 @@
 #include "core/terminal.h"
 #include "collect/rdma.h"
 #include "render/fabric_line.h"
+#include "core/json_dump.h"
 #include "render/ansi.h"
 #include "render/status_json.h"
 #include "render/status_table.h"
@@ -51,7 +52,7 @@ int RunStatus(const StatusOptions& opts, const GlobalOptions& global) {
   auto session = NvmlSession::Open(*nvml);
   SystemStatus status = session->Sample();
   if (!status.nvml_loaded) {
-    if (opts.json) std::cout << StatusToJson(status).dump(2) << "\n";
+    if (opts.json) std::cout << DumpJson(StatusToJson(status), 2) << "\n";
     std::cerr << "gpudoctor: " << status.nvml_error << "\n";
     ExitAfterSession(*session, kExitCannotRun);
   }
@@ -73,7 +74,7 @@ int RunStatus(const StatusOptions& opts, const GlobalOptions& global) {
   if (opts.json) {
     auto j = StatusToJson(status);
     j["fabric"] = FabricJson(fabric);
-    std::cout << j.dump(2) << "\n";
+    std::cout << DumpJson(j, 2) << "\n";
     for (const auto& note : notes) std::cerr << "gpudoctor: " << note << "\n";
   } else {
     TableOptions table;

@@ -137,7 +137,8 @@ void Watcher::DrawScreen() {
   view.now = std::chrono::system_clock::now();
   view.interval = interval_;
   view.fabric_line = fabric_line_;
-  std::string frame = RenderWatchFrame(last_, history_, view);
+  // Names from outside reach the screen only through ForTerminal.
+  std::string frame = ForTerminal(RenderWatchFrame(last_, history_, view));
   // Erase each line before drawing it, and stop at the last row so the
   // screen never scrolls under the next home-cursor.
   std::string out(kCursorHome);

@@ -5,8 +5,24 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <thread>
 
 namespace gpudoctor {
+
+void WaitSampleWindow(const CollectContext& ctx, std::chrono::milliseconds window) {
+  if (window.count() <= 0) return;
+  if (!ctx.stop_requested) {
+    std::this_thread::sleep_for(window);
+    return;
+  }
+  const auto end = std::chrono::steady_clock::now() + window;
+  while (!ctx.stop_requested()) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= end) return;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        end - now, std::chrono::milliseconds(50)));
+  }
+}
 
 std::filesystem::path UnderRoot(const CollectContext& ctx, std::string_view absolute_path) {
   std::string_view rel = absolute_path;

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,7 +20,14 @@ struct CollectContext {
   std::filesystem::path root = "/";
   std::chrono::system_clock::time_point now = std::chrono::system_clock::now();
   std::chrono::milliseconds since{24LL * 3600 * 1000};  // log window
+  // When set and true, a collector waiting out its sample window stops
+  // waiting (diagnose interrupted by Ctrl-C); its rates cover the time waited.
+  std::function<bool()> stop_requested = nullptr;
 };
+
+// Sleeps for window, or until ctx.stop_requested says stop (checked every
+// 50 ms).
+void WaitSampleWindow(const CollectContext& ctx, std::chrono::milliseconds window);
 
 // Whether a source could be read, and why not. `source` names it the way a
 // user would look for it ("/proc/stat", "journal", "nvidia-fabricmanager.service").

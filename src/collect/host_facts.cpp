@@ -33,7 +33,7 @@ HostFacts CollectHost(const CollectContext& ctx, std::chrono::milliseconds sampl
                       const HostGpuSummary& gpus, std::size_t top_processes) {
   CpuSnapshot cpu_a = ReadCpu(ctx);
   MemorySnapshot mem_a = ReadMemory(ctx);
-  if (sample_window.count() > 0) std::this_thread::sleep_for(sample_window);
+  WaitSampleWindow(ctx, sample_window);
   CpuSnapshot cpu_b = ReadCpu(ctx);
   MemorySnapshot mem_b = ReadMemory(ctx);
   std::uint64_t page_size = 4096;

@@ -18,7 +18,7 @@ NetFacts CollectNetwork(const CollectContext& ctx, std::chrono::milliseconds sam
   const auto start = std::chrono::steady_clock::now();
   NetSnapshot a = ReadNet(ctx);
   if (sample_window.count() > 0) facts.rdma_before = ReadRdma(ctx);
-  if (sample_window.count() > 0) std::this_thread::sleep_for(sample_window);
+  WaitSampleWindow(ctx, sample_window);
   NetSnapshot b = ReadNet(ctx);
   facts.interfaces = NetRatesBetween(a, b);
   facts.sources = b.sources;

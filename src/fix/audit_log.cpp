@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <nlohmann/json.hpp>
 
+#include "core/json_dump.h"
 #include "core/terminal.h"
 #include "core/time_format.h"
 
@@ -25,7 +26,7 @@ std::string AuditLine(const AuditEntry& e) {
   j["before"] = e.before;
   j["after"] = e.after;
   j["result"] = e.result;
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return DumpJson(j);
 }
 
 Result<std::unique_ptr<AuditLogFile>> AuditLogFile::Open(const std::string& dir) {

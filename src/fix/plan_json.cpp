@@ -3,6 +3,8 @@
 
 #include "fix/plan_text.h"
 
+#include "core/json_dump.h"
+
 namespace gpudoctor {
 namespace {
 
@@ -57,7 +59,7 @@ std::string FixToJson(const FixView& v) {
   doc["steps"] = std::move(steps);
   doc["unaddressed"] = v.plan->unaddressed;
   doc["audit_log"] = OrNull(v.audit_log);
-  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return DumpJson(doc, 2) + "\n";
 }
 
 }  // namespace gpudoctor

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/gpu_status.h"
+#include "core/json_dump.h"
 
 namespace gpudoctor {
 namespace {
@@ -39,7 +40,7 @@ Result<Finding> ParseFinding(const nlohmann::json& f, std::size_t i, const std::
   if (!gpus->is_array()) return Corrupt(name, where + ".gpus is not a list");
   for (const auto& g : *gpus) {
     std::string bus = g.is_string() ? NormalizePciBusId(g.get<std::string>()) : "";
-    if (bus.empty()) return Corrupt(name, where + ".gpus has " + g.dump() + ", not a PCI bus id");
+    if (bus.empty()) return Corrupt(name, where + ".gpus has " + DumpJson(g) + ", not a PCI bus id");
     out.gpus.push_back(bus);
   }
   return out;
@@ -61,7 +62,7 @@ Result<std::vector<Finding>> ParseReportFindings(std::string_view text, const st
   if (!doc.is_object()) return Corrupt(name, "not a gpudoctor report (not a JSON object)");
   auto schema = doc.find("schema");
   if (schema == doc.end() || !schema->is_string() || *schema != "gpudoctor.report/v1") {
-    std::string got = schema == doc.end() ? "none" : schema->dump();
+    std::string got = schema == doc.end() ? "none" : DumpJson(*schema);
     return Corrupt(name,
                    "not a gpudoctor report (schema " + got + ", expected gpudoctor.report/v1)");
   }

@@ -3,6 +3,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "core/json_dump.h"
 #include "http/content_encoding.h"
 #include "http/event_server.h"
 #include "render/prometheus_metrics.h"
@@ -110,7 +111,7 @@ HttpResponse Server::Status() {
   if (!s) return Fail(503, "no sample yet");
   HttpResponse r;
   r.content_type = "application/json";
-  r.body = std::make_shared<const std::string>(StatusToJson(s->status).dump(2) + "\n");
+  r.body = std::make_shared<const std::string>(DumpJson(StatusToJson(s->status), 2) + "\n");
   return r;
 }
 
@@ -180,7 +181,7 @@ HttpResponse Server::Report(const HttpRequest& req) {
   HttpResponse out;
   out.content_type = "application/json";
   out.body = std::make_shared<const std::string>(
-      ReportToJson((*report)->Context(now, lang)).dump(2) + "\n");
+      DumpJson(ReportToJson((*report)->Context(now, lang)), 2) + "\n");
   return out;
 }
 

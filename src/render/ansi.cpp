@@ -4,25 +4,46 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <random>
+
+#include "core/utf8.h"
 
 namespace gpudoctor {
+
+const std::string& ColourToken() {
+  // Decimal digits: parameter bytes of a CSI sequence, so VisibleWidth and
+  // the clipping of watch lines skip the token with the sequence.
+  static const std::string token = [] {
+    std::random_device random;
+    std::string digits;
+    for (int i = 0; i < 16; ++i) digits += static_cast<char>('0' + random() % 10);
+    return digits;
+  }();
+  return token;
+}
+
+std::string Sgr(std::string_view parameters) {
+  return "\x1b" + ColourToken() + "[" + std::string(parameters) + "m";
+}
+
+std::string ForTerminal(std::string_view text) { return ToPrintableText(text, ColourToken()); }
 
 std::string Colorize(std::string_view text, Level level, bool color) {
   if (!color) return std::string(text);
   const char* code = nullptr;
   switch (level) {
-    case Level::kNormal: code = "\x1b[32m"; break;
-    case Level::kInfo: code = "\x1b[36m"; break;
-    case Level::kWarning: code = "\x1b[33m"; break;
-    case Level::kCritical: code = "\x1b[1;31m"; break;
+    case Level::kNormal: code = "32"; break;
+    case Level::kInfo: code = "36"; break;
+    case Level::kWarning: code = "33"; break;
+    case Level::kCritical: code = "1;31"; break;
     case Level::kNone: return std::string(text);
   }
-  return std::string(code) + std::string(text) + "\x1b[0m";
+  return Sgr(code) + std::string(text) + Sgr("0");
 }
 
 std::string Bold(std::string_view text, bool color) {
   if (!color) return std::string(text);
-  return "\x1b[1m" + std::string(text) + "\x1b[0m";
+  return Sgr("1") + std::string(text) + Sgr("0");
 }
 
 bool ShouldUseColor(int fd) {

@@ -8,6 +8,16 @@
 
 namespace gpudoctor {
 
+// gpudoctor's own colour codes carry a token that is random per process:
+// ESC, the token, then "[<parameters>m". ForTerminal (the filter every
+// output for people passes, core/utf8.h's ToPrintableText) turns them into
+// plain SGR sequences and every other control character, an ESC from a
+// process or GPU name included, into U+FFFD. Text with colour codes must
+// reach the terminal through ForTerminal.
+const std::string& ColourToken();
+std::string Sgr(std::string_view parameters);
+std::string ForTerminal(std::string_view text);
+
 // Wraps text in the colour for level (info cyan, warning yellow, critical
 // red, normal green); returns text unchanged when color is false or the level
 // is kNone.

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/time_format.h"
+#include "core/json_dump.h"
 #include "render/ansi.h"
 #include "render/fleet_render.h"
 
@@ -165,7 +166,7 @@ std::string RenderFleetJson(const FleetView& view, Lang lang) {
     gpus.push_back(std::move(g));
   }
   doc["gpus"] = std::move(gpus);
-  return doc.dump(2) + "\n";
+  return DumpJson(doc, 2) + "\n";
 }
 
 }  // namespace gpudoctor

@@ -1,11 +1,16 @@
 #include "render/html_escape.h"
 
+#include "core/utf8.h"
+
 namespace gpudoctor {
 
 std::string HtmlEscape(std::string_view text) {
+  // Invalid UTF-8 and control characters (not allowed in HTML) become U+FFFD
+  // the way every output for people makes them (core/utf8.h).
+  const std::string printable = ToPrintableText(text);
   std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  for (char c : text) {
+  out.reserve(printable.size() + printable.size() / 8);
+  for (char c : printable) {
     switch (c) {
       case '&':
         out += "&amp;";
@@ -22,14 +27,8 @@ std::string HtmlEscape(std::string_view text) {
       case '\'':
         out += "&#39;";
         break;
-      default: {
-        auto u = static_cast<unsigned char>(c);
-        bool control = (u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7f;
-        if (control)
-          out += "\xEF\xBF\xBD";
-        else
-          out += c;
-      }
+      default:
+        out += c;
     }
   }
   return out;

@@ -8,9 +8,9 @@
 namespace gpudoctor {
 
 // Replaces & < > " ' with character references, so that the result is safe
-// both as element text and inside a quoted attribute. Control characters
-// other than tab, newline and carriage return (not allowed in HTML) become
-// U+FFFD. Other bytes, UTF-8 included, pass through.
+// both as element text and inside a quoted attribute. Invalid UTF-8 and
+// control characters other than tab and newline become U+FFFD
+// (ToPrintableText, core/utf8.h). The result is valid UTF-8.
 std::string HtmlEscape(std::string_view text);
 
 }  // namespace gpudoctor

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_dump.h"
+
 namespace gpudoctor {
 namespace {
 
@@ -11,7 +13,7 @@ std::string Scalar(const J& v) {
   if (v.is_null()) return "n/a";
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
-  return v.dump();
+  return DumpJson(v);
 }
 
 bool IsLeaf(const J& v) { return !v.is_object() && !v.is_array(); }

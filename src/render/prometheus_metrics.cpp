@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/clock_reasons.h"
+#include "core/utf8.h"
 #include "render/exposition.h"
 #include "render/prometheus_dcgm.h"
 #include "render/prometheus_processes.h"
@@ -396,9 +397,11 @@ const char* ExpositionContentType(ExpositionFormat format) {
 }
 
 std::string EscapeLabelValue(std::string_view value) {
+  // Prometheus rejects a whole scrape over one label value that is not UTF-8.
+  const std::string text = ToValidUtf8(value);
   std::string out;
-  out.reserve(value.size());
-  for (char c : value) {
+  out.reserve(text.size());
+  for (char c : text) {
     if (c == '\\') {
       out += "\\\\";
     } else if (c == '"') {

@@ -24,7 +24,9 @@ enum class ExpositionFormat { kPrometheusText, kOpenMetrics };
 ExpositionFormat ChooseExposition(std::string_view accept_header);
 const char* ExpositionContentType(ExpositionFormat format);
 
-// A label value with backslash, double quote and newline escaped.
+// A label value with backslash, double quote and newline escaped, and every
+// sequence that is not UTF-8 made U+FFFD (core/utf8.h): valid exposition
+// whatever the value holds.
 std::string EscapeLabelValue(std::string_view value);
 
 struct MetricsRenderOptions {

@@ -2,6 +2,7 @@
 // Markdown) are given. Plain data; renderers never read the system.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -26,6 +27,13 @@ struct ReportInputFile {
   std::vector<std::string> notes;  // what was read only in part, and why (one line each)
 };
 
+// diagnose stopped before its --duration (Ctrl-C, SIGTERM): the report
+// covers what was sampled up to then.
+struct Interruption {
+  std::chrono::milliseconds sampled{0};
+  std::chrono::milliseconds planned{0};
+};
+
 struct ReportContext {
   const DiagnosisInput* input = nullptr;
   const Diagnosis* diagnosis = nullptr;
@@ -38,6 +46,7 @@ struct ReportContext {
   // report only: exact min/avg/max per bus id per field from the store (the
   // readings of a long window are per-minute averages).
   const std::map<std::string, std::map<std::string, MetricSummary>>* summaries = nullptr;
+  std::optional<Interruption> interrupted;  // diagnose only
 };
 
 // One compute process over a GPU's window: who ran it and what it took.

@@ -46,6 +46,7 @@ std::string Header(const ReportContext& r, const ChartRange& range) {
     out += MetaRow(Pick(l, "Window", "时间窗口"),
                    E(FormatRfc3339(*in.window_from) + " → " + FormatRfc3339(*in.window_to)));
   }
+  if (r.interrupted) out += MetaRow(Pick(l, "Interrupted", "已中断"), E(InterruptionText(r)));
   out += MetaRow(Pick(l, "Generated", "生成时间"), E(FormatRfc3339(r.generated_at)));
   out += MetaRow(Pick(l, "Command", "命令"), "<code>gpudoctor " + E(r.command) + "</code>");
   if (in.driver_version) out += MetaRow(Pick(l, "Driver", "驱动"), E(*in.driver_version));

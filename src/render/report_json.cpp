@@ -162,6 +162,10 @@ J ReportToJson(const ReportContext& r) {
   doc["verdict"] = SeverityName(r.diagnosis->verdict);
   doc["generated_at"] = FormatRfc3339(r.generated_at);
   doc["window"] = WindowJson(*r.input);
+  if (r.interrupted) {
+    doc["interrupted"] = J{{"sampled_s", static_cast<double>(r.interrupted->sampled.count()) / 1000.0},
+                           {"planned_s", static_cast<double>(r.interrupted->planned.count()) / 1000.0}};
+  }
   doc["host"] = HostJson(*r.input);
   if (!r.files.empty()) {
     J files = J::array();

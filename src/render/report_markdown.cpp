@@ -113,6 +113,7 @@ std::string ReportToMarkdown(const ReportContext& r) {
   if (in.window_from && in.window_to) {
     out += fmt::format("- {}: {} → {}\n", Pick(l, "Window", "时间窗口"), FormatRfc3339(*in.window_from), FormatRfc3339(*in.window_to));
   }
+  if (r.interrupted) out += "- **" + InterruptionText(r) + "**\n";
   for (const auto& f : r.files) {
     out += f.ok ? fmt::format("- {}: `{}` ({})\n", Pick(l, "Input", "输入"), f.path, f.kind)
                 : fmt::format("- {}: {}\n", Pick(l, "Skipped", "已跳过"), MarkdownCell(f.error));

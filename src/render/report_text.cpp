@@ -189,10 +189,21 @@ std::string SummaryLine(const Diagnosis& d, Lang l, bool color) {
   return line + fmt::format(" — {}; {}: {} ({})\n", parts, Pick(l, "worst", "最严重"), worst.title.In(l), worst.id);
 }
 
+std::string InterruptionText(const ReportContext& r) {
+  if (!r.interrupted) return {};
+  const auto seconds = [](std::chrono::milliseconds t) { return static_cast<double>(t.count()) / 1000.0; };
+  return fmt::format(fmt::runtime(Pick(r.lang,
+                                       "Interrupted after {:.1f} s of {:.1f} s of sampling: the "
+                                       "diagnosis covers what was sampled so far",
+                                       "采样 {:.1f} 秒（计划 {:.1f} 秒）后被中断：诊断仅基于已采集的数据")),
+                     seconds(r.interrupted->sampled), seconds(r.interrupted->planned));
+}
+
 std::string ReportToText(const ReportContext& r, bool color) {
   const Lang l = r.lang;
   const Diagnosis& d = *r.diagnosis;
   std::string out = Header(r);
+  if (r.interrupted) out += Colorize(InterruptionText(r), Level::kWarning, color) + "\n";
   for (const auto& f : r.files) {
     out += f.ok ? fmt::format("  {} ({})\n", f.path, f.kind) : fmt::format("  {}: {}\n", Pick(l, "skipped", "已跳过"), f.error);
     for (const auto& note : f.notes) out += fmt::format("    {}: {}\n", Pick(l, "note", "注意"), note);

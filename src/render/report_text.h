@@ -22,6 +22,10 @@ struct NotCheckedGroup {
 };
 std::vector<NotCheckedGroup> GroupNotChecked(const std::vector<NotChecked>& items, Lang lang);
 
+// "Interrupted after 3 s of 10 s of sampling: ..." for a report whose
+// sampling was stopped early; empty otherwise. Text, Markdown and HTML.
+std::string InterruptionText(const ReportContext& report);
+
 // Localised words the report uses: severity names and section headings.
 std::string SeverityLabel(Severity severity, Lang lang);
 inline const char* Pick(Lang lang, const char* en, const char* zh) {

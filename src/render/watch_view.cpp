@@ -597,7 +597,7 @@ std::string ClipToWidth(std::string_view line, std::size_t width) {
     }
     bool starts_char = (c & 0xC0) != 0x80;
     if (starts_char && visible == width) {
-      if (escaped) out += "\x1b[0m";
+      if (escaped) out += Sgr("0");
       return out;
     }
     if (starts_char) ++visible;

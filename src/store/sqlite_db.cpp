@@ -1,7 +1,10 @@
 #include "store/sqlite_db.h"
 
 #include <memory>
+#include <string>
 #include <utility>
+
+#include "core/utf8.h"
 
 namespace gpudoctor {
 
@@ -63,7 +66,10 @@ Statement& Statement::Bind(int index, double value) {
 }
 
 Statement& Statement::Bind(int index, std::string_view text) {
-  sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  // A TEXT column holds UTF-8: outside bytes that are not are stored as
+  // U+FFFD, the way every output renders them (core/utf8.h).
+  const std::string valid = ToValidUtf8(text);
+  sqlite3_bind_text(stmt_, index, valid.data(), static_cast<int>(valid.size()), SQLITE_TRANSIENT);
   return *this;
 }
 

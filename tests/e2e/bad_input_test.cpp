@@ -157,10 +157,10 @@ const std::vector<BadInput> kBadInputs = {
     {"DiagnosePingBadPort", {"diagnose", "--ping", "host:99999"}, "host:99999"},
     {"DiagnoseOutputIsADirectory",
      {"diagnose", "--root", "{root}", "--duration", "300ms", "--output", "{dir}"},
-     "--output {dir}"},
+     "--output: {dir}: is a directory"},
     {"DiagnoseOutputInMissingDirectory",
      {"diagnose", "--root", "{root}", "--duration", "300ms", "--output", "{missing}/r.json"},
-     "--output {missing}/r.json"},
+     "--output: {missing}/r.json: cannot write: directory {missing} does not exist"},
     // analyze: one line per file, then one saying none could be analysed
     {"AnalyzeRandomBytes",
      {"analyze", "{garbage}"},

@@ -70,6 +70,23 @@ std::optional<std::uint64_t> ParseReasons(const json& value,
   return mask;
 }
 
+// "c4e3bac3" -> the bytes C4 E3 BA C3: names that are not UTF-8 (GBK,
+// Latin-1, control characters), which a JSON string cannot hold.
+std::string BytesFromHex(const json& value, const std::string& where) {
+  if (!value.is_string()) Fail(where, "must be a string of hex digits");
+  const std::string hex = value.get<std::string>();
+  if (hex.size() % 2 != 0) Fail(where, "must have an even number of hex digits");
+  std::string out;
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    const std::string pair = hex.substr(i, 2);
+    if (pair.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
+      Fail(where, "'" + pair + "' is not a hex byte");
+    }
+    out += static_cast<char>(std::stoi(pair, nullptr, 16));
+  }
+  return out;
+}
+
 std::optional<std::vector<gpudoctor::GpuProcess>> ParseProcesses(
     const json& value, const std::string& where) {
   if (value.is_null()) return std::nullopt;
@@ -78,10 +95,12 @@ std::optional<std::vector<gpudoctor::GpuProcess>> ParseProcesses(
   for (std::size_t i = 0; i < value.size(); ++i) {
     std::string at = where + "[" + std::to_string(i) + "]";
     CheckKeys(value[i], at,
-              {"pid", "name", "used_memory_bytes", "sm_util_percent", "memory_util_percent"});
+              {"pid", "name", "name_hex", "used_memory_bytes", "sm_util_percent",
+               "memory_util_percent"});
     gpudoctor::GpuProcess p;
     p.pid = static_cast<std::uint32_t>(Number(value[i].at("pid"), at + ".pid"));
     p.name = value[i].value("name", "");
+    if (value[i].contains("name_hex")) p.name = BytesFromHex(value[i]["name_hex"], at + ".name_hex");
     if (value[i].contains("used_memory_bytes")) {
       p.used_memory_bytes = OptionalInt(value[i]["used_memory_bytes"], at);
     }
@@ -211,6 +230,8 @@ void ApplyGpuJson(const json& entry, const std::string& where, FakeGpu& gpu) {
     if (key == "xml" || key == "xml_gpu") continue;
     if (const auto* field = gpudoctor::FindGpuField(key)) {
       SetScalar(g, *field, value, at);
+    } else if (key == "name_hex") {
+      g.name = BytesFromHex(value, at);
     } else if (key == "name" || key == "uuid") {
       (key == "name" ? g.name : g.uuid) =
           value.is_null() ? "" : value.get<std::string>();

@@ -1,0 +1,31 @@
+// Standard output and standard error as every command writes them: through
+// render/ansi.h's ForTerminal (core/utf8.h's ToPrintableText), so that a
+// process, GPU or file name from outside can never put a control character,
+// an escape sequence or invalid UTF-8 on an operator's screen, whichever
+// command or error message quotes it. JSON (already valid UTF-8 with its
+// control characters escaped) passes through unchanged.
+#pragma once
+
+#include <memory>
+#include <streambuf>
+
+namespace gpudoctor {
+
+// While alive, std::cout and std::cerr write through the filter; the
+// destructor flushes and puts the original stream buffers back. One at a time,
+// made on the main thread before any output.
+class PrintableOutput {
+ public:
+  PrintableOutput();
+  ~PrintableOutput();
+  PrintableOutput(const PrintableOutput&) = delete;
+  PrintableOutput& operator=(const PrintableOutput&) = delete;
+
+ private:
+  std::unique_ptr<std::streambuf> out_;
+  std::unique_ptr<std::streambuf> err_;
+  std::streambuf* saved_out_ = nullptr;
+  std::streambuf* saved_err_ = nullptr;
+};
+
+}  // namespace gpudoctor
