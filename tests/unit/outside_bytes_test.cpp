@@ -168,7 +168,7 @@ TEST(OutsideBytesRender, EveryReportFormatIsValidUtf8WithoutControls) {
   report.input = &input;
   report.diagnosis = &diagnosis;
   report.generated_at = TestTime(10);
-  report.files.push_back(ReportInputFile{"kern-" + HostileNames()[3].bytes + ".log", "kernel-log", true, ""});
+  report.files.push_back(ReportInputFile{"kern-" + HostileNames()[3].bytes + ".log", "kernel-log", true, "", {}});
   for (Lang lang : {Lang::kEn, Lang::kZh}) {
     report.lang = lang;
     const std::string json = DumpJson(ReportToJson(report), 2);
