@@ -32,7 +32,16 @@ install(FILES ${PROJECT_SOURCE_DIR}/deploy/prometheus/gpudoctor-alerts.yml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/gpudoctor/prometheus COMPONENT package)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/deploy/node-problem-detector
                   ${PROJECT_SOURCE_DIR}/deploy/kubernetes
-        DESTINATION ${CMAKE_INSTALL_DATADIR}/gpudoctor COMPONENT package)
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/gpudoctor COMPONENT package
+        PATTERN gpudoctor-plugin.json EXCLUDE)
+# node-problem-detector refuses to start when a rule's "path" is missing: the
+# packaged plugin runs the package's binary, not /usr/local/bin/gpudoctor.
+file(READ ${PROJECT_SOURCE_DIR}/deploy/node-problem-detector/gpudoctor-plugin.json npd_text)
+string(REPLACE "\"/usr/local/bin/gpudoctor\"" "\"${GPUDOCTOR_PACKAGE_BINDIR}/gpudoctor\"" npd_text
+       "${npd_text}")
+file(WRITE ${CMAKE_BINARY_DIR}/package/gpudoctor-plugin.json "${npd_text}")
+install(FILES ${CMAKE_BINARY_DIR}/package/gpudoctor-plugin.json
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/gpudoctor/node-problem-detector COMPONENT package)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/deploy/slurm DESTINATION ${CMAKE_INSTALL_DATADIR}/gpudoctor
         COMPONENT package USE_SOURCE_PERMISSIONS)
 

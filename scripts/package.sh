@@ -61,6 +61,11 @@ grep -qxF /etc/gpudoctor/config.toml "$tmp/control/conffiles" ||
 dpkg-deb -x "$deb" "$tmp/root"
 grep -q '^ExecStart=/usr/bin/gpudoctor agent' "$tmp/root/lib/systemd/system/gpudoctor-agent.service" ||
   fail "the packaged unit does not run /usr/bin/gpudoctor"
+plugin="$tmp/root/usr/share/gpudoctor/node-problem-detector/gpudoctor-plugin.json"
+grep -q '"path": "/usr/bin/gpudoctor"' "$plugin" ||
+  fail "the packaged node-problem-detector plugin does not run /usr/bin/gpudoctor"
+! grep -q '/usr/local/bin' "$plugin" ||
+  fail "the packaged node-problem-detector plugin still names /usr/local/bin"
 
 if [ "$install" = 0 ]; then
   echo "package: built and checked; not installed (--install, or CI=true, installs and purges it)"

@@ -318,6 +318,7 @@ void Agent::WriteState() {
   state_.xid_events = events_->xid_status();
   state_.kernel_log = events_->kernel_log_status();
   state_.kmsg_last_monotonic_s = events_->last_monotonic_s();
+  state_.written_at = std::chrono::system_clock::now();
   auto w = WriteAgentState(state_path_, state_);
   if (w) {
     state_trouble_.Ok();

@@ -30,6 +30,7 @@ Result<bool> WriteAgentState(const std::string& path, const AgentState& s) {
   j["pid"] = s.pid;
   j["started_at"] = FormatRfc3339(s.started_at);
   j["last_sample_at"] = TimeJson(s.last_sample_at);
+  j["written_at"] = TimeJson(s.written_at);
   j["interval_ms"] = s.interval_ms;
   j["samples_written"] = s.samples_written;
   j["samples_failed"] = s.samples_failed;

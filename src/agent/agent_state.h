@@ -19,6 +19,7 @@ struct AgentState {
   int pid = 0;
   WallTime started_at;
   std::optional<WallTime> last_sample_at;
+  std::optional<WallTime> written_at;  // when this state was written: the agent is alive
   std::int64_t interval_ms = 1000;
   std::int64_t samples_written = 0;
   std::int64_t samples_failed = 0;

@@ -91,6 +91,10 @@ Result<AgentSnapshot> ParseAgentState(std::string_view text) {
   if (!pid || pid->get<long long>() <= 0 || pid->get<long long>() > kMaxPid) {
     return Corrupt(Missing("", "pid", "a process id"));
   }
+  // An agent without NVML never samples: how fresh its answer ("cannot load
+  // NVML") is, is when it wrote the state.
+  const json* written = Field(j, "written_at", &json::is_string);
+  if (!last && loaded && !loaded->get<bool>() && written) last = written;
   if (!last) return Corrupt(Missing("", "last_sample_at", "a time (no sample yet?)"));
   if (!interval || interval->get<long long>() <= 0) {
     return Corrupt(Missing("", "interval_ms", "a positive number"));

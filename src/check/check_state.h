@@ -45,7 +45,8 @@ struct AgentSnapshot {
 
 // Parses the file's text. Errors (kCorrupt) say which field is missing or of
 // the wrong type: pid, last_sample_at (a null one: the agent has not sampled
-// yet), interval_ms, nvml_loaded, gpus[] and active_findings[] with their
+// yet; an agent without NVML, nvml_loaded false, is as fresh as its
+// written_at), interval_ms, nvml_loaded, gpus[] and active_findings[] with their
 // fields are required.
 Result<AgentSnapshot> ParseAgentState(std::string_view text);
 

@@ -60,6 +60,42 @@ std::string Where(const std::vector<std::string>& gpus, const std::string& title
   return where;
 }
 
+bool IsGpuGone(const CheckFinding& f) {
+  return f.id == "gpu.lost" || f.id == "gpu.dropped" || f.id == "xid.fallen_off_bus";
+}
+
+// What a finding id means in a few words, for Slurm's narrow reason column.
+// A GPU that fell off the bus is first an Xid 79, then lost to NVML: both say
+// "lost", so the reason does not change between them.
+std::string ShortLabel(const std::string& id) {
+  static const std::array<std::pair<std::string_view, std::string_view>, 4> table = {{
+      {"gpu.lost", "lost"},
+      {"gpu.dropped", "dropped"},
+      {"xid.fallen_off_bus", "lost"},  // the same cause as gpu.lost: one reason
+      {"thermal.slowdown", "thermal slowdown"},
+  }};
+  for (const auto& [from, to] : table) {
+    if (from == id) return std::string(to);
+  }
+  return id;
+}
+
+// "GPU 1 lost 0000:19:00.0": what matters first, built from the finding's id
+// and GPUs only, never from its title, so one cause keeps one reason (Slurm
+// resets the reason's time when the text changes). A finding about no GPU in
+// particular has only its title to say what it is.
+std::string StableReason(const CheckFinding& f, const std::vector<CheckGpu>& gpus) {
+  const std::string label = ShortLabel(f.id);
+  if (f.gpus.empty()) return label + ": " + f.title;  // host-wide: "dropped: 7 of 8 expected ..."
+  std::string out = "GPU";
+  for (const auto& g : gpus) {
+    if (g.pci_bus_id == f.gpus.front()) out += " " + std::to_string(g.index);
+  }
+  out += " " + label + " " + f.gpus.front();
+  if (f.gpus.size() > 1) out += " +" + std::to_string(f.gpus.size() - 1) + " GPUs";
+  return out;
+}
+
 std::string GpuCount(std::size_t n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
 
 ConditionResult Judge(const ConditionSpec& spec, const CheckSource& source, Severity threshold) {
@@ -69,18 +105,27 @@ ConditionResult Judge(const ConditionSpec& spec, const CheckSource& source, Seve
   for (const auto& f : source.findings) {
     if (Matches(spec, f, threshold)) hits.push_back(&f);
   }
+  // A lost or dropped GPU first, whatever sorts before it by severity: it
+  // must not hide behind a slowdown on another GPU.
   std::stable_sort(hits.begin(), hits.end(), [](const CheckFinding* a, const CheckFinding* b) {
+    if (IsGpuGone(*a) != IsGpuGone(*b)) return IsGpuGone(*a);
     return a->severity > b->severity;
   });
   if (!hits.empty()) {
     const CheckFinding& first = *hits.front();
     r.status = CheckStatus::kProblem;
-    r.worst = first.severity;
+    for (const CheckFinding* f : hits) r.worst = std::max(r.worst, f->severity);
     r.reason = first.id + Where(first.gpus, first.title) + ": " + first.title;
-    if (hits.size() > 1) r.reason += " (+" + std::to_string(hits.size() - 1) + " more)";
+    r.slurm_reason = StableReason(first, source.gpus);
+    if (hits.size() > 1) {
+      const std::string more = " (+" + std::to_string(hits.size() - 1) + " more)";
+      r.reason += more;
+      r.slurm_reason += more;
+    }
   } else if (!source.gpus_visible) {
     r.status = CheckStatus::kUnknown;
     r.reason = "unknown: " + source.unknown_reason;
+    r.slurm_reason = "GPUs not visible, no NVML";
   } else {
     r.reason = GpuCount(source.gpus.size()) + ": " + spec.ok_text + " (" + source.origin + ")";
   }
@@ -172,16 +217,20 @@ const std::vector<CheckCondition>& AllCheckConditions() {
 void AddGpuStateFindings(CheckSource& source) {
   for (const auto& gpu : source.gpus) {
     if (gpu.state == "ok") continue;
+    // A GPU without a bus id (hung before it told it) is named by a finding
+    // about no bus id whose title begins "GPU <index> ".
+    const std::string by_index = "GPU " + std::to_string(gpu.index) + " ";
     const bool named =
         std::any_of(source.findings.begin(), source.findings.end(), [&](const auto& f) {
-          return f.id == "gpu.lost" &&
-                 std::find(f.gpus.begin(), f.gpus.end(), gpu.pci_bus_id) != f.gpus.end();
+          if (f.id != "gpu.lost") return false;
+          if (gpu.pci_bus_id.empty()) return f.gpus.empty() && f.title.rfind(by_index, 0) == 0;
+          return std::find(f.gpus.begin(), f.gpus.end(), gpu.pci_bus_id) != f.gpus.end();
         });
     if (named) continue;
     CheckFinding f;
     f.id = "gpu.lost";
     f.severity = Severity::kCritical;
-    f.gpus = {gpu.pci_bus_id};
+    if (!gpu.pci_bus_id.empty()) f.gpus = {gpu.pci_bus_id};
     f.title = "GPU " + std::to_string(gpu.index) + " is " + gpu.state +
               (gpu.state_detail.empty() ? "" : " (" + gpu.state_detail + ")");
     source.findings.insert(source.findings.begin(), std::move(f));
@@ -202,6 +251,7 @@ CheckResult EvaluateCheck(const CheckSource& source, const std::vector<CheckCond
   if (!decisive) return result;
   result.status = decisive->status;
   result.reason = decisive->reason;
+  result.slurm_reason = decisive->slurm_reason;
   if (result.status == CheckStatus::kOk && result.conditions.size() > 1) {
     result.reason = GpuCount(source.gpus.size()) + ": all checks passed (" + source.origin + ")";
   }
@@ -236,12 +286,14 @@ std::string NpdLine(const CheckResult& result) { return AsciiLine(result.reason,
 
 std::string SlurmReason(const CheckResult& result) {
   std::string safe;
-  for (char c : AsciiLine(result.reason, 1000)) {
+  const std::string& text = result.slurm_reason.empty() ? result.reason : result.slurm_reason;
+  for (char c : AsciiLine(text, 1000)) {
     const char ch = SlurmSafe(c) ? c : ' ';
     if (ch == ' ' && (safe.empty() || safe.back() == ' ')) continue;
     safe += ch;
   }
-  return Truncate("gpudoctor: " + safe, 100);
+  const std::string tag = " " + std::string(kSlurmReasonTag);
+  return Truncate(safe, 100 - tag.size()) + tag;
 }
 
 }  // namespace gpudoctor

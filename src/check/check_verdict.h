@@ -43,12 +43,14 @@ struct ConditionResult {
   CheckCondition condition = CheckCondition::kGpuHealthy;
   CheckStatus status = CheckStatus::kOk;
   std::string reason;              // one line, English, may hold non-ASCII finding titles
+  std::string slurm_reason;        // short and stable per cause: "GPU 1 lost 0000:19:00.0"
   Severity worst = Severity::kOk;  // of the findings that made it a problem
 };
 
 struct CheckResult {
   CheckStatus status = CheckStatus::kOk;  // worst of the conditions
   std::string reason;                     // the first problem's, else a summary
+  std::string slurm_reason;               // the first problem's short stable reason
   Severity worst = Severity::kOk;
   std::vector<ConditionResult> conditions;
 };
@@ -70,8 +72,14 @@ std::string AsciiLine(std::string_view text, std::size_t max_chars);
 // node-problem-detector's message: ASCII, at most 80 characters.
 std::string NpdLine(const CheckResult& result);
 
-// "gpudoctor: <reason>", at most 100 characters, holding only letters,
-// digits, spaces and . , : _ / + = @ % - so it is safe inside
+// What ends every Slurm reason gpudoctor writes, so the health-check script
+// tells its own drains from an operator's.
+inline constexpr std::string_view kSlurmReasonTag = "[gpudoctor]";
+
+// "<short stable reason> [gpudoctor]" (e.g. "GPU 1 lost 0000:19:00.0
+// [gpudoctor]"): what matters first, since `sinfo -R` shows about 20
+// characters; at most 100 characters, holding only letters, digits, spaces
+// and . , : _ / + = @ % - [ ] so it is safe inside
 // scontrol update ... reason="..." and in a shell word.
 std::string SlurmReason(const CheckResult& result);
 

@@ -113,7 +113,8 @@ void ExpectRejected(const BadInput& c, const std::vector<std::string>& args,
     EXPECT_LE(lines[0].size(), 80u) << lines[0];
     EXPECT_EQ(lines[0].rfind("unknown: ", 0), 0u) << lines[0];
   } else if (c.answer == Answer::kSlurm) {
-    EXPECT_EQ(lines[0].rfind("gpudoctor: unknown", 0), 0u) << lines[0];
+    EXPECT_EQ(lines[0].rfind("unknown: ", 0), 0u) << lines[0];
+    EXPECT_EQ(lines[0].substr(lines[0].size() - 12), " [gpudoctor]") << lines[0];
   } else {
     for (const auto& line : lines) EXPECT_EQ(line.rfind("gpudoctor", 0), 0u) << line;
     EXPECT_TRUE(r.out.empty()) << r.out;

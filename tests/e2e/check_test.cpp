@@ -1,11 +1,12 @@
 // End-to-end: `gpudoctor check` answering from a fabricated agent state file
 // (without any NVML), falling back to a short diagnosis on the fake NVML when
 // the file is stale, the unknown answer without NVML or agent, and the
-// deploy/slurm health-check script in dry-run mode.
+// deploy/slurm health-check script with a fake scontrol on PATH.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -32,7 +33,7 @@ const std::string kSlurmScript =
 bool SlurmSafe(const std::string& line) {
   for (char c : line) {
     if (!std::isalnum(static_cast<unsigned char>(c)) &&
-        std::string_view(" .,:_/+=@%-").find(c) == std::string_view::npos) {
+        std::string_view(" .,:_/+=@%-[]").find(c) == std::string_view::npos) {
       return false;
     }
   }
@@ -137,7 +138,7 @@ TEST_F(CheckE2E, StaleStateFallsBackToADiagnosis) {
   auto trouble = RunGpudoctor(Args({"--slurm"}), Scenario("trouble.json"));
   EXPECT_EQ(trouble.exit_code, 1) << trouble.err << trouble.out;
   const std::string reason = OnlyLine(trouble.out);
-  EXPECT_EQ(reason.rfind("gpudoctor: ", 0), 0u) << reason;
+  EXPECT_EQ(reason.substr(reason.size() - 12), " [gpudoctor]") << reason;
   EXPECT_LE(reason.size(), 100u);
   EXPECT_TRUE(SlurmSafe(reason)) << reason;
 }
@@ -165,30 +166,144 @@ TEST_F(CheckE2E, BadOptionIsUnknownInNpdMode) {
   EXPECT_NE(OnlyLine(r.out).find("GPUHappy"), std::string::npos);
 }
 
-TEST_F(CheckE2E, SlurmScriptDryRunPrintsTheDrainCommand) {
+// The health-check script with a fake scontrol on PATH that records its calls
+// in scontrol.log and answers `show node` with the given state and reason.
+class SlurmScriptE2E : public CheckE2E {
+ protected:
+  void FakeNode(const std::string& state, const std::string& reason) {
+    bin_.Write("scontrol",
+               "#!/bin/bash\n"
+               "echo \"$*\" >> " + (bin_.path() / "scontrol.log").string() + "\n"
+               "if [ \"$1\" = show ]; then\n"
+               "  echo 'NodeName=gpu-node-7 Arch=x86_64 CoresPerSocket=32'\n"
+               "  echo '   State=" + state + " ThreadsPerCore=2 TmpDisk=0 Weight=1'\n"
+               "  echo '   Reason=" + reason + "'\n"
+               "fi\n");
+    std::filesystem::permissions(bin_.path() / "scontrol", std::filesystem::perms::owner_all);
+  }
+
+  std::string ScontrolCalls() const {
+    std::ifstream in(bin_.path() / "scontrol.log");
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  ProcessResult RunScript(std::vector<std::string> script_args, bool dry_run = false) {
+    ProcessOptions o;
+    o.env["GPUDOCTOR"] = GPUDOCTOR_BINARY;
+    o.env["GPUDOCTOR_NVML_LIBRARY"] = (data_.path() / "no-such-libnvidia-ml.so.1").string();
+    o.env["GPUDOCTOR_ENV_FILE"] = (bin_.path() / "default-gpudoctor").string();
+    o.env["PATH"] = bin_.path().string() + ":/usr/bin:/bin";
+    o.env["NODENAME"] = "gpu-node-7";
+    if (dry_run) o.env["DRY_RUN"] = "1";
+    o.unset_env = {"FAKE_NVML_SCENARIO"};
+    auto args = Args(std::move(script_args));
+    std::vector<std::string> argv = {"/bin/bash", kSlurmScript};
+    argv.insert(argv.end(), args.begin() + 1, args.end());  // the script adds `check --slurm`
+    return RunProcess(argv, o);
+  }
+
+  TempDir bin_;
+};
+
+TEST_F(SlurmScriptE2E, DryRunPrintsWhatItDoesAndTheDrainCommand) {
   WriteState(seconds{1});
-  ProcessOptions o;
-  o.env["GPUDOCTOR"] = GPUDOCTOR_BINARY;
-  o.env["GPUDOCTOR_NVML_LIBRARY"] = (data_.path() / "no-such-libnvidia-ml.so.1").string();
-  o.env["DRY_RUN"] = "1";
-  o.env["NODENAME"] = "gpu-node-7";
-  auto args = Args({});
-  std::vector<std::string> argv = {"/bin/bash", kSlurmScript};
-  argv.insert(argv.end(), args.begin() + 1, args.end());  // the script adds `check --slurm`
-  auto r = RunProcess(argv, o);
+  FakeNode("IDLE", "(null)");
+  auto r = RunScript({}, true);
   EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
-  const std::string line = OnlyLine(r.out);
-  const std::string prefix =
-      "scontrol update nodename=gpu-node-7 state=drain reason=\"gpudoctor: xid.fallen_off_bus: GPU "
-      "1 "
-      "0000:19:00.0 fell off the bus - Xid 79\"";
-  EXPECT_EQ(line, prefix);
+  EXPECT_EQ(r.out,
+            "gpudoctor-healthcheck: draining node gpu-node-7: GPU 1 lost 0000:19:00.0 [gpudoctor]\n"
+            "scontrol update nodename=gpu-node-7 state=drain reason=\"GPU 1 lost 0000:19:00.0 "
+            "[gpudoctor]\"\n");
+  EXPECT_EQ(ScontrolCalls(), "show node gpu-node-7\n");  // dry run: no update
 
   // Healthy: nothing to drain, nothing printed.
   WriteState(seconds{1}, true);
-  auto ok = RunProcess(argv, o);
+  auto ok = RunScript({}, true);
   EXPECT_EQ(ok.exit_code, 0) << ok.err << ok.out;
   EXPECT_TRUE(ok.out.empty()) << ok.out;
+}
+
+TEST_F(SlurmScriptE2E, DrainsAnUndrainedNode) {
+  WriteState(seconds{1});
+  FakeNode("IDLE", "(null)");
+  auto r = RunScript({});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_EQ(ScontrolCalls(),
+            "show node gpu-node-7\n"
+            "update nodename=gpu-node-7 state=drain reason=GPU 1 lost 0000:19:00.0 [gpudoctor]\n");
+  EXPECT_NE(r.out.find("draining node gpu-node-7"), std::string::npos) << r.out;
+}
+
+TEST_F(SlurmScriptE2E, NeverOverwritesAnOperatorsReason) {
+  WriteState(seconds{1});
+  FakeNode("IDLE+DRAIN", "RMA ticket 1234, do not resume [root@2026-12-01T10:00:00]");
+  auto r = RunScript({});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_EQ(ScontrolCalls(), "show node gpu-node-7\n");
+  EXPECT_NE(r.out.find("RMA ticket 1234, do not resume"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("leaving it alone"), std::string::npos) << r.out;
+
+  FakeNode("DOWN+DRAIN", "maintenance [slurm@2026-12-01T10:00:00]");
+  std::filesystem::remove(bin_.path() / "scontrol.log");
+  RunScript({});
+  EXPECT_EQ(ScontrolCalls(), "show node gpu-node-7\n");
+}
+
+TEST_F(SlurmScriptE2E, ReplacesItsOwnOlderReason) {
+  WriteState(seconds{1});
+  FakeNode("IDLE+DRAIN", "gpudoctor: gpu.lost: GPU 1 0000:19:00.0 is lo [slurm@2026-12-01T10:00:00]");
+  RunScript({});
+  EXPECT_NE(ScontrolCalls().find("update nodename=gpu-node-7 state=drain"), std::string::npos)
+      << ScontrolCalls();
+  // Its own current reason is left as it is: Slurm keeps the reason's time.
+  std::filesystem::remove(bin_.path() / "scontrol.log");
+  FakeNode("IDLE+DRAIN", "GPU 1 lost 0000:19:00.0 [gpudoctor] [slurm@2026-12-01T10:00:00]");
+  auto r = RunScript({});
+  EXPECT_EQ(ScontrolCalls(), "show node gpu-node-7\n");
+  EXPECT_NE(r.out.find("already drained"), std::string::npos) << r.out;
+}
+
+// HealthCheckProgram takes no arguments: check's options come from the
+// environment file.
+TEST_F(SlurmScriptE2E, ReadsCheckOptionsFromTheEnvironmentFile) {
+  WriteState(seconds{1});
+  FakeNode("IDLE", "(null)");
+  bin_.Write("default-gpudoctor",
+             "# gpudoctor\nGPUDOCTOR_CHECK_ARGS=\"--condition GPUThrottled\"\n");
+  auto r = RunScript({});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;  // only clock slowdowns judged
+  EXPECT_EQ(ScontrolCalls(), "");
+}
+
+TEST_F(SlurmScriptE2E, LogsChecksOwnMessages) {
+  WriteState(seconds{600});  // stale: check says so on stderr, then cannot see GPUs
+  FakeNode("IDLE", "(null)");
+  auto r = RunScript({});
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
+  EXPECT_NE(r.err.find("gpudoctor-healthcheck: check: gpudoctor: ignoring the agent state"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(ScontrolCalls().find("reason=GPUs not visible, no NVML [gpudoctor]"),
+            std::string::npos)
+      << ScontrolCalls();
+}
+
+// Every GPU hangs before it tells its bus id: eight GPUs, not one merged
+// (they used to be keyed by their empty bus id), so nothing is "missing".
+TEST_F(CheckE2E, EveryGpuHungCountsEveryGpu) {
+  std::string gpus;
+  for (int i = 0; i < 8; ++i) {
+    gpus += std::string(i ? "," : "") + "{\"name\": \"NVIDIA H100 80GB HBM3\", \"pci_bus_id\": \"0000:" +
+            std::to_string(18 + i) + ":00.0\", \"faults\": [{\"kind\": \"hang\"}]}";
+  }
+  const std::string scenario =
+      data_.Write("all_hung.json", "{\"driver_version\": \"550.90.07\", \"gpus\": [" + gpus + "]}");
+  auto r = RunGpudoctor(Args({"--expected-gpus", "8", "--condition", "GPUDropped"}), scenario);
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;  // critical
+  EXPECT_EQ(r.out.find("of 8 expected GPUs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GPU 7 is hung"), std::string::npos) << r.out;  // GPU 7 is one of its own
 }
 
 TEST_F(CheckE2E, ReadsTheStateARealAgentWrites) {

@@ -30,7 +30,7 @@ std::string EightBrakingGpus(const TempDir& dir) {
   return dir.Write("braking.json", scenario.dump());
 }
 
-ProcessOptions InEnglish() {
+ProcessOptions FoldedInEnglish() {
   ProcessOptions o;
   o.unset_env = {"LC_ALL", "LC_MESSAGES", "LANG"};
   return o;
@@ -45,7 +45,7 @@ TEST(FoldedFindingsE2E, PowerBrakeOnEightGpusIsOneFindingInEveryFormat) {
   TempDir root;
   const std::string scenario = EightBrakingGpus(root);
 
-  auto r = RunGpudoctor(DiagnoseArgs(root, "json"), scenario, InEnglish());
+  auto r = RunGpudoctor(DiagnoseArgs(root, "json"), scenario, FoldedInEnglish());
   ASSERT_GE(r.exit_code, 1) << r.err << r.out;
   json doc = json::parse(r.out);
   int brake_findings = 0;
@@ -65,7 +65,7 @@ TEST(FoldedFindingsE2E, PowerBrakeOnEightGpusIsOneFindingInEveryFormat) {
     EXPECT_NE(g["findings"].dump().find("power.brake"), std::string::npos) << g.dump();
   }
 
-  auto text = RunGpudoctor(DiagnoseArgs(root, "text"), scenario, InEnglish());
+  auto text = RunGpudoctor(DiagnoseArgs(root, "text"), scenario, FoldedInEnglish());
   ASSERT_GE(text.exit_code, 1) << text.err;
   std::size_t brake_headings = 0, verdict_lines = 0;  // "[WARNING] title  power.brake", "GPU 3 ... power.brake"
   std::istringstream lines(text.out);
@@ -80,12 +80,12 @@ TEST(FoldedFindingsE2E, PowerBrakeOnEightGpusIsOneFindingInEveryFormat) {
   EXPECT_NE(text.out.find("Evidence, per GPU:"), std::string::npos) << text.out;
   EXPECT_EQ(CountOf(text.out, "    - GPU "), 8u) << text.out;
 
-  auto md = RunGpudoctor(DiagnoseArgs(root, "markdown"), scenario, InEnglish());
+  auto md = RunGpudoctor(DiagnoseArgs(root, "markdown"), scenario, FoldedInEnglish());
   ASSERT_GE(md.exit_code, 1) << md.err;
   EXPECT_EQ(CountOf(md.out, "— 8 of 8 GPUs are slowed by the power brake"), 1u) << md.out;
   EXPECT_EQ(CountOf(md.out, "\n- **GPU "), 8u) << md.out;
 
-  auto html = RunGpudoctor(DiagnoseArgs(root, "html"), scenario, InEnglish());
+  auto html = RunGpudoctor(DiagnoseArgs(root, "html"), scenario, FoldedInEnglish());
   ASSERT_GE(html.exit_code, 1) << html.err;
   EXPECT_EQ(CountOf(html.out, R"(data-finding="power.brake")"), 1u);
   EXPECT_EQ(CountOf(html.out, "<details data-gpu="), 8u);
@@ -101,7 +101,7 @@ TEST(FoldedFindingsE2E, AnalyzeFoldsTheSameXidAndKeepsOthersApart) {
   log += "[ 3700.000000] NVRM: Xid (PCI:0000:d8:00): 13, pid=4242, name=python3, Graphics SM Warp "
          "Exception on (GPC 0, TPC 0, SM 0): Out Of Range Address\n";
   const std::string path = dir.Write("kern.log", log);
-  auto r = RunProcess({GPUDOCTOR_BINARY, "analyze", "--format", "json", "--lang", "en", path}, InEnglish());
+  auto r = RunProcess({GPUDOCTOR_BINARY, "analyze", "--format", "json", "--lang", "en", path}, FoldedInEnglish());
   ASSERT_EQ(r.exit_code, 2) << r.err << r.out;
   json doc = json::parse(r.out);
   int off_bus = 0;

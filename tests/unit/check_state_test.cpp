@@ -139,6 +139,8 @@ TEST(CheckState, MalformedOrIncompleteFilesAreRejected) {
   json never_sampled = StateJson(kNow);
   never_sampled["last_sample_at"] = nullptr;
   EXPECT_FALSE(ParseAgentState(never_sampled.dump()));
+  never_sampled["written_at"] = FormatRfc3339(kNow);  // NVML loaded: it should have sampled
+  EXPECT_FALSE(ParseAgentState(never_sampled.dump()));
   json bad_time = StateJson(kNow);
   bad_time["last_sample_at"] = "yesterday";
   EXPECT_FALSE(ParseAgentState(bad_time.dump()));
@@ -171,4 +173,23 @@ TEST(CheckState, LoadNamesTheFileAndTellsMissingApart) {
 }
 
 }  // namespace
+// An agent running without NVML never samples; its state is not malformed:
+// check answers "unknown" from it, as fresh as the agent wrote it.
+TEST(CheckState, AgentWithoutNvmlIsNotMalformed) {
+  json j = StateJson(kNow);
+  j["last_sample_at"] = nullptr;
+  j["written_at"] = FormatRfc3339(kNow - seconds{2});
+  j["nvml_loaded"] = false;
+  j["nvml_error"] = "cannot load libnvidia-ml.so.1";
+  j["gpus"] = json::array();
+  j["active_findings"] = json::array();
+  auto s = ParseAgentState(j.dump());
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_FALSE(s->nvml_loaded);
+  EXPECT_EQ(s->nvml_error, "cannot load libnvidia-ml.so.1");
+  EXPECT_TRUE(CheckFreshness(*s, Policy()));
+  j["written_at"] = FormatRfc3339(kNow - seconds{600});
+  EXPECT_FALSE(CheckFreshness(*ParseAgentState(j.dump()), Policy()));
+}
+
 }  // namespace gpudoctor

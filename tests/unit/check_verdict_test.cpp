@@ -125,7 +125,7 @@ TEST(CheckVerdict, WorstConditionDecidesAndMoreAreCounted) {
   auto r = EvaluateCheck(s, AllCheckConditions(), Severity::kCritical);
   EXPECT_EQ(r.status, CheckStatus::kProblem);
   ASSERT_EQ(r.conditions.size(), 4u);
-  EXPECT_EQ(r.conditions[0].reason, "thermal.slowdown on 0000:19:00.0: hot (+2 more)");
+  EXPECT_EQ(r.conditions[0].reason, "gpu.lost on 0000:19:00.0: GPU 1 is lost (+2 more)");
   EXPECT_EQ(r.conditions[1].reason, "gpu.lost on 0000:19:00.0: GPU 1 is lost");
   EXPECT_EQ(r.conditions[3].status, CheckStatus::kOk);
   auto ok = EvaluateCheck(Source({}), AllCheckConditions(), Severity::kCritical);
@@ -159,15 +159,59 @@ TEST(CheckVerdict, SlurmReasonHasNoShellOrQuoteCharacters) {
                 "Xid 999 'weird' \"quoted\" $(rm -rf /); `x` & y | z > w <v> \\ ! * ? #\nnext")}),
       {CheckCondition::kGpuHealthy}, Severity::kCritical);
   const std::string reason = SlurmReason(r);
-  EXPECT_EQ(reason.rfind("gpudoctor: xid.other on 0000:19:00.0: Xid 999 weird quoted", 0), 0u)
-      << reason;
+  EXPECT_EQ(reason, "GPU 1 xid.other 0000:19:00.0 [gpudoctor]");
   EXPECT_LE(reason.size(), 100u);
   for (char c : reason) {
     EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(c)) ||
-                std::string_view(" .,:_/+=@%-").find(c) != std::string_view::npos)
+                std::string_view(" .,:_/+=@%-[]").find(c) != std::string_view::npos)
         << "'" << c << "' in " << reason;
   }
   EXPECT_EQ(reason.find("  "), std::string::npos) << reason;
+}
+
+}  // namespace
+}  // namespace gpudoctor
+
+namespace gpudoctor {
+namespace {
+
+// sinfo -R shows about 20 characters of the reason: what matters comes first,
+// and the text depends on the cause only, not on which title said it.
+TEST(CheckVerdict, SlurmReasonLeadsWithTheGpuAndStaysStable) {
+  auto raw = Source({F("gpu.lost", Severity::kCritical, "GPU 1 is lost (NVML: GPU is lost)")});
+  auto titled = Source({F("gpu.lost", Severity::kCritical,
+                          "GPU 1 (0000:19:00.0) is lost: it fell off the bus or cannot be reached")});
+  auto xid = Source({F("xid.fallen_off_bus", Severity::kCritical,
+                       "GPU 1 (0000:19:00.0) fell off the bus \u2014 Xid 79")});
+  const auto all = AllCheckConditions();
+  const std::string reason = SlurmReason(EvaluateCheck(raw, all, Severity::kCritical));
+  EXPECT_EQ(reason, "GPU 1 lost 0000:19:00.0 [gpudoctor]");
+  EXPECT_EQ(SlurmReason(EvaluateCheck(titled, all, Severity::kCritical)), reason);
+  EXPECT_EQ(SlurmReason(EvaluateCheck(xid, all, Severity::kCritical)), reason);
+}
+
+// A lost GPU must not hide behind a slowdown finding that sorts first.
+TEST(CheckVerdict, LostGpuComesBeforeAnEarlierSlowdown) {
+  CheckFinding slow{"thermal.slowdown", Severity::kCritical, {"0000:18:00.0"}, "GPU 0 slows down"};
+  CheckFinding lost{"gpu.lost", Severity::kWarning, {"0000:19:00.0"}, "GPU 1 is lost"};
+  auto s = Source({slow, lost});
+  auto r = EvaluateCheck(s, AllCheckConditions(), Severity::kWarning);
+  EXPECT_EQ(r.reason.rfind("gpu.lost", 0), 0u) << r.reason;
+  EXPECT_EQ(r.worst, Severity::kCritical);  // the slowdown still sets the severity
+  EXPECT_EQ(SlurmReason(r).rfind("GPU 1 lost 0000:19:00.0", 0), 0u) << SlurmReason(r);
+  auto healthy = EvaluateCheck(s, {CheckCondition::kGpuHealthy}, Severity::kWarning);
+  EXPECT_EQ(healthy.reason.rfind("gpu.lost", 0), 0u) << healthy.reason;
+}
+
+// Without NVML the Slurm reason is short and plain, not NVML's error text cut.
+TEST(CheckVerdict, UnknownSlurmReasonIsShort) {
+  CheckSource s;
+  s.origin = "diagnosis";
+  s.gpus_visible = false;
+  s.unknown_reason = "no NVIDIA GPU or driver found no NVIDIA driver found cannot load the NVIDIA "
+                     "management library libnvidia-ml.so.1: cannot open shared object file";
+  const std::string reason = SlurmReason(EvaluateCheck(s, AllCheckConditions(), Severity::kCritical));
+  EXPECT_EQ(reason, "GPUs not visible, no NVML [gpudoctor]");
 }
 
 }  // namespace

@@ -11,8 +11,11 @@ void AddReading(DiagnosisInput& input, const SystemStatus& status, std::optional
   if (status.driver_version) input.driver_version = status.driver_version;
   if (status.cuda_driver_version) input.cuda_driver_version = status.cuda_driver_version;
   for (const GpuStatus& gpu : status.gpus) {
+    // By bus id; a reading without one (the GPU hung or was lost before
+    // answering) by its index, so such GPUs do not merge into one.
     auto it = std::find_if(input.gpus.begin(), input.gpus.end(), [&](const GpuSeries& s) {
-      return s.pci_bus_id == gpu.pci_bus_id;
+      if (!gpu.pci_bus_id.empty()) return s.pci_bus_id == gpu.pci_bus_id;
+      return s.latest().index == gpu.index;
     });
     if (it == input.gpus.end()) {
       input.gpus.push_back(GpuSeries{gpu.pci_bus_id, {}, {}});
