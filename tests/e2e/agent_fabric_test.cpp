@@ -18,7 +18,7 @@
 #include "support/temp_files.h"
 
 namespace gpudoctor::test {
-namespace {
+namespace agent_fabric_test_ns {
 
 std::string FileText(const std::filesystem::path& path) {
   std::ifstream in(path);

@@ -29,7 +29,7 @@
 #include "support/temp_files.h"
 
 namespace gpudoctor::test {
-namespace {
+namespace analyze_inputs_test_ns {
 
 // A real Xid 79 line (the akash-network/support#209 fixture's shape).
 const std::string kXid79 =

@@ -14,7 +14,7 @@
 #include "support/temp_files.h"
 
 namespace gpudoctor::test {
-namespace {
+namespace diagnose_fabric_test_ns {
 
 using nlohmann::json;
 

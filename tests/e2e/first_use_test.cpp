@@ -8,7 +8,7 @@
 #include "support/temp_files.h"
 
 namespace gpudoctor::test {
-namespace {
+namespace first_use_test_ns {
 
 ProcessOptions InEnglish() {
   ProcessOptions o;
@@ -73,7 +73,7 @@ TEST(FirstUse, AProcessNamedOnlyByItsPid) {
 }  // namespace gpudoctor::test
 
 namespace gpudoctor::test {
-namespace {
+namespace first_use_test_ns {
 
 std::size_t Count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
@@ -107,7 +107,7 @@ TEST(FirstUse, CheckOnAHungDriverSaysItHung) {
 }  // namespace gpudoctor::test
 
 namespace gpudoctor::test {
-namespace {
+namespace first_use_test_ns {
 
 // With a Chinese locale (or --lang zh) the help's headings are Chinese too.
 TEST(FirstUse, HelpHeadingsFollowTheLanguage) {

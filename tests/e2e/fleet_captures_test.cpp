@@ -19,7 +19,7 @@
 #include "support/tsdb_servers.h"
 
 namespace gpudoctor::test {
-namespace {
+namespace fleet_captures_test_ns {
 
 using nlohmann::json;
 

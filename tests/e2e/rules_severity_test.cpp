@@ -10,7 +10,7 @@
 #include "support/temp_files.h"
 
 namespace gpudoctor::test {
-namespace {
+namespace rules_severity_test_ns {
 
 // The line of `text` that starts with `key` and a space.
 std::string SeverityLineOf(const std::string& text, const std::string& key) {

@@ -18,7 +18,7 @@
 #include "support/temp_files.h"
 
 namespace gpudoctor::test {
-namespace {
+namespace slow_driver_test_ns {
 
 using nlohmann::json;
 

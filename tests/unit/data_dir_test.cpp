@@ -5,7 +5,7 @@
 #include "core/data_dir.h"
 
 namespace gpudoctor {
-namespace {
+namespace data_dir_test_ns {
 
 class DataDirEnv : public ::testing::Test {
  protected:

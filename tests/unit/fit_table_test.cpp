@@ -7,7 +7,7 @@
 #include "render/wrap_text.h"
 
 namespace gpudoctor {
-namespace {
+namespace fit_table_test_ns {
 
 std::size_t WidestLine(const std::string& text) {
   std::istringstream in(text);

@@ -3,7 +3,7 @@
 #include "agent/http_snapshot.h"
 
 namespace gpudoctor {
-namespace {
+namespace http_snapshot_test_ns {
 
 GpuStatus Gpu(const std::string& bus, GpuState state) {
   GpuStatus g;

@@ -13,7 +13,7 @@
 #include "render/events_json.h"
 
 namespace gpudoctor {
-namespace {
+namespace kernel_flood_test_ns {
 
 // An Xid 13 storm as the driver prints it (line shape of the real Xid 13
 // lines in ../shared/fixtures/kernel), one line a millisecond: `pids`

@@ -11,7 +11,7 @@
 #include "support/rule_testing.h"
 
 namespace gpudoctor::testing {
-namespace {
+namespace listed_events_test_ns {
 
 std::vector<KernelEvent> AkashXid79() {
   std::vector<LogLine> lines;

@@ -3,7 +3,7 @@
 #include "http/listen_address.h"
 
 namespace gpudoctor {
-namespace {
+namespace listen_address_test_ns {
 
 TEST(ListenAddress, HostAndPort) {
   auto a = ParseListenAddress("127.0.0.1:9835");

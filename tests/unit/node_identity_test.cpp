@@ -8,7 +8,7 @@
 #include "prom/series_readings.h"
 
 namespace gpudoctor {
-namespace {
+namespace node_identity_test_ns {
 
 using NodeLabels = PromLabels;
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 namespace gpudoctor {
-namespace {
+namespace nvml_field_ids_test_ns {
 
 TEST(NvmlFieldIds, ThermalSlowdownCounterIs251Then269) {
   EXPECT_EQ(ThermalSlowdownFieldId("570.133.20"), 269u);  // NOT_SUPPORTED there: old call

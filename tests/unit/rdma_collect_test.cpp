@@ -9,7 +9,7 @@
 #include "support/temp_files.h"
 
 namespace gpudoctor {
-namespace {
+namespace rdma_collect_test_ns {
 
 namespace fs = std::filesystem;
 

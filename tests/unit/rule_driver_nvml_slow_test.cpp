@@ -5,7 +5,7 @@
 #include "unit/rule_gpu_health_testing.h"
 
 namespace gpudoctor::testing {
-namespace {
+namespace rule_driver_nvml_slow_test_ns {
 
 // GPU 1's readings with these median call times (ms); GPU 0 answers fast.
 DiagnosisInput NvmlCallTimes(std::initializer_list<double> ms) {

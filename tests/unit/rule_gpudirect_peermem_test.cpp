@@ -8,7 +8,7 @@
 #include "unit/rule_events_testing.h"
 
 namespace gpudoctor::testing {
-namespace {
+namespace rule_gpudirect_peermem_test_ns {
 
 constexpr const char* kPeermemLine =
     "[Fri Aug 30 11:11:22 2024] nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected "

@@ -4,7 +4,7 @@
 #include "unit/rule_events_testing.h"
 
 namespace gpudoctor::testing {
-namespace {
+namespace rule_network_mlx5_events_test_ns {
 
 KernelEvent Mlx5(std::string_view detail, const std::string& bus) {
   KernelEvent e =

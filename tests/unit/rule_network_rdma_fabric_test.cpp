@@ -9,7 +9,7 @@
 #include "support/system_facts_testing.h"
 
 namespace gpudoctor::testing {
-namespace {
+namespace rule_network_rdma_fabric_test_ns {
 
 using test::InfinibandTree;
 

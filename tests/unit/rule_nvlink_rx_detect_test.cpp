@@ -4,7 +4,7 @@
 #include "unit/rule_events_testing.h"
 
 namespace gpudoctor::testing {
-namespace {
+namespace rule_nvlink_rx_detect_test_ns {
 
 TEST(NvlinkRxDetectRule, FailuresAreCriticalWithAReboot) {
   KernelEvent e = MakeEvent(KernelEventKind::kNvlinkRxDetect, std::nullopt, "",

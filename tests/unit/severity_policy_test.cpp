@@ -20,7 +20,7 @@
 #include "unit/rule_events_testing.h"
 
 namespace gpudoctor::testing {
-namespace {
+namespace severity_policy_test_ns {
 
 std::vector<KernelEvent> PolicyTestEvents(const std::vector<std::string>& texts) {
   std::vector<LogLine> lines;

@@ -12,7 +12,7 @@
 #include "support/rule_testing.h"
 
 namespace gpudoctor {
-namespace {
+namespace window_story_test_ns {
 
 using testing::HealthyGpu;
 using testing::InputFromReadings;
