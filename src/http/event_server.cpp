@@ -212,6 +212,9 @@ class Server final : public EventServer {
   std::unordered_map<MHD_Connection*, Clock::time_point> heads_;
   std::atomic<int> jobs_{0};
   std::atomic<bool> stop_{false};
+  // The daemon is being stopped (a reload, or the end): no connection may be
+  // suspended any more, or MHD_stop_daemon aborts the process.
+  std::atomic<bool> draining_{false};
   std::mutex reload_mutex_;
   std::unique_ptr<PendingReload> pending_;
   WorkerPool workers_;
@@ -278,10 +281,18 @@ void Server::RunUntilNoJobs(MHD_Daemon* d) {
 }
 
 void Server::StopDaemon(MHD_Daemon* d) {
-  RunUntilNoJobs(d);
+  // New requests that would go to a worker are answered at once (503) from
+  // now on, so that the jobs drain; a job's connection, once resumed, needs
+  // one more run to leave the suspended list.
+  draining_ = true;
+  do {
+    RunUntilNoJobs(d);
+    MHD_run_wait(d, 0);
+  } while (jobs_.load() > 0);
   MHD_quiesce_daemon(d);  // the listening socket is ours: MHD must not close it
   MHD_stop_daemon(d);
   heads_.clear();
+  draining_ = false;
 }
 
 void Server::Loop() {
@@ -451,6 +462,7 @@ MHD_Result Server::Begin(MHD_Connection* c, const std::string& path, Exchange& e
   }
 
   if (!route->slow && !need_bcrypt) return Queue(c, route->handler(req));
+  if (draining_.load()) return Queue(c, TextResponse(503, "the server is restarting: try again"));
   // Off the event loop: the job answers through the Exchange and resumes
   // the connection, after which MHD calls Access again to queue it.
   ++jobs_;
