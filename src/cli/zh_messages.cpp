@@ -8,14 +8,18 @@ namespace {
 namespace zh_messages {
 
 struct Template {
-  const char* en;  // "{}" marks a placeholder
-  const char* zh;  // the same number of "{}", in the order of the English
+  // "{}" marks a placeholder that holds no ": " (a path, a value, one clause:
+  // what follows a ": " is another clause, translated on its own); "{*}" one
+  // that may hold anything (a nested message in parentheses or after a fixed
+  // lead-in).
+  const char* en;
+  const char* zh;  // as many "{}" as the English has placeholders, in the same order
 };
 
 // Most specific first: the first template that matches the whole text wins.
 constexpr Template kTemplates[] = {
     // Usage and options (CLI11's words and ours).
-    {"{} (see gpudoctor --help)", "{}（见 gpudoctor --help）"},
+    {"{*} (see gpudoctor --help)", "{}（见 gpudoctor --help）"},
     {"The following argument was not expected: {}", "不认识的参数：{}"},
     {"The following arguments were not expected: {}", "不认识的参数：{}"},
     {"A subcommand is required", "需要一个子命令"},
@@ -25,7 +29,7 @@ constexpr Template kTemplates[] = {
     {"{} requires {}", "{} 需要与 {} 一起使用"},
     {"{} excludes {}", "{} 不能与 {} 一起使用"},
     {"Could not convert: {}", "无法转换：{}"},
-    {"{} (use e.g. 500ms, 10s, 5m, 2h, 7d)", "{}（例如 500ms、10s、5m、2h、7d）"},
+    {"{*} (use e.g. 500ms, 10s, 5m, 2h, 7d)", "{}（例如 500ms、10s、5m、2h、7d）"},
     {"invalid duration '{}'", "无效的时长“{}”"},
     {"must be at least {}", "至少为 {}"},
     {"must be above 0", "必须大于 0"},
@@ -49,20 +53,20 @@ constexpr Template kTemplates[] = {
     {"--prometheus and --data-dir: give one or the other", "--prometheus 和 --data-dir 只能给一个"},
 
     // The driver and the GPUs.
-    {"no NVIDIA GPU or driver found on this machine ({}); nothing to diagnose. To read files from "
+    {"no NVIDIA GPU or driver found on this machine ({*}); nothing to diagnose. To read files from "
      "another machine: gpudoctor analyze FILE...",
      "本机没有找到 NVIDIA GPU 或驱动（{}），无可诊断。要分析另一台机器的文件：gpudoctor analyze 文件..."},
-    {"no NVIDIA GPU or driver found on this machine ({}); nothing to fix",
+    {"no NVIDIA GPU or driver found on this machine ({*}); nothing to fix",
      "本机没有找到 NVIDIA GPU 或驱动（{}），无可修复"},
-    {"no NVIDIA GPU or driver found on this machine ({})", "本机没有找到 NVIDIA GPU 或驱动（{}）"},
+    {"no NVIDIA GPU or driver found on this machine ({*})", "本机没有找到 NVIDIA GPU 或驱动（{}）"},
     {"no NVIDIA GPU or driver found on this machine", "本机没有找到 NVIDIA GPU 或驱动"},
-    {"no NVIDIA driver found ({}); install the NVIDIA driver (Debian: 'apt install nvidia-driver', or "
+    {"no NVIDIA driver found ({*}); install the NVIDIA driver (Debian: 'apt install nvidia-driver', or "
      "your cloud's GPU driver package), or point GPUDOCTOR_NVML_LIBRARY at libnvidia-ml.so.1",
      "没有找到 NVIDIA 驱动（{}）；请安装 NVIDIA 驱动（Debian：'apt install nvidia-driver'，或云厂商的 "
      "GPU 驱动包），或将 GPUDOCTOR_NVML_LIBRARY 指向 libnvidia-ml.so.1"},
-    {"no NVIDIA driver found ({})", "没有找到 NVIDIA 驱动（{}）"},
+    {"no NVIDIA driver found ({*})", "没有找到 NVIDIA 驱动（{}）"},
     {"no NVIDIA driver found", "没有找到 NVIDIA 驱动"},
-    {"no usable NVIDIA driver: {}", "没有可用的 NVIDIA 驱动：{}"},
+    {"no usable NVIDIA driver: {*}", "没有可用的 NVIDIA 驱动：{}"},
     {"cannot load the NVIDIA management library {}", "无法加载 NVIDIA 管理库 {}"},
     {"cannot load the CUDA driver library {}", "无法加载 CUDA 驱动库 {}"},
     {"{} is not a usable NVML library: symbol {} is missing", "{} 不是可用的 NVML 库：缺少符号 {}"},
@@ -74,9 +78,22 @@ constexpr Template kTemplates[] = {
     {"cannot open shared object file", "无法打开共享库文件"},
     {"no GPU with bus id {}", "没有总线地址为 {} 的 GPU"},
     {"no GPU to test", "没有可测试的 GPU"},
-    {"cannot run stress: no CUDA driver: {}", "无法运行 stress：没有 CUDA 驱动：{}"},
-    {"cannot run stress: CUDA does not start: {}", "无法运行 stress：CUDA 无法启动：{}"},
-    {"cannot run stress: {}", "无法运行 stress：{}"},
+    {"unknown test '{}' (hbm, memory, pcie, p2p, power)", "未知的测试“{}”（hbm、memory、pcie、p2p、power）"},
+    {"NVML initialisation failed: {*}", "NVML 初始化失败：{}"},
+    {"the NVIDIA kernel driver is not loaded ({}); load it with 'sudo modprobe nvidia' or install the NVIDIA "
+     "driver (Debian: 'apt install nvidia-driver'); check 'dmesg | grep -i nvrm'",
+     "NVIDIA 内核驱动未加载（{}）；用 'sudo modprobe nvidia' 加载，或安装 NVIDIA 驱动（Debian：'apt install "
+     "nvidia-driver'）；检查 'dmesg | grep -i nvrm'"},
+    {"{} ({}); the driver was upgraded without reloading the kernel module: reboot, or unload and reload the "
+     "nvidia modules",
+     "{}（{}）；驱动升级后没有重新加载内核模块：请重启，或卸载后重新加载 nvidia 模块"},
+    {"{} ({}); run as a user allowed to open /dev/nvidia*, or as root",
+     "{}（{}）；请以可以打开 /dev/nvidia* 的用户或 root 运行"},
+    {"{} ({}); check 'dmesg | grep -i nvrm' and that 'nvidia-smi' works",
+     "{}（{}）；检查 'dmesg | grep -i nvrm' 以及 'nvidia-smi' 是否正常"},
+    {"cannot run stress: no CUDA driver: {*}", "无法运行 stress：没有 CUDA 驱动：{}"},
+    {"cannot run stress: CUDA does not start: {*}", "无法运行 stress：CUDA 无法启动：{}"},
+    {"cannot run stress: {*}", "无法运行 stress：{}"},
     {"another gpudoctor stress is running ({}); one stress run at a time per machine",
      "另一个 gpudoctor stress 正在运行（{}）；每台机器同一时间只能运行一个"},
     {"stopped after {} s; kernels stopped, device memory freed", "{} 秒后已停止；内核已停止，显存已释放"},
@@ -106,16 +123,18 @@ constexpr Template kTemplates[] = {
     {"is a directory, not a TOML file", "是目录，不是 TOML 文件"},
     {"larger than 1 MiB, not a config file", "大于 1 MiB，不是配置文件"},
     {"larger than 1 MiB", "大于 1 MiB"},
+    {"gzip data truncated at byte {} (the input ends there)", "gzip 数据在第 {} 字节处截断（输入到此结束）"},
     {"gzip data truncated at byte {}", "gzip 数据在第 {} 字节处截断"},
+    {"analysed as far as it decompresses", "已分析到能解压的部分为止"},
     {"gzip data truncated (unexpected end of file)", "gzip 数据被截断（文件意外结束）"},
     {"gzip data corrupt at byte {}", "gzip 数据在第 {} 字节处损坏"},
     {"out of memory decompressing", "解压时内存不足"},
-    {"refused unread: {}", "未读取即拒绝：{}"},
+    {"refused unread: {*}", "未读取即拒绝：{}"},
 
     // The store and the report.
     {"no gpudoctor store here (has `gpudoctor agent` run with this data directory?)",
      "这里没有 gpudoctor 数据库（`gpudoctor agent` 是否用这个数据目录运行过？）"},
-    {"{} (nothing recorded: is `gpudoctor agent` running? For a check now: gpudoctor diagnose)",
+    {"{*} (nothing recorded: is `gpudoctor agent` running? For a check now: gpudoctor diagnose)",
      "{}（没有记录：`gpudoctor agent` 在运行吗？要立即检查：gpudoctor diagnose）"},
     {"not a gpudoctor store (it holds other tables)", "不是 gpudoctor 数据库（其中是别的表）"},
     {"the store is empty", "数据库是空的"},
@@ -126,9 +145,14 @@ constexpr Template kTemplates[] = {
     {"another gpudoctor agent (pid {}) is writing to this store",
      "另一个 gpudoctor agent（pid {}）正在写入这个数据库"},
     {"no answer within {}", "{} 内没有响应"},
+    {"query '{*}'", "查询“{}”"},
+    {"cannot connect (is it running, and is the URL right?)", "无法连接（它在运行吗？URL 对吗？）"},
+    {"no connection within {} ms", "{} 毫秒内没有连上"},
+    {"no complete answer within {} ms (--prometheus-timeout), or the connection closed",
+     "{} 毫秒内没有完整的响应（--prometheus-timeout），或连接已关闭"},
     {"cannot resolve '{}'", "无法解析“{}”"},
-    {"the answer is not the query API's JSON: {}", "响应不是查询 API 的 JSON：{}"},
-    {"ignoring the agent state {}; running a {}", "忽略 agent 状态 {}；改为运行{}"},
+    {"the answer is not the query API's JSON: {*}", "响应不是查询 API 的 JSON：{}"},
+    {"ignoring the agent state {*}; running a {}", "忽略 agent 状态 {}；改为运行{}"},
 
     // The C library's words for the usual errno values.
     {"No such file or directory", "没有那个文件或目录"},
@@ -162,9 +186,15 @@ constexpr std::size_t kMaxTranslatedBytes = 1024;
 std::vector<std::string> LiteralsOf(std::string_view en) {
   std::vector<std::string> out;
   std::size_t start = 0;
-  for (std::size_t at = en.find("{}"); at != std::string_view::npos; at = en.find("{}", start)) {
-    if (at > start) out.emplace_back(en.substr(start, at - start));
-    start = at + 2;
+  std::size_t pos = 0;
+  while ((pos = en.find('{', pos)) != std::string_view::npos) {
+    const std::size_t width = en.compare(pos, 3, "{*}") == 0 ? 3 : en.compare(pos, 2, "{}") == 0 ? 2 : 0;
+    if (width == 0) {
+      ++pos;
+      continue;
+    }
+    if (pos > start) out.emplace_back(en.substr(start, pos - start));
+    start = pos = pos + width;
   }
   if (start < en.size()) out.emplace_back(en.substr(start));
   return out;
@@ -186,8 +216,13 @@ std::regex PatternOf(std::string_view en) {
   std::string re;
   for (std::size_t i = 0; i < en.size(); ++i) {
     if (en.compare(i, 2, "{}") == 0) {
-      re += "(.+?)";
+      re += "((?:(?!: ).)+?)";
       ++i;
+      continue;
+    }
+    if (en.compare(i, 3, "{*}") == 0) {
+      re += "(.+?)";
+      i += 2;
       continue;
     }
     const char c = en[i];

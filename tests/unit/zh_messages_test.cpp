@@ -49,6 +49,21 @@ TEST(ZhMessages, UsageErrorsOfTheParser) {
             "gpudoctor: --prometheus：缺少一个 TEXT 值（见 gpudoctor --help）");
 }
 
+// A placeholder at the end of a template does not swallow the next clause:
+// each clause after ": " is matched on its own (two real lines).
+TEST(ZhMessages, ClausesAreMatchedEachOnItsOwn) {
+  EXPECT_EQ(TranslateStderrLineZh("gpudoctor: /tmp/trunc.gz: gzip data truncated at byte 20 (the input ends "
+                                  "there): analysed as far as it decompresses"),
+            "gpudoctor: /tmp/trunc.gz: gzip 数据在第 20 字节处截断（输入到此结束）: 已分析到能解压的部分为止");
+  EXPECT_EQ(TranslateStderrLineZh("gpudoctor: --interval 20s is longer than --duration 5s: only one reading would "
+                                  "be taken (shorten --interval or lengthen --duration)"),
+            "gpudoctor: --interval 20s 比 --duration 5s 还长: 只会取一次读数（缩短 --interval 或加长 --duration）");
+  EXPECT_EQ(TranslateStderrLineZh("gpudoctor fleet: prometheus http://127.0.0.1:1: query 'gpudoctor_gpu_verdict': "
+                                  "cannot connect (is it running, and is the URL right?)"),
+            "gpudoctor fleet: prometheus http://127.0.0.1:1: 查询“gpudoctor_gpu_verdict”: 无法连接（它在运行吗？URL "
+            "对吗？）");
+}
+
 // A progress line: the placeholders keep their order in the Chinese.
 TEST(ZhMessages, StressStartLine) {
   EXPECT_EQ(TranslateStderrLineZh("gpudoctor stress: will run hbm, memory on 2 GPU(s) [GPU 0 NVIDIA H100; GPU 1 "
