@@ -190,8 +190,8 @@ Result<SystemStatus> ParseNvidiaSmiText(std::string_view text, std::string_view 
       // Not a GPU anyone can address: its block is left out, not read into
       // the GPU above it.
       if (notes != nullptr) {
-        notes->push_back(fmt::format("GPU {}: {} is not a PCI bus id ({}); its block was left out", address,
-                                     address, PciBusIdProblem(address)));
+        notes->push_back(fmt::format("GPU {} is not a PCI bus id ({}): that GPU's block was left out", address,
+                                     PciBusIdProblem(address)));
       }
       skipping = true;
       stack.clear();

@@ -44,9 +44,9 @@ namespace gpudoctor {
 //
 // A "GPU <address>" line whose address is not a PCI bus id (a device above
 // 0x1f, a function above 7) opens no GPU: its block is left out, and
-// `notes`, when given, gets one line saying so ("GPU 00000000:3A:25.0:
-// 00000000:3A:25.0 is not a PCI bus id (device 0x25 is above 0x1f); its
-// block was left out").
+// `notes`, when given, gets one line saying so ("GPU 00000000:3A:25.0 is
+// not a PCI bus id (device 0x25 is above 0x1f): that GPU's block was left
+// out").
 Result<SystemStatus> ParseNvidiaSmiText(std::string_view text, std::string_view source_name,
                                         std::vector<std::string>* notes = nullptr);
 

@@ -51,6 +51,7 @@ TEST(VerdictsAgreeE2E, PerGpuVerdictsMatchTheFoldedFindings) {
     ++pending_findings;
     EXPECT_EQ(f["gpus"].size(), 8u) << f.dump(1);
     EXPECT_EQ(f["severity"], "warning");
+    EXPECT_EQ(f["title"], "8 of 8 GPUs: MIG mode change is waiting for a GPU reset");
   }
   EXPECT_EQ(pending_findings, 1u) << a.doc["findings"].dump(1);
   const json* thermal = FindingOf(a.doc, "thermal.slowdown");

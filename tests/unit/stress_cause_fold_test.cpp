@@ -9,6 +9,7 @@
 
 #include "rules/active/group.h"
 #include "rules/engine/finding_fold.h"
+#include "rules/engine/registry.h"
 #include "unit/rule_events_testing.h"
 #include "unit/rule_stress_testing.h"
 
