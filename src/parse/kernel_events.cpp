@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -353,6 +354,7 @@ void KernelEventScanner::State::Open(const LineMatch& m, std::string_view messag
   ev.kind = m.kind;
   ev.code = m.code;
   ev.pci_bus_id = m.pci;
+  if (m.pci.empty()) std::tie(ev.pci_not_bus_id, ev.pci_not_bus_id_why) = kevents::KernelPciProblem(message);
   ev.gpu_number = m.gpu_number;
   if (m.gpu_number && !m.pci.empty()) bus_of_gpu_number[*m.gpu_number] = m.pci;
   ev.pid = m.pid;

@@ -121,6 +121,49 @@ TEST_F(StressE2e, HalfDuplexPcieLinkIsFlagged) {
   EXPECT_LE(r.report["active"]["gpus"][0]["pcie"]["bidir_gbps"].get<double>(), 12.1);
 }
 
+TEST_F(StressE2e, OneSlowLinkIsOneFinding) {
+  // Three GPUs on Gen4 x16 (31.5 GB/s); the third's link moves 8 GB/s each
+  // way and takes the directions in turn. Each rule sees a symptom of it
+  // (a straggler in every direction, below its link, half duplex): one finding.
+  std::vector<json> gpus;
+  for (const char* bus : {"0000:01:00.0", "0000:02:00.0", "0000:03:00.0"}) {
+    const bool slow = std::string(bus) == "0000:03:00.0";
+    json g = slow ? StressGpu(bus, {{"h2d_gbps", 8}, {"d2h_gbps", 8}, {"pcie_duplex", "half"}})
+                  : StressGpu(bus, {{"h2d_gbps", 25}, {"d2h_gbps", 25}});
+    g["pcie_link_gen_current"] = g["pcie_link_gen_max"] = 4;
+    g["pcie_link_width_current"] = g["pcie_link_width_max"] = 16;
+    gpus.push_back(g);
+  }
+  auto r = Run(Scenario(gpus), {"--tests", "pcie", "--duration", "3s"});
+  ASSERT_EQ(r.process.exit_code, 1) << r.process.err;
+  ASSERT_EQ(r.report["findings"].size(), 1u) << r.report["findings"].dump(2);
+  const json& f = r.report["findings"][0];
+  EXPECT_EQ(f["id"], "stress.pcie_below_link");
+  EXPECT_EQ(f["gpus"], json({"0000:03:00.0"}));
+  const std::string evidence = f["evidence"].dump();
+  EXPECT_NE(evidence.find("is a straggler"), std::string::npos) << evidence;
+  EXPECT_NE(evidence.find("both directions at once reach only"), std::string::npos) << evidence;
+  for (const json& g : r.report["gpus"]) {  // the verdict lines agree with it
+    const bool slow = g["pci_bus_id"] == "0000:03:00.0";
+    EXPECT_EQ(g["verdict"], slow ? "warning" : "ok") << g.dump();
+    EXPECT_EQ(g["findings"], slow ? json({"stress.pcie_below_link"}) : json::array()) << g.dump();
+  }
+}
+
+TEST_F(StressE2e, ALinkSlowOneWayIsNotHalfDuplex) {
+  // Gen5 x16 (63 GB/s): host to device 10 GB/s, device to host 50 GB/s.
+  json g = StressGpu("0000:01:00.0", {{"h2d_gbps", 10}, {"d2h_gbps", 50}});
+  g["pcie_link_gen_current"] = g["pcie_link_gen_max"] = 5;
+  g["pcie_link_width_current"] = g["pcie_link_width_max"] = 16;
+  auto r = Run(Scenario({g}), {"--tests", "pcie", "--duration", "3s"});
+  ASSERT_EQ(r.process.exit_code, 1) << r.process.err;
+  EXPECT_EQ(FindingIds(r.report), std::set<std::string>{"stress.pcie_below_link"}) << r.report["findings"].dump(2);
+  const json* f = FindingFor(r.report, "stress.pcie_below_link");
+  EXPECT_NE((*f)["title"].get<std::string>().find("PCIe host-to-device copies reach only"), std::string::npos)
+      << (*f)["title"];
+  EXPECT_NE((*f)["title"].get<std::string>().find("slow one way"), std::string::npos) << (*f)["title"];
+}
+
 TEST_F(StressE2e, HbmFarBelowPeakAndAStraggler) {
   auto s = Scenario({StressGpu("0000:01:00.0"), StressGpu("0000:02:00.0"),
                      StressGpu("0000:03:00.0", {{"burn_tflops", 20}})});
@@ -352,7 +395,8 @@ TEST_F(StressE2e, RulesListsTheStressRules) {
   for (const char* id : {"stress.power_supply", "stress.gpu_lost", "stress.memory_mismatch", "stress.cuda_error",
                          "stress.power_brake", "stress.thermal_slowdown", "stress.straggler",
                          "stress.hbm_below_peak", "stress.pcie_below_link", "stress.clocks_held",
-                         "stress.weak_peer_pair", "stress.peer_pair_below_links", "stress.pcie_half_duplex"}) {
+                         "stress.weak_peer_pair", "stress.peer_pair_below_links", "stress.pcie_half_duplex",
+                         "stress.peer_pair_above_links"}) {
     EXPECT_NE(r.out.find(id), std::string::npos) << id;
   }
   EXPECT_NE(r.out.find("[needs active]"), std::string::npos);
