@@ -564,15 +564,17 @@ TEST(KernelEvents, AnAddressThatIsNotABusIdIsKeptWithWhy) {
       "usb 1-1: new device",
       "NVRM: Xid (PCI:0000:3b:00): 48, pid=1, name=a, An uncorrectable double bit error",
   });
-  ASSERT_EQ(ev.size(), 3u);
+  ASSERT_EQ(ev.size(), 4u);
   EXPECT_EQ(ev[0].pci_bus_id, "");
   EXPECT_EQ(ev[0].pci_not_bus_id, "0000:3a:25");
   EXPECT_EQ(ev[0].pci_not_bus_id_why, "device 0x25 is above 0x1f");
-  EXPECT_EQ(ev[1].pci_bus_id, "");
-  EXPECT_EQ(ev[1].pci_not_bus_id, "0000:18:00.8");
-  EXPECT_EQ(ev[1].pci_not_bus_id_why, "function 8 is above 7");
-  EXPECT_EQ(ev[2].pci_bus_id, "0000:3b:00.0");
-  EXPECT_EQ(ev[2].pci_not_bus_id, "");
+  EXPECT_EQ(ev[1].kind, K::kFallenOffBus);  // derived from the Xid 79, with what it says of the address
+  EXPECT_EQ(ev[1].pci_not_bus_id, "0000:3a:25");
+  EXPECT_EQ(ev[2].pci_bus_id, "");
+  EXPECT_EQ(ev[2].pci_not_bus_id, "0000:18:00.8");
+  EXPECT_EQ(ev[2].pci_not_bus_id_why, "function 8 is above 7");
+  EXPECT_EQ(ev[3].pci_bus_id, "0000:3b:00.0");
+  EXPECT_EQ(ev[3].pci_not_bus_id, "");
 }
 
 TEST(KernelEvents, KernelGspAssertionsAreGspEvents) {
