@@ -123,6 +123,7 @@ enum QueryId {
   kDcgmLastSeen,
   kDcgmXid,
   kDcgmXidCount,
+  kDcgmHealth,
   kQueryCount,
   // Then the dcgm-exporter field reads (DcgmExtremesExprs, DcgmBucketEndSelectors).
   kFirstDcgmRead = kQueryCount
@@ -197,6 +198,7 @@ std::vector<FleetQuery> PlanQueries(const FleetRequest& r, const std::string& m,
         r.resolution);
   range(kDcgmXidCount, Selector("DCGM_EXP_XID_ERRORS_COUNT", m) + " > 0", r.from - r.resolution,
         r.resolution);
+  range(kDcgmHealth, Selector("DCGM_EXP_GPU_HEALTH_STATUS", m) + " > 0", r.from, r.resolution);
   return q;
 }
 
@@ -382,6 +384,9 @@ void FleetAssembly::AddDcgmAnswers(const std::vector<Result<PromAnswer>>& a) {
     if (HasAgent(NodeOf(s))) continue;
     readings.AddDcgmXidCountSeries(s, static_cast<double>(request_.resolution.count()),
                                    UnixSecondsOf(request_.from));
+  }
+  for (const auto& s : a[kDcgmHealth]->series) {
+    if (!HasAgent(NodeOf(s))) readings.AddDcgmHealthSeries(s);
   }
   // Exact sample times of the GPUs that report now (within the engine's
   // lookback); the others' last bucket with data is their last sign of life.
