@@ -86,7 +86,16 @@ std::string ShortLabel(const std::string& id) {
 // particular has only its title to say what it is.
 std::string StableReason(const CheckFinding& f, const std::vector<CheckGpu>& gpus) {
   const std::string label = ShortLabel(f.id);
-  if (f.gpus.empty()) return label + ": " + f.title;  // host-wide: "dropped: 7 of 8 expected ..."
+  if (f.gpus.empty()) {
+    // A GPU hung before it told its bus id: its finding's title begins
+    // "GPU <index> ", and the reason names that index only.
+    const auto digits = f.title.find_first_not_of("0123456789", 4);
+    if (IsGpuGone(f) && f.title.rfind("GPU ", 0) == 0 && digits != std::string::npos &&
+        digits > 4 && f.title[digits] == ' ') {
+      return f.title.substr(0, digits) + " " + label;
+    }
+    return label + ": " + f.title;  // host-wide: "dropped: 7 of 8 expected ..."
+  }
   std::string out = "GPU";
   for (const auto& g : gpus) {
     if (g.pci_bus_id == f.gpus.front()) out += " " + std::to_string(g.index);
@@ -215,6 +224,9 @@ const std::vector<CheckCondition>& AllCheckConditions() {
 }
 
 void AddGpuStateFindings(CheckSource& source) {
+  // A finding about a GPU without a bus id lists the empty id; it names no
+  // GPU by bus id.
+  for (auto& f : source.findings) std::erase(f.gpus, std::string());
   for (const auto& gpu : source.gpus) {
     if (gpu.state == "ok") continue;
     // A GPU without a bus id (hung before it told it) is named by a finding
