@@ -125,12 +125,19 @@ ConditionResult Judge(const ConditionSpec& spec, const CheckSource& source, Seve
     r.status = CheckStatus::kProblem;
     for (const CheckFinding* f : hits) r.worst = std::max(r.worst, f->severity);
     r.reason = first.id + Where(first.gpus, first.title) + ": " + first.title;
+    if (hits.size() > 1) r.reason += " (+" + std::to_string(hits.size() - 1) + " more)";
+    // Slurm resets a reason's time when its text changes: its count is of
+    // the other GPUs with the same cause (more GPUs lost), not of every
+    // finding, so a slowdown that comes and goes, or the Xid 79 of the same
+    // lost GPU, leaves it as it is.
     r.slurm_reason = StableReason(first, source.gpus);
-    if (hits.size() > 1) {
-      const std::string more = " (+" + std::to_string(hits.size() - 1) + " more)";
-      r.reason += more;
-      r.slurm_reason += more;
-    }
+    const auto same_cause = std::count_if(hits.begin() + 1, hits.end(), [&](const CheckFinding* f) {
+      if (ShortLabel(f->id) != ShortLabel(first.id)) return false;
+      return std::none_of(f->gpus.begin(), f->gpus.end(), [&](const std::string& bus) {
+        return std::find(first.gpus.begin(), first.gpus.end(), bus) != first.gpus.end();
+      });
+    });
+    if (same_cause > 0) r.slurm_reason += " (+" + std::to_string(same_cause) + " more)";
   } else if (!source.gpus_visible) {
     r.status = CheckStatus::kUnknown;
     r.reason = "unknown: " + source.unknown_reason;
