@@ -173,6 +173,24 @@ def main():
                 if json.loads(embedded) != json.loads(expected):
                     problems.append(f"{where}: gpudoctor-plugin.json differs from {plugin_file} "
                                     "(with the image's /usr/bin/gpudoctor)")
+    # The image the manifests run is deploy/container/Containerfile's: Debian
+    # 12 with the package, whose binary is /usr/bin/gpudoctor.
+    containerfile = os.path.join(sys.argv[1], "..", "container", "Containerfile")
+    if os.path.exists(containerfile):
+        with open(containerfile) as f:
+            lines = [l.strip() for l in f if l.strip() and not l.lstrip().startswith("#")]
+        if not any(l.startswith("FROM ") and ":12" in l for l in lines):
+            problems.append("Containerfile: not FROM a Debian 12 image")
+        if not any("apt-get install" in l and ".deb" in l for l in lines):
+            problems.append("Containerfile: does not install the gpudoctor package")
+        if 'ENTRYPOINT ["/usr/bin/gpudoctor"]' not in lines:
+            problems.append("Containerfile: ENTRYPOINT is not the package's /usr/bin/gpudoctor")
+    for where, ds in agents:
+        for c in dig(ds, "spec", "template", "spec", "containers") or []:
+            command = c.get("command") or []
+            if "agent" in (c.get("args") or []) and command[:1] != ["/usr/bin/gpudoctor"]:
+                problems.append(f"{where}: the agent runs {command[:1]}, "
+                                "not the image's /usr/bin/gpudoctor")
     agent_images = set()
     for where, ds in agents:
         for c in dig(ds, "spec", "template", "spec", "containers") or []:

@@ -100,6 +100,8 @@ TEST_F(DeployManifests, CheckerFailsOnBrokenCopies) {
        "not gpudoctor's image"},
       {"node-problem-detector.yaml", "[\"cp\", \"/node-problem-detector\", \"/npd/node-problem-detector\"]",
        "[\"cp\", \"/usr/bin/gpudoctor\", \"/npd/gpudoctor\"]", "copies gpudoctor"},
+      {"gpudoctor-daemonset.yaml", "command: [\"/usr/bin/gpudoctor\"]",
+       "command: [\"/usr/local/bin/gpudoctor\"]", "not the image's /usr/bin/gpudoctor"},
       {"node-problem-detector.yaml", "\"path\": \"/usr/bin/gpudoctor\"",
        "\"path\": \"/usr/local/bin/gpudoctor\"", "differs from"},
   };
