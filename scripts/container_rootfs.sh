@@ -39,7 +39,9 @@ start_s=$SECONDS
 # .deb goes in through mmdebstrap's file-mirror-automount hook; the .debs
 # apt downloads are copied in from the cache before and back out after, and
 # kept (download/empty, essential/unlink skipped). force-unsafe-io: no fsync
-# per file for a tree that is thrown away.
+# per file for a tree that is thrown away. The hooks' "$1" (the root
+# file system) is mmdebstrap's to expand.
+# shellcheck disable=SC2016
 mmdebstrap --quiet --mode=root --variant=minbase --format=directory \
   --dpkgopt=force-unsafe-io --skip=essential/unlink,download/empty \
   --hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount \
@@ -62,8 +64,9 @@ out=$(chroot "$rootfs" /usr/bin/gpudoctor check --npd --duration 1s --interval 5
 rc=$?
 set -e
 [ "$rc" -eq 2 ] || fail "check --npd without NVML exited $rc (want 2): $out"
-[ "$(wc -l <<<"$out")" -eq 1 ] && [ "${#out}" -le 80 ] && [[ "$out" == "unknown: "* ]] ||
+if [ "$(wc -l <<<"$out")" -ne 1 ] || [ "${#out}" -gt 80 ] || [[ "$out" != "unknown: "* ]]; then
   fail "check --npd without NVML: not one short unknown line: $out"
+fi
 echo "container_rootfs: check --npd without NVML: exit 2, $out"
 
 # On the fake NVML, as the NVIDIA runtime would mount the driver's library.
