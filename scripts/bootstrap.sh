@@ -16,13 +16,16 @@ BUILD_PACKAGES=(
 )
 
 # The test suite, benchmarks, fuzzing and packaging: servers the tests start
-# (Prometheus, VictoriaMetrics, Chromium), clang for the fuzz targets, tools.
+# (Prometheus, VictoriaMetrics, Chromium, a single-node Slurm with munge),
+# clang for the fuzz targets, tools, mmdebstrap for the container image's
+# root file system.
 TEST_PACKAGES=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   chromium fonts-noto-cjk prometheus prometheus-node-exporter victoria-metrics wrk iproute2 openssl
   clang libclang-rt-14-dev
   python3 python3-yaml util-linux tmux
   help2man man-db dpkg-dev systemd
+  slurmctld slurmd slurm-client munge mmdebstrap
 )
 
 PACKAGES=("${BUILD_PACKAGES[@]}")

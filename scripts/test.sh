@@ -5,8 +5,9 @@
 # UndefinedBehaviorSanitizer build and the same tests under it, then every
 # fuzz target for a fixed number of runs. The ASan build runs beside the
 # Release tests and the package, the fuzz build and runs beside the ASan tests
-# (nice 19). Warnings are errors here (GPUDOCTOR_WERROR). Each phase prints
-# its time; DEVELOPMENT.md has the figures.
+# (nice 19). With CI=true also the container image's root file system
+# (scripts/container_rootfs.sh). Warnings are errors here (GPUDOCTOR_WERROR).
+# Each phase prints its time; DEVELOPMENT.md has the figures.
 # Usage: scripts/test.sh            (from anywhere in the checkout)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -88,6 +89,14 @@ ctest --test-dir build --output-on-failure -j "$test_jobs" --timeout 300
 
 phase "Debian package"
 bash scripts/package.sh build
+
+# The container image's root file system from Debian's packages with the
+# package just built, gpudoctor run inside it (needs root and the network's
+# Debian mirror, so with CI=true, as the package's install check).
+if [ "${CI:-}" = true ]; then
+  phase "container image root file system (mmdebstrap, chroot)"
+  bash scripts/container_rootfs.sh build
+fi
 
 phase "build (ASan + UBSan, -O1): what is left after the phases beside it"
 wait_for "$asan_pid" "$asan_log" "the ASan + UBSan build"

@@ -86,7 +86,16 @@ std::string ShortLabel(const std::string& id) {
 // particular has only its title to say what it is.
 std::string StableReason(const CheckFinding& f, const std::vector<CheckGpu>& gpus) {
   const std::string label = ShortLabel(f.id);
-  if (f.gpus.empty()) return label + ": " + f.title;  // host-wide: "dropped: 7 of 8 expected ..."
+  if (f.gpus.empty()) {
+    // A GPU hung before it told its bus id: its finding's title begins
+    // "GPU <index> ", and the reason names that index only.
+    const auto digits = f.title.find_first_not_of("0123456789", 4);
+    if (IsGpuGone(f) && f.title.rfind("GPU ", 0) == 0 && digits != std::string::npos &&
+        digits > 4 && f.title[digits] == ' ') {
+      return f.title.substr(0, digits) + " " + label;
+    }
+    return label + ": " + f.title;  // host-wide: "dropped: 7 of 8 expected ..."
+  }
   std::string out = "GPU";
   for (const auto& g : gpus) {
     if (g.pci_bus_id == f.gpus.front()) out += " " + std::to_string(g.index);
@@ -116,12 +125,19 @@ ConditionResult Judge(const ConditionSpec& spec, const CheckSource& source, Seve
     r.status = CheckStatus::kProblem;
     for (const CheckFinding* f : hits) r.worst = std::max(r.worst, f->severity);
     r.reason = first.id + Where(first.gpus, first.title) + ": " + first.title;
+    if (hits.size() > 1) r.reason += " (+" + std::to_string(hits.size() - 1) + " more)";
+    // Slurm resets a reason's time when its text changes: its count is of
+    // the other GPUs with the same cause (more GPUs lost), not of every
+    // finding, so a slowdown that comes and goes, or the Xid 79 of the same
+    // lost GPU, leaves it as it is.
     r.slurm_reason = StableReason(first, source.gpus);
-    if (hits.size() > 1) {
-      const std::string more = " (+" + std::to_string(hits.size() - 1) + " more)";
-      r.reason += more;
-      r.slurm_reason += more;
-    }
+    const auto same_cause = std::count_if(hits.begin() + 1, hits.end(), [&](const CheckFinding* f) {
+      if (ShortLabel(f->id) != ShortLabel(first.id)) return false;
+      return std::none_of(f->gpus.begin(), f->gpus.end(), [&](const std::string& bus) {
+        return std::find(first.gpus.begin(), first.gpus.end(), bus) != first.gpus.end();
+      });
+    });
+    if (same_cause > 0) r.slurm_reason += " (+" + std::to_string(same_cause) + " more)";
   } else if (!source.gpus_visible) {
     r.status = CheckStatus::kUnknown;
     r.reason = "unknown: " + source.unknown_reason;
@@ -215,6 +231,9 @@ const std::vector<CheckCondition>& AllCheckConditions() {
 }
 
 void AddGpuStateFindings(CheckSource& source) {
+  // A finding about a GPU without a bus id lists the empty id; it names no
+  // GPU by bus id.
+  for (auto& f : source.findings) std::erase(f.gpus, std::string());
   for (const auto& gpu : source.gpus) {
     if (gpu.state == "ok") continue;
     // A GPU without a bus id (hung before it told it) is named by a finding

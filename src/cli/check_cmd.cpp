@@ -125,6 +125,19 @@ Result<CheckPlan> MakePlan(const CheckOptions& o) {
   return plan;
 }
 
+// NVML's errors say the cause first and its detail in parentheses ("no
+// NVIDIA driver found (cannot load the NVIDIA management library
+// /usr/lib/...: ...)"): the one-line answers say the cause, which fits NPD's
+// 80 characters whole; the detail goes to stderr, which the Slurm health
+// check logs.
+void ShortenUnknownReason(CheckSource& source) {
+  if (source.gpus_visible) return;
+  const auto paren = source.unknown_reason.find(" (");
+  if (paren == std::string::npos) return;
+  std::cerr << "gpudoctor: " << source.unknown_reason << "\n";
+  source.unknown_reason.resize(paren);
+}
+
 CheckSource FromAgent(const AgentSnapshot& s) {
   CheckSource source;
   source.origin = "agent state";
@@ -183,6 +196,7 @@ int RunCheck(const CheckOptions& o, const GlobalOptions& global) {
     if (state) {
       CheckSource source = FromAgent(*state);
       AddGpuStateFindings(source);
+      ShortenUnknownReason(source);
       if (source.gpus_visible) AddExpectedGpus(source, o.sampling.expected_gpus);
       return Answer(plan->mode, EvaluateCheck(source, plan->conditions, plan->threshold));
     }
@@ -204,6 +218,7 @@ int RunCheck(const CheckOptions& o, const GlobalOptions& global) {
   LiveDiagnosis live = RunLiveDiagnosis(*session, *live_plan, false);
   CheckSource source = FromDiagnosis(live);
   AddGpuStateFindings(source);
+  ShortenUnknownReason(source);
   ExitAfterSession(*session,
                    Answer(plan->mode, EvaluateCheck(source, plan->conditions, plan->threshold)));
 }

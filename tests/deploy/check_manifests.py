@@ -161,13 +161,55 @@ def main():
             if ep.get("port") not in port_names:
                 problems.append(f"{where}: endpoint port {ep.get('port')!r} is not a Service port name")
 
+    # The ConfigMap is the plugin file with the image's path (the Debian
+    # package's /usr/bin), and NPD runs in the agent's image, which has
+    # gpudoctor and its libraries: no binary copied into NPD's image.
     plugin_file = os.path.join(sys.argv[1], "..", "node-problem-detector", "gpudoctor-plugin.json")
     for where, cm in docs:
         embedded = dig(cm, "data", "gpudoctor-plugin.json") if cm["kind"] == "ConfigMap" else None
         if embedded is not None and os.path.exists(plugin_file):
             with open(plugin_file) as f:
-                if json.loads(embedded) != json.load(f):
-                    problems.append(f"{where}: gpudoctor-plugin.json differs from {plugin_file}")
+                expected = f.read().replace('"/usr/local/bin/gpudoctor"', '"/usr/bin/gpudoctor"')
+                if json.loads(embedded) != json.loads(expected):
+                    problems.append(f"{where}: gpudoctor-plugin.json differs from {plugin_file} "
+                                    "(with the image's /usr/bin/gpudoctor)")
+    # The image the manifests run is deploy/container/Containerfile's: Debian
+    # 12 with the package, whose binary is /usr/bin/gpudoctor.
+    containerfile = os.path.join(sys.argv[1], "..", "container", "Containerfile")
+    if os.path.exists(containerfile):
+        with open(containerfile) as f:
+            lines = [l.strip() for l in f if l.strip() and not l.lstrip().startswith("#")]
+        if not any(l.startswith("FROM ") and ":12" in l for l in lines):
+            problems.append("Containerfile: not FROM a Debian 12 image")
+        if not any("apt-get install" in l and ".deb" in l for l in lines):
+            problems.append("Containerfile: does not install the gpudoctor package")
+        if 'ENTRYPOINT ["/usr/bin/gpudoctor"]' not in lines:
+            problems.append("Containerfile: ENTRYPOINT is not the package's /usr/bin/gpudoctor")
+    for where, ds in agents:
+        for c in dig(ds, "spec", "template", "spec", "containers") or []:
+            command = c.get("command") or []
+            if "agent" in (c.get("args") or []) and command[:1] != ["/usr/bin/gpudoctor"]:
+                problems.append(f"{where}: the agent runs {command[:1]}, "
+                                "not the image's /usr/bin/gpudoctor")
+    agent_images = set()
+    for where, ds in agents:
+        for c in dig(ds, "spec", "template", "spec", "containers") or []:
+            if "agent" in (c.get("args") or []):
+                agent_images.add(c.get("image"))
+    for where, ds in docs:
+        if ds["kind"] != "DaemonSet":
+            continue
+        pod = dig(ds, "spec", "template", "spec") or {}
+        for c in pod.get("containers") or []:
+            if not any("node-problem-detector" in str(a) for a in c.get("command") or []):
+                continue
+            if c.get("image") not in agent_images:
+                problems.append(f"{where}: NPD runs in {c.get('image')}, not gpudoctor's image "
+                                f"({', '.join(sorted(map(str, agent_images)))})")
+        for c in pod.get("initContainers") or []:
+            if any("gpudoctor" in str(a) for a in (c.get("command") or []) + (c.get("args") or [])):
+                problems.append(f"{where}: init container {c.get('name')} copies gpudoctor "
+                                "into another image (it needs its shared libraries)")
 
     for p in problems:
         print(p)

@@ -93,6 +93,17 @@ TEST_F(DeployManifests, CheckerFailsOnBrokenCopies) {
       {"servicemonitor.yaml", "      basicAuth:", "      notAuth:", "sends no credentials"},
       {"node-problem-detector.yaml", "\"max_output_length\": 80", "\"max_output_length\": 120",
        "differs from"},
+      // NPD runs the plugin in its own container: in NPD's image gpudoctor's
+      // libraries are missing.
+      {"node-problem-detector.yaml", "image: ghcr.io/gpudoctor/gpudoctor:0.1.0",
+       "image: registry.k8s.io/node-problem-detector/node-problem-detector:v0.8.19",
+       "not gpudoctor's image"},
+      {"node-problem-detector.yaml", "[\"cp\", \"/node-problem-detector\", \"/npd/node-problem-detector\"]",
+       "[\"cp\", \"/usr/bin/gpudoctor\", \"/npd/gpudoctor\"]", "copies gpudoctor"},
+      {"gpudoctor-daemonset.yaml", "command: [\"/usr/bin/gpudoctor\"]",
+       "command: [\"/usr/local/bin/gpudoctor\"]", "not the image's /usr/bin/gpudoctor"},
+      {"node-problem-detector.yaml", "\"path\": \"/usr/bin/gpudoctor\"",
+       "\"path\": \"/usr/local/bin/gpudoctor\"", "differs from"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.complaint);

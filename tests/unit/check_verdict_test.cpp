@@ -203,6 +203,24 @@ TEST(CheckVerdict, LostGpuComesBeforeAnEarlierSlowdown) {
   EXPECT_EQ(healthy.reason.rfind("gpu.lost", 0), 0u) << healthy.reason;
 }
 
+// Slurm resets a reason's time when its text changes: a slowdown that comes
+// and goes, or the lost GPU's own Xid 79, leaves the reason as it is; another
+// GPU lost is counted.
+TEST(CheckVerdict, SlurmReasonCountsOnlyMoreGpusWithTheSameCause) {
+  const CheckFinding lost{"gpu.lost", Severity::kCritical, {"0000:19:00.0"}, "GPU 1 is lost"};
+  const CheckFinding xid{
+      "xid.fallen_off_bus", Severity::kCritical, {"0000:19:00.0"}, "GPU 1 fell off the bus"};
+  const CheckFinding slow{
+      "thermal.slowdown", Severity::kCritical, {"0000:18:00.0"}, "GPU 0 slows down"};
+  const CheckFinding lost0{"gpu.lost", Severity::kCritical, {"0000:18:00.0"}, "GPU 0 is lost"};
+  const auto all = AllCheckConditions();
+  const std::string alone = SlurmReason(EvaluateCheck(Source({lost}), all, Severity::kCritical));
+  EXPECT_EQ(alone, "GPU 1 lost 0000:19:00.0 [gpudoctor]");
+  EXPECT_EQ(SlurmReason(EvaluateCheck(Source({lost, xid, slow}), all, Severity::kCritical)), alone);
+  EXPECT_EQ(SlurmReason(EvaluateCheck(Source({lost, lost0}), all, Severity::kCritical)),
+            "GPU 1 lost 0000:19:00.0 +1 more [gpudoctor]");
+}
+
 // Without NVML the Slurm reason is short and plain, not NVML's error text cut.
 TEST(CheckVerdict, UnknownSlurmReasonIsShort) {
   CheckSource s;
