@@ -36,6 +36,8 @@ constexpr FirstBranch kFirstBranches[] = {
     {"nvmlGpmMetricsGet", 520, 0},
     {"nvmlGpmMigSampleGet", 525, 0},
     {"nvmlDeviceGetProcessesUtilizationInfo", 550, 0},
+    {"nvmlDeviceGetGpuFabricInfo", 525, 0},
+    {"nvmlDeviceGetGpuFabricInfoV", 550, 0},
 };
 
 // Calls `symbol` on `d` with null out-parameters: FUNCTION_NOT_FOUND when the
