@@ -247,7 +247,7 @@ void WriteFabricMetrics(const AgentLiveSnapshot& s, Exposition& e) {
            "NVLink fabric registration: 0 not supported, 1 not started, 2 in progress, "
            "3 completed");
   for (const auto& g : s.status.gpus) {
-    if (g.fabric) e.Sample(GpuSeriesLabels(s, g), static_cast<double>(g.fabric->state));
+    if (g.fabric) e.Sample(GpuSeriesLabels(s, g), static_cast<double>(static_cast<int>(g.fabric->state)));
   }
   e.Family("gpudoctor_gpu_fabric_status_ok", "gauge",
            "1 when the fabric registration completed successfully, 0 when it completed with an "

@@ -52,7 +52,9 @@ class NvlinkFabricE2e : public ::testing::Test {
     return Run(scenario, {"diagnose", "--root", root_.path().string(), "--duration", "1s",
                           "--interval", "500ms", "--lang", "en", "--format", "json"});
   }
-  json Status(const json& scenario) { return Run(scenario, {"status", "--json"}); }
+  json Status(const json& scenario) {
+    return Run(scenario, {"status", "--json", "--root", root_.path().string()});
+  }
 
   std::vector<json> FabricFindings(const json& doc) {
     std::vector<json> out;
@@ -79,6 +81,10 @@ TEST_F(NvlinkFabricE2e, HealthyBoardStaysOkAndStatusShowsTheFabric) {
   ASSERT_EQ(g["nvlink_peers"].size(), 7u);
   EXPECT_EQ(g["nvlink_peers"][0]["peer_pci_bus_id"], "0000:18:00.0");
   EXPECT_EQ(g["nvlink_peers"][0]["status"], "ok");
+  EXPECT_EQ(status["fabric"]["nvlink_fabric_registered"], 8);
+  const std::string path = dir_.Write("healthy.json", scenario.dump(2));
+  auto text = RunGpudoctor({"status", "--root", root_.path().string()}, path);
+  EXPECT_NE(text.out.find("fabric: NVLink 8/8 GPUs registered"), std::string::npos) << text.out;
 }
 
 TEST_F(NvlinkFabricE2e, EachRegistrationFault) {

@@ -69,7 +69,7 @@ void Unregistered(const GpuSeries& gpu, std::optional<double> uptime_s, RuleOutp
   f.evidence.push_back(Measured(
       Text{fmt::format("fabric state: {}", FabricStateName(fabric.state)),
            fmt::format("互联状态：{}", FabricStateName(fabric.state))},
-      static_cast<double>(fabric.state), "state"));
+      static_cast<double>(static_cast<int>(fabric.state)), "state"));
   if (uptime_s) {
     f.evidence.push_back(Measured(Text{fmt::format("booted {} s ago", FormatNumber(*uptime_s, 0)),
                                        fmt::format("开机已 {} 秒", FormatNumber(*uptime_s, 0))},
