@@ -74,7 +74,8 @@ void ReadFabric(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
 }
 
 // Read only on a GPU with NVLink links or a fabric: a PCIe card would spend
-// a call per peer to learn nothing.
+// a call per peer to learn nothing. Two calls a peer (its handle, which the
+// driver gives without asking the GPU, and the status).
 void ReadNvLinkPeers(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
   const auto& f = r.fn();
   const bool fabric = g.fabric && g.fabric->state != FabricState::kNotSupported;
@@ -97,12 +98,7 @@ void ReadNvLinkPeers(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
     NvLinkPeer p;
     p.peer_index = peer;
     p.status = status;
-    nvmlPciInfo_t pci{};
-    if (r.Call("nvmlDeviceGetPciInfo_v3", f.nvmlDeviceGetPciInfo_v3, other, &pci) == NVML_SUCCESS) {
-      pci.busId[sizeof pci.busId - 1] = '\0';
-      p.peer_pci_bus_id = NormalizePciBusId(pci.busId);
-    }
-    g.nvlink_peers.push_back(p);
+    g.nvlink_peers.push_back(p);  // the session fills in the peer's bus id
   }
 }
 

@@ -40,7 +40,7 @@ std::optional<bool> Health(const json& e, const char* key, const std::string& wh
 
 }  // namespace fake_fabric_detail
 
-void ApplyFabricJson(const json& value, const std::string& where, FakeGpu& gpu) {
+void ApplyFabricJson(const nlohmann::json& value, const std::string& where, FakeGpu& gpu) {
   using namespace fake_fabric_detail;
   if (value.is_null()) {
     gpu.status.fabric.reset();
@@ -72,7 +72,7 @@ void ApplyFabricJson(const json& value, const std::string& where, FakeGpu& gpu) 
   gpu.status.fabric = f;
 }
 
-void ApplyNvLinkP2PJson(const json& value, const std::string& where, FakeGpu& gpu) {
+void ApplyNvLinkP2PJson(const nlohmann::json& value, const std::string& where, FakeGpu& gpu) {
   using namespace fake_fabric_detail;
   gpu.nvlink_p2p.clear();
   gpu.nvlink_p2p_default.reset();
