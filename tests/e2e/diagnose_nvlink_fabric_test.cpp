@@ -4,10 +4,16 @@
 // the fabric and the NVLink P2P matrix; the healthy board and a single PCIe
 // card whose fabric is "not supported" stay OK.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 
+#include <chrono>
 #include <fstream>
+#include <sstream>
+#include <thread>
 #include <nlohmann/json.hpp>
 
+#include "support/background_process.h"
 #include "support/fake_host.h"
 #include "support/run_process.h"
 #include "support/temp_files.h"
@@ -187,6 +193,39 @@ TEST_F(NvlinkFabricE2e, APcieCardWithoutFabricStaysOk) {
   EXPECT_TRUE(status["gpus"][0]["fabric"]["state"] == "not_supported" ||
               status["gpus"][0]["fabric"].is_null());
   EXPECT_TRUE(status["gpus"][0]["nvlink_peers"].empty());
+}
+
+TEST_F(NvlinkFabricE2e, TheAgentFindsAnUnregisteredGpu) {
+  json scenario = EightOnFabric();
+  scenario["gpus"][4]["fabric"] = {{"state", "not_started"}};
+  const std::string path = dir_.Write("agent.json", scenario.dump(2));
+  TempDir data;
+  root_.Write("proc/sys/kernel/random/boot_id", "6b1d0a0e-0000-4000-8000-000000000003\n");
+  const auto log = data.path() / "agent.log";
+  BackgroundProcess agent(
+      GpudoctorArgv({"agent", "--data-dir", data.path().string(), "--root", root_.path().string(),
+                     "--interval", "200ms", "--window", "5s", "--evaluate-every", "400ms",
+                     "--facts-every", "1h", "--log-level", "debug", "--no-listen",
+                     "--no-kernel-log", "--no-nvml-events"}),
+      FakeNvmlEnv(path), log.string());
+  ASSERT_TRUE(agent.started());
+  auto text = [&] {
+    std::ifstream in(log);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline &&
+         text().find("finding started: nvlink.fabric_registration") == std::string::npos) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_NE(text().find("finding started: nvlink.fabric_registration"), std::string::npos) << text();
+  EXPECT_EQ(text().find("finding started: nvlink.fabric_peers"), std::string::npos);
+  agent.Signal(SIGTERM);
+  int status = agent.Wait(std::chrono::seconds(15));
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 }  // namespace diagnose_nvlink_fabric_test_ns
