@@ -63,6 +63,8 @@ nvmlReturn_t CallWithNulls(const NvmlApi& api, const std::string& symbol, nvmlDe
   if (symbol == "nvmlGpmMigSampleGet") return api.nvmlGpmMigSampleGet(d, 0, nullptr);
   if (symbol == "nvmlDeviceGetProcessesUtilizationInfo")
     return api.nvmlDeviceGetProcessesUtilizationInfo(d, nullptr);
+  if (symbol == "nvmlDeviceGetGpuFabricInfo") return api.nvmlDeviceGetGpuFabricInfo(d, nullptr);
+  if (symbol == "nvmlDeviceGetGpuFabricInfoV") return api.nvmlDeviceGetGpuFabricInfoV(d, nullptr);
   ADD_FAILURE() << "no call for " << symbol;
   return NVML_SUCCESS;
 }

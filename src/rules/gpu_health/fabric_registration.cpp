@@ -106,17 +106,17 @@ void NoCluster(const GpuSeries& gpu, RuleOutput& out) {
   f.gpus.push_back(gpu.pci_bus_id);
   const std::string label = GpuLabel(g);
   f.title = Text{fmt::format("{} is in no multi-node NVLink domain (cluster UUID is zero)", label),
-                 fmt::format("{} 不属于任何多节点 NVLink 域（cluster UUID 为零）", label)};
+                 fmt::format("{} 不属于任何多节点 NVLink 域（`cluster UUID` 为零）", label)};
   f.explanation = Text{
       "On GB200 and GB300 systems the GPUs of a rack share one NVLink domain, named by the cluster "
       "UUID and clique id the fabric gives each GPU. A registered GPU with an all-zero cluster "
       "UUID is outside any domain: multi-node NVLink (IMEX) jobs cannot use it.",
-      "在 GB200 和 GB300 系统上，一个机柜的 GPU 共享一个 NVLink 域，由互联分配给每块 GPU 的 cluster "
-      "UUID 和 clique id 标识。已注册但 cluster UUID 全为零的 GPU 不属于任何域：多节点 NVLink（IMEX）"
+      "在 GB200 和 GB300 系统上，一个机柜的 GPU 共享一个 NVLink 域，由互联分配给每块 GPU 的 `cluster "
+      "UUID` 和 `clique id` 标识。已注册但 `cluster UUID` 全为零的 GPU 不属于任何域：多节点 NVLink（IMEX）"
       "作业无法使用它。"};
   f.evidence.push_back(Measured(Text{fmt::format("cluster UUID {}, clique id {}", kZeroUuid,
                                                  g.fabric->clique_id.value_or(0)),
-                                     fmt::format("cluster UUID {}，clique id {}", kZeroUuid,
+                                     fmt::format("`cluster UUID` {}，`clique id` {}", kZeroUuid,
                                                  g.fabric->clique_id.value_or(0))},
                                 0, "count"));
   f.actions.push_back(Action{Text{"Check the NVLink domain's partition and the IMEX service.",
