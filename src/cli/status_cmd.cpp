@@ -71,6 +71,7 @@ int RunStatus(const StatusOptions& opts, const GlobalOptions& global) {
   // The RDMA ports under --root, with the platform's expected count.
   RdmaFacts rdma = ReadRdma(ctx);
   FabricSummary fabric = SummarizeFabric(rdma, nullptr, PlatformIbPorts(status));
+  AddNvlinkFabric(status, fabric);
   if (opts.json) {
     auto j = StatusToJson(status);
     j["fabric"] = FabricJson(fabric);

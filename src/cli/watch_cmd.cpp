@@ -114,7 +114,9 @@ void Watcher::Record(SystemStatus status) {
     CollectContext ctx;
     RdmaFacts rdma = ReadRdma(ctx);
     if (!rdma_first_) rdma_first_ = rdma;
-    fabric_line_ = FabricLine(SummarizeFabric(rdma, &*rdma_first_, PlatformIbPorts(status)));
+    FabricSummary fabric = SummarizeFabric(rdma, &*rdma_first_, PlatformIbPorts(status));
+    AddNvlinkFabric(status, fabric);
+    fabric_line_ = FabricLine(fabric);
   }
   history_.Record(status);
   last_ = std::move(status);

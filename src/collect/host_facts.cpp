@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 #include <thread>
 
 namespace gpudoctor {
@@ -41,8 +43,23 @@ HostFacts CollectHost(const CollectContext& ctx, std::chrono::milliseconds sampl
     long live = ::sysconf(_SC_PAGESIZE);
     if (live > 0) page_size = static_cast<std::uint64_t>(live);
   }
-  return HostFactsFrom(ctx, cpu_a, cpu_b, mem_a, mem_b, ReadCgroupLimits(ctx), gpus, page_size,
-                       top_processes);
+  HostFacts facts = HostFactsFrom(ctx, cpu_a, cpu_b, mem_a, mem_b, ReadCgroupLimits(ctx), gpus,
+                                  page_size, top_processes);
+  if (auto uptime = ReadRootFile(ctx, "/proc/uptime", 4096); uptime.ok()) {
+    facts.uptime_s = ParseUptimeSeconds(*uptime);
+  }
+  return facts;
+}
+
+std::optional<double> ParseUptimeSeconds(std::string_view text) {
+  std::string first(text.substr(0, std::min<std::size_t>(text.find_first_of(" \n"), 32)));
+  char* end = nullptr;
+  const double seconds = std::strtod(first.c_str(), &end);
+  if (first.empty() || end != first.c_str() + first.size() || !(seconds >= 0) ||
+      seconds > 1e10) {
+    return std::nullopt;
+  }
+  return seconds;
 }
 
 }  // namespace gpudoctor

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 #include "collect/cgroup_limits.h"
 #include "collect/collect_context.h"
@@ -28,7 +29,12 @@ struct HostFacts {
   CgroupLimits cgroup;
   std::optional<double> cores_per_gpu;      // effective cores / GPU count
   std::optional<RamToGpuRatio> ram_to_gpu;  // host RAM (or cgroup limit) / GPU memory
+  // Seconds since boot (/proc/uptime's first number); null when unreadable.
+  std::optional<double> uptime_s;
 };
+
+// The first number of /proc/uptime's text; nullopt when malformed.
+std::optional<double> ParseUptimeSeconds(std::string_view text);
 
 // Reads CPU, memory and cgroup evidence twice, sleeping `sample_window`
 // between the readings (0 gives no rates: usage.available with zero

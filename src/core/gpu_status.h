@@ -63,6 +63,45 @@ struct NvLinkStatus {
   std::string remote_pci_bus_id;  // empty when not read
 };
 
+// A GPU's registration in the NVLink fabric (NVSwitch and multi-node NVLink
+// systems): nvmlDeviceGetGpuFabricInfoV, else ...GetGpuFabricInfo, or the
+// Fabric block of nvidia-smi -q. Values as NVML numbers them.
+enum class FabricState { kNotSupported = 0, kNotStarted = 1, kInProgress = 2, kCompleted = 3 };
+
+// "not_supported", "not_started", "in_progress", "completed".
+const char* FabricStateName(FabricState state);
+
+struct GpuFabric {
+  FabricState state = FabricState::kNotSupported;
+  // Once completed: NVML's return code for the registration (0 = success)
+  // and its text ("Success", or the error's); from nvidia-smi text only the
+  // text, with the code when the text is "Success".
+  std::optional<std::int64_t> status_code;
+  std::string status;
+  std::optional<std::uint32_t> clique_id;
+  std::string cluster_uuid;  // "00000000-0000-..."; empty when unknown
+  // The health mask as NVML gives it (versioned call only), and its 2-bit
+  // fields read: true when the condition holds, false when it does not,
+  // null when the driver does not report it.
+  std::optional<std::uint32_t> health_mask;
+  std::optional<bool> degraded_bandwidth;
+  std::optional<bool> route_recovery;           // route recovery in progress
+  std::optional<bool> route_unhealthy;
+  std::optional<bool> access_timeout_recovery;  // access timeout recovery in progress
+};
+
+// Whether this GPU can reach a peer over NVLink (nvmlDeviceGetP2PStatus with
+// the NVLink caps index): NVML_P2P_STATUS_* (0 ok, 5 not supported, ...).
+struct NvLinkPeer {
+  unsigned peer_index = 0;
+  std::string peer_pci_bus_id;
+  int status = 0;
+};
+
+// "ok", "chipset_not_supported", "gpu_not_supported",
+// "topology_not_supported", "disabled_by_regkey", "not_supported", "unknown".
+const char* P2PStatusName(int status);
+
 struct MigDeviceStatus;
 
 struct GpuStatus {
@@ -188,6 +227,12 @@ struct GpuStatus {
   std::optional<std::uint32_t> dcgm_health_fail_watches;
 
   std::vector<NvLinkStatus> nvlinks;  // links that exist on this GPU
+  // Null where nothing reports it (no such call on this driver, a file
+  // without the block, or nvidia-smi's N/A).
+  std::optional<GpuFabric> fabric;
+  // NVLink P2P to every other GPU, read where this GPU has NVLink links or
+  // a fabric state; empty otherwise.
+  std::vector<NvLinkPeer> nvlink_peers;
   std::optional<std::vector<GpuProcess>> processes;
   // With MIG mode on: its MIG devices (one per compute instance), in the
   // driver's order; empty otherwise.

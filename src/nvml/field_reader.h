@@ -109,6 +109,10 @@ void ReadPcie(Reader& r, nvmlDevice_t dev, GpuStatus& g);
 // With `topology`, each active link's version and remote bus id too.
 void ReadNvLinks(Reader& r, nvmlDevice_t dev, bool topology, GpuStatus& g);
 void ReadProcesses(Reader& r, nvmlDevice_t dev, GpuStatus& g);
+// The fabric registration (fabric_reader.cpp), then, after ReadNvLinks and
+// ReadFabric, the NVLink P2P status towards every other GPU.
+void ReadFabric(Reader& r, nvmlDevice_t dev, GpuStatus& g);
+void ReadNvLinkPeers(Reader& r, nvmlDevice_t dev, GpuStatus& g);
 void ReadMemory(Reader& r, nvmlDevice_t dev, GpuStatus& g);
 
 }  // namespace gpudoctor::nvml_detail

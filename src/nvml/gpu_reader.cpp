@@ -288,7 +288,11 @@ void ReadGpu(const NvmlFunctions& fn, unsigned index, const GpuReadOptions& opti
   ReadModesAndMemoryErrors(r, dev, out);
   ReadMigDevices(r, dev, out);
   ReadPcie(r, dev, out);
-  if (options.read_nvlink) ReadNvLinks(r, dev, options.read_nvlink_topology, out);
+  if (options.read_nvlink) {
+    ReadNvLinks(r, dev, options.read_nvlink_topology, out);
+    ReadFabric(r, dev, out);
+    ReadNvLinkPeers(r, dev, out);
+  }
   if (options.read_processes) ReadProcesses(r, dev, out);
   if (gpm != nullptr) {
     FinishGpm(r, dev, *gpm, out);

@@ -29,6 +29,8 @@ typedef int nvmlPageRetirementCause_t;
 typedef int nvmlPcieUtilCounter_t;
 typedef int nvmlNvLinkErrorCounter_t;
 typedef int nvmlInforomObject_t;
+typedef int nvmlGpuP2PCapsIndex_t;
+typedef int nvmlGpuP2PStatus_t;
 
 enum : int {
   NVML_SUCCESS = 0,
@@ -340,6 +342,88 @@ typedef struct {
 constexpr unsigned int nvmlProcessesUtilizationInfo_v1 =
     static_cast<unsigned int>(sizeof(nvmlProcessesUtilizationInfo_v1_t)) | (1u << 24);
 
+// NVLink fabric registration (nvml.h from 12.0 / R525; the versioned call
+// from 12.4 / R550). On NVSwitch and multi-node NVLink systems the GPU
+// registers with Fabric Manager; `status` is meaningful once `state` is
+// COMPLETED. Other GPUs answer NOT_SUPPORTED, or state NOT_SUPPORTED.
+enum : unsigned char {
+  NVML_GPU_FABRIC_STATE_NOT_SUPPORTED = 0,
+  NVML_GPU_FABRIC_STATE_NOT_STARTED = 1,
+  NVML_GPU_FABRIC_STATE_IN_PROGRESS = 2,
+  NVML_GPU_FABRIC_STATE_COMPLETED = 3,
+};
+constexpr unsigned kNvmlGpuFabricUuidLen = 16;
+
+// nvmlDeviceGetGpuFabricInfo (deprecated in 13.0; still exported).
+typedef struct {
+  unsigned char clusterUuid[kNvmlGpuFabricUuidLen];
+  nvmlReturn_t status;
+  unsigned int cliqueId;
+  unsigned char state;
+} nvmlGpuFabricInfo_t;
+
+// nvmlDeviceGetGpuFabricInfoV: version 2 (12.4 on) adds `version` first and
+// `healthMask` last; version 3 (13.0 on, the header's nvmlGpuFabricInfoV_t)
+// adds `healthSummary`. The driver writes the version the caller names; we
+// ask for 2, which every driver with the call answers, into the larger
+// struct.
+typedef struct {
+  unsigned int version;
+  unsigned char clusterUuid[kNvmlGpuFabricUuidLen];
+  nvmlReturn_t status;
+  unsigned int cliqueId;
+  unsigned char state;
+  unsigned int healthMask;
+} nvmlGpuFabricInfo_v2_t;
+
+typedef struct {
+  unsigned int version;
+  unsigned char clusterUuid[kNvmlGpuFabricUuidLen];
+  nvmlReturn_t status;
+  unsigned int cliqueId;
+  unsigned char state;
+  unsigned int healthMask;
+  unsigned char healthSummary;
+} nvmlGpuFabricInfo_v3_t;
+
+typedef nvmlGpuFabricInfo_v3_t nvmlGpuFabricInfoV_t;
+
+constexpr unsigned int nvmlGpuFabricInfo_v2 =
+    static_cast<unsigned int>(sizeof(nvmlGpuFabricInfo_v2_t)) | (2u << 24);
+constexpr unsigned int nvmlGpuFabricInfo_v3 =
+    static_cast<unsigned int>(sizeof(nvmlGpuFabricInfoV_t)) | (3u << 24);
+
+// healthMask: 2-bit fields, each NOT_SUPPORTED 0, TRUE 1 (the condition
+// holds), FALSE 2. Degraded bandwidth from 12.4 (whose headers, to 12.6,
+// give its width as 0x11, a typo for 0x3); the other three from 12.8 (R570).
+enum : unsigned {
+  NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_DEGRADED_BW = 0,
+  NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_RECOVERY = 2,
+  NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_UNHEALTHY = 4,
+  NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ACCESS_TIMEOUT_RECOVERY = 6,
+  NVML_GPU_FABRIC_HEALTH_MASK_WIDTH = 0x3,  // each of the four above
+  NVML_GPU_FABRIC_HEALTH_MASK_NOT_SUPPORTED = 0,
+  NVML_GPU_FABRIC_HEALTH_MASK_TRUE = 1,
+  NVML_GPU_FABRIC_HEALTH_MASK_FALSE = 2,
+};
+
+// nvmlDeviceGetP2PStatus (every header from 11.0): whether two GPUs can
+// talk peer to peer, over the path the caps index names.
+enum : int {
+  NVML_P2P_CAPS_INDEX_READ = 0,
+  NVML_P2P_CAPS_INDEX_WRITE = 1,
+  NVML_P2P_CAPS_INDEX_NVLINK = 2,
+  NVML_P2P_CAPS_INDEX_ATOMICS = 3,
+  NVML_P2P_CAPS_INDEX_PCI = 4,
+  NVML_P2P_STATUS_OK = 0,
+  NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED = 1,
+  NVML_P2P_STATUS_GPU_NOT_SUPPORTED = 2,
+  NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED = 3,
+  NVML_P2P_STATUS_DISABLED_BY_REGKEY = 4,
+  NVML_P2P_STATUS_NOT_SUPPORTED = 5,
+  NVML_P2P_STATUS_UNKNOWN = 6,
+};
+
 static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t layout");
 static_assert(sizeof(nvmlMemory_v2_t) == 40, "nvmlMemory_v2_t layout");
 static_assert(sizeof(nvmlProcessInfo_v1_t) == 16, "nvmlProcessInfo_v1_t layout");
@@ -366,6 +450,17 @@ static_assert(sizeof(nvmlProcessUtilizationInfo_v1_t) == 40 &&
 static_assert(sizeof(nvmlProcessesUtilizationInfo_v1_t) == 24 &&
                   nvmlProcessesUtilizationInfo_v1 == 0x01000018u,
               "nvmlProcessesUtilizationInfo_v1_t layout");
+static_assert(sizeof(nvmlGpuFabricInfo_t) == 28 && offsetof(nvmlGpuFabricInfo_t, status) == 16 &&
+                  offsetof(nvmlGpuFabricInfo_t, state) == 24,
+              "nvmlGpuFabricInfo_t layout");
+static_assert(sizeof(nvmlGpuFabricInfo_v2_t) == 36 && nvmlGpuFabricInfo_v2 == 0x02000024u &&
+                  offsetof(nvmlGpuFabricInfo_v2_t, clusterUuid) == 4 &&
+                  offsetof(nvmlGpuFabricInfo_v2_t, state) == 28 &&
+                  offsetof(nvmlGpuFabricInfo_v2_t, healthMask) == 32,
+              "nvmlGpuFabricInfo_v2_t layout");
+static_assert(sizeof(nvmlGpuFabricInfoV_t) == 40 && nvmlGpuFabricInfo_v3 == 0x03000028u &&
+                  offsetof(nvmlGpuFabricInfoV_t, healthSummary) == 36,
+              "nvmlGpuFabricInfo_v3_t layout");
 
 }  // extern "C"
 
@@ -441,6 +536,9 @@ static_assert(sizeof(nvmlProcessesUtilizationInfo_v1_t) == 24 &&
   X(nvmlDeviceGetNvLinkErrorCounter, (nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long* counterValue)) \
   X(nvmlDeviceGetNvLinkVersion, (nvmlDevice_t device, unsigned int link, unsigned int* version)) \
   X(nvmlDeviceGetNvLinkRemotePciInfo_v2, (nvmlDevice_t device, unsigned int link, nvmlPciInfo_t* pci)) \
+  X(nvmlDeviceGetGpuFabricInfoV, (nvmlDevice_t device, nvmlGpuFabricInfoV_t* gpuFabricInfo)) \
+  X(nvmlDeviceGetGpuFabricInfo, (nvmlDevice_t device, nvmlGpuFabricInfo_t* gpuFabricInfo)) \
+  X(nvmlDeviceGetP2PStatus, (nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t* p2pStatus)) \
   X(nvmlDeviceGetComputeRunningProcesses_v3, (nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_t* infos)) \
   X(nvmlDeviceGetComputeRunningProcesses_v2, (nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_t* infos)) \
   X(nvmlDeviceGetComputeRunningProcesses, (nvmlDevice_t device, unsigned int* infoCount, nvmlProcessInfo_v1_t* infos)) \

@@ -62,6 +62,13 @@ class Session final : public NvmlSession {
     for (unsigned i = 0; i < open_->gpu_count; ++i) {
       status.gpus.push_back(Collect(i, outcomes));
     }
+    // The NVLink peers by bus id, from each peer's own reading (no driver
+    // call a pair).
+    for (GpuStatus& g : status.gpus) {
+      for (NvLinkPeer& p : g.nvlink_peers) {
+        if (p.peer_index < status.gpus.size()) p.peer_pci_bus_id = status.gpus[p.peer_index].pci_bus_id;
+      }
+    }
     return status;
   }
 

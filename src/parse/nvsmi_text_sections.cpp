@@ -4,6 +4,7 @@
 
 #include "core/clock_reasons.h"
 #include "core/gpu_fields.h"
+#include "parse/nvsmi_fabric.h"
 #include "parse/nvsmi_values.h"
 
 namespace gpudoctor::nvsmi {
@@ -291,6 +292,8 @@ void ApplyTextField(const std::vector<std::string>& path, std::string_view label
       (path.empty() && IsSlowdownReasonLabel(label))) {
     // Also the section's lines pasted without its header.
     applied = ApplyReason(label, *value, out);
+  } else if (!path.empty() && path[0] == "fabric") {
+    applied = ApplyFabricValue(label, *value, out.gpu.fabric);
   } else if (!path.empty() && path[0] == "ecc errors") {
     applied = ApplyEcc(path, label, *value, out);
   } else if (path.size() == 1 && (path[0] == "gpu power readings" || path[0] == "power readings")) {
@@ -334,6 +337,7 @@ void FinishTextGpu(TextGpu& out) {
   }
   gpu.power_limit_w = out.current_power_limit ? out.current_power_limit : out.power_limit;
   gpu.clock_event_reasons_mask = out.reasons_mask;
+  FinishFabric(gpu.fabric);
   MarkLostFromFailures(gpu);
 }
 

@@ -143,6 +143,7 @@ GpuStatus ParseGpu(pugi::xml_node gpu, unsigned index) {
   nvsmi::ParseClockEventReasons(gpu, out);
   nvsmi::ParseEcc(gpu, out);
   nvsmi::ParseRetiredAndRemapped(gpu, out);
+  nvsmi::ParseFabric(gpu, out);
   ParseProcesses(gpu, out);
   RecordFailures(gpu, out);
   nvsmi::MarkLostFromFailures(out);

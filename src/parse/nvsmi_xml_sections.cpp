@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/clock_reasons.h"
+#include "parse/nvsmi_fabric.h"
 #include "parse/nvsmi_values.h"
 
 namespace gpudoctor::nvsmi {
@@ -212,6 +213,21 @@ void ParseRetiredAndRemapped(pugi::xml_node gpu, GpuStatus& out) {
   out.remapped_rows_uncorrected = ParseInteger(ValueAt(m, "remapped_row_unc"));
   out.remapped_rows_pending = ParseYesNo(ValueAt(m, "remapped_row_pending"));
   out.remapped_rows_failure = ParseYesNo(ValueAt(m, "remapped_row_failure"));
+}
+
+void ParseFabric(pugi::xml_node gpu, GpuStatus& out) {
+  pugi::xml_node fabric = gpu.child("fabric");
+  auto apply = [&out](pugi::xml_node parent) {
+    for (pugi::xml_node n = parent.first_child(); n; n = n.next_sibling()) {
+      if (n.type() != pugi::node_element || n.first_child().type() != pugi::node_pcdata) continue;
+      std::string key = n.name();
+      for (char& c : key) c = c == '_' ? ' ' : c;
+      ApplyFabricValue(key, n.child_value(), out.fabric);
+    }
+  };
+  apply(fabric);
+  apply(fabric.child("health"));
+  FinishFabric(out.fabric);
 }
 
 }  // namespace gpudoctor::nvsmi

@@ -19,5 +19,6 @@ void ParseClocks(pugi::xml_node gpu, GpuStatus& out);
 void ParseClockEventReasons(pugi::xml_node gpu, GpuStatus& out);
 void ParseEcc(pugi::xml_node gpu, GpuStatus& out);
 void ParseRetiredAndRemapped(pugi::xml_node gpu, GpuStatus& out);
+void ParseFabric(pugi::xml_node gpu, GpuStatus& out);  // parse/nvsmi_fabric.h
 
 }  // namespace gpudoctor::nvsmi

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 #include "knowledge/ib_counters.h"
 
@@ -72,8 +74,45 @@ std::optional<unsigned> PlatformIbPorts(const SystemStatus& status) {
   return p ? std::optional<unsigned>(p->ports) : std::nullopt;
 }
 
+void AddNvlinkFabric(const SystemStatus& status, FabricSummary& s) {
+  std::set<std::pair<unsigned, unsigned>> down;
+  for (const GpuStatus& g : status.gpus) {
+    for (const NvLinkPeer& p : g.nvlink_peers) {
+      if (p.status != 0) down.insert(std::minmax(g.index, p.peer_index));
+    }
+    if (!g.fabric || g.fabric->state == FabricState::kNotSupported) continue;
+    ++s.nvlink_gpus;
+    const GpuFabric& f = *g.fabric;
+    const bool failed = f.state == FabricState::kCompleted && f.status_code != 0 && !f.status.empty();
+    if (f.state == FabricState::kCompleted && !failed) {
+      ++s.nvlink_registered;
+    } else if (s.nvlink_worst.empty() || failed) {
+      s.nvlink_worst = failed ? "completed: " + f.status : FabricStateName(f.state);
+    }
+    if (f.degraded_bandwidth == true || f.route_recovery == true || f.route_unhealthy == true ||
+        f.access_timeout_recovery == true) {
+      ++s.nvlink_unhealthy;
+    }
+  }
+  if (s.nvlink_gpus > 0) s.nvlink_pairs_down = static_cast<unsigned>(down.size());
+}
+
+namespace {
+
+std::string NvlinkPart(const FabricSummary& s) {
+  std::string part = fmt::format("NVLink {}/{} GPUs registered", s.nvlink_registered, s.nvlink_gpus);
+  if (!s.nvlink_worst.empty()) part += fmt::format(" (other: {})", s.nvlink_worst);
+  if (s.nvlink_unhealthy > 0) part += fmt::format(", {} GPU(s) unhealthy", s.nvlink_unhealthy);
+  if (s.nvlink_pairs_down > 0) part += fmt::format(", {} pair(s) without NVLink P2P", s.nvlink_pairs_down);
+  return part;
+}
+
+}  // namespace
+
 std::string FabricLine(const FabricSummary& s) {
-  if (s.ib_present == 0 && s.roce_present == 0) return "";
+  if (s.ib_present == 0 && s.roce_present == 0) {
+    return s.nvlink_gpus > 0 ? "fabric: " + NvlinkPart(s) : "";
+  }
   std::string line = "fabric:";
   if (s.ib_present > 0 || s.ib_expected) {
     line += fmt::format(" InfiniBand {}/{} ports ACTIVE", s.ib_active, s.ib_present);
@@ -95,6 +134,7 @@ std::string FabricLine(const FabricSummary& s) {
     line += "; no error counter rising";
   }
   if (s.saturated > 0) line += fmt::format("; {} counter(s) saturated", s.saturated);
+  if (s.nvlink_gpus > 0) line += "; " + NvlinkPart(s);
   return line;
 }
 
@@ -117,6 +157,12 @@ nlohmann::ordered_json FabricJson(const FabricSummary& s) {
     j["worst_counter"] = nullptr;
   }
   j["saturated_counters"] = s.saturated;
+  j["nvlink_fabric_gpus"] = s.nvlink_gpus;
+  j["nvlink_fabric_registered"] = s.nvlink_registered;
+  j["nvlink_fabric_worst"] = s.nvlink_worst.empty() ? nlohmann::ordered_json(nullptr)
+                                                    : nlohmann::ordered_json(s.nvlink_worst);
+  j["nvlink_fabric_unhealthy_gpus"] = s.nvlink_unhealthy;
+  j["nvlink_pairs_without_p2p"] = s.nvlink_pairs_down;
   return j;
 }
 

@@ -30,6 +30,15 @@ struct FabricSummary {
   std::uint64_t worst_rise = 0;
   std::optional<double> worst_per_hour;
   unsigned saturated = 0;  // judged counters pinned at their maximum
+  // The NVLink fabric (AddNvlinkFabric): GPUs that report a fabric state
+  // other than not supported, those registered without error, the worst
+  // state among the others ("in_progress", "completed: <status>", ...),
+  // health conditions that hold, and GPU pairs without NVLink P2P.
+  unsigned nvlink_gpus = 0;
+  unsigned nvlink_registered = 0;
+  std::string nvlink_worst;
+  unsigned nvlink_unhealthy = 0;  // GPUs with a fabric health condition
+  unsigned nvlink_pairs_down = 0;
 };
 
 // `earlier` may be null (one reading: no rises). Ports are matched by device
@@ -37,11 +46,15 @@ struct FabricSummary {
 FabricSummary SummarizeFabric(const RdmaFacts& latest, const RdmaFacts* earlier,
                               std::optional<unsigned> ib_expected);
 
+// Adds the NVLink fabric of `status` to `s`.
+void AddNvlinkFabric(const SystemStatus& status, FabricSummary& s);
+
 // The platform's InfiniBand port count for the GPUs of `status`
 // (knowledge/ib_counters.h: 8 on 8-GPU HGX H100/H200/B200), else nullopt.
 std::optional<unsigned> PlatformIbPorts(const SystemStatus& status);
 
-// The line, without a newline; empty when there are no RDMA ports.
+// The line, without a newline; empty when there are no RDMA ports and no
+// NVLink fabric.
 std::string FabricLine(const FabricSummary& s);
 
 nlohmann::ordered_json FabricJson(const FabricSummary& s);

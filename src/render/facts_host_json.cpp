@@ -112,6 +112,7 @@ Json ToJson(const HostFacts& facts) {
   out["cpu"] = CpuJson(facts);
   out["memory"] = MemoryJson(facts);
   out["cgroup"] = ToJson(facts.cgroup);
+  out["uptime_s"] = OrNull(facts.uptime_s);
   return out;
 }
 

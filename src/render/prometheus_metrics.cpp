@@ -250,6 +250,48 @@ void WriteMigMetrics(const AgentLiveSnapshot& s, Exposition& e) {
   }
 }
 
+// The NVLink fabric registration, its health fields and the NVLink P2P
+// matrix, for GPUs that report a fabric.
+void WriteFabricMetrics(const AgentLiveSnapshot& s, Exposition& e) {
+  e.Family("gpudoctor_gpu_fabric_state", "gauge",
+           "NVLink fabric registration: 0 not supported, 1 not started, 2 in progress, "
+           "3 completed");
+  for (const auto& g : s.status.gpus) {
+    if (g.fabric) e.Sample(GpuSeriesLabels(s, g), static_cast<double>(static_cast<int>(g.fabric->state)));
+  }
+  e.Family("gpudoctor_gpu_fabric_status_ok", "gauge",
+           "1 when the fabric registration completed successfully, 0 when it completed with an "
+           "error");
+  for (const auto& g : s.status.gpus) {
+    if (g.fabric && g.fabric->state == FabricState::kCompleted && !g.fabric->status.empty()) {
+      e.Sample(GpuSeriesLabels(s, g), g.fabric->status_code == 0 ? 1 : 0);
+    }
+  }
+  e.Family("gpudoctor_gpu_fabric_health", "gauge",
+           "1 while the fabric reports the condition (degraded_bandwidth, route_recovery, "
+           "route_unhealthy, access_timeout_recovery), 0 when not; absent when not reported");
+  for (const auto& g : s.status.gpus) {
+    if (!g.fabric) continue;
+    const std::pair<const char*, const std::optional<bool>*> conditions[] = {
+        {"degraded_bandwidth", &g.fabric->degraded_bandwidth},
+        {"route_recovery", &g.fabric->route_recovery},
+        {"route_unhealthy", &g.fabric->route_unhealthy},
+        {"access_timeout_recovery", &g.fabric->access_timeout_recovery}};
+    for (const auto& [name, value] : conditions) {
+      if (*value) e.Sample(JoinLabels(GpuSeriesLabels(s, g), PromLabel("condition", name)), **value ? 1 : 0);
+    }
+  }
+  e.Family("gpudoctor_gpu_nvlink_peers_unreachable", "gauge",
+           "Other GPUs this GPU cannot reach peer-to-peer over NVLink (read where it has NVLink "
+           "links or a fabric)");
+  for (const auto& g : s.status.gpus) {
+    if (g.nvlink_peers.empty()) continue;
+    double n = 0;
+    for (const NvLinkPeer& p : g.nvlink_peers) n += p.status != 0 ? 1 : 0;
+    e.Sample(GpuSeriesLabels(s, g), n);
+  }
+}
+
 // dcgm_named: the fields dcgm-exporter has a name for are served in its
 // names instead (--metrics-names dcgm), so leave them out here.
 void WriteGpuMetrics(const AgentLiveSnapshot& s, bool dcgm_named, Exposition& e) {
@@ -287,6 +329,7 @@ void WriteGpuMetrics(const AgentLiveSnapshot& s, bool dcgm_named, Exposition& e)
         e.Sample(JoinLabels(labels, PromLabel("link", std::to_string(l.link))), *l.active ? 1 : 0);
     }
   }
+  WriteFabricMetrics(s, e);
   if (dcgm_named) return;  // DCGM_FI_DEV_NVLINK_*_ERROR_COUNT_L<n>
   e.Family("gpudoctor_gpu_nvlink_errors_total", "counter",
            "NVLink errors per link and kind (crc_flit, crc_data, replay, recovery)");

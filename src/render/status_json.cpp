@@ -30,6 +30,35 @@ nlohmann::ordered_json NvLinksToJson(const std::vector<NvLinkStatus>& links) {
   return out;
 }
 
+// Null where nothing reports a fabric (a PCIe card, an old driver).
+nlohmann::ordered_json FabricToJson(const std::optional<GpuFabric>& fabric) {
+  if (!fabric) return nullptr;
+  const GpuFabric& f = *fabric;
+  auto text = [](const std::string& t) {
+    return t.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(t);
+  };
+  return {{"state", FabricStateName(f.state)},
+          {"status", text(f.status)},
+          {"status_code", StatusOrNull(f.status_code)},
+          {"clique_id", StatusOrNull(f.clique_id)},
+          {"cluster_uuid", text(f.cluster_uuid)},
+          {"health_mask", StatusOrNull(f.health_mask)},
+          {"degraded_bandwidth", StatusOrNull(f.degraded_bandwidth)},
+          {"route_recovery", StatusOrNull(f.route_recovery)},
+          {"route_unhealthy", StatusOrNull(f.route_unhealthy)},
+          {"access_timeout_recovery", StatusOrNull(f.access_timeout_recovery)}};
+}
+
+nlohmann::ordered_json NvLinkPeersToJson(const std::vector<NvLinkPeer>& peers) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const NvLinkPeer& p : peers) {
+    out.push_back({{"peer_index", p.peer_index},
+                   {"peer_pci_bus_id", p.peer_pci_bus_id},
+                   {"status", P2PStatusName(p.status)}});
+  }
+  return out;
+}
+
 nlohmann::ordered_json ProcessesToJson(const std::optional<std::vector<GpuProcess>>& processes) {
   if (!processes) return nullptr;
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
@@ -98,6 +127,8 @@ nlohmann::ordered_json GpuToJson(const GpuStatus& gpu) {
   }
   j["fan_speeds_percent"] = gpu.fan_speeds_percent;
   j["nvlinks"] = NvLinksToJson(gpu.nvlinks);
+  j["fabric"] = FabricToJson(gpu.fabric);
+  j["nvlink_peers"] = NvLinkPeersToJson(gpu.nvlink_peers);
   j["processes"] = ProcessesToJson(gpu.processes);
   j["mig_devices"] = MigDevicesToJson(gpu.mig_devices);
   j["field_errors"] = gpu.field_errors;

@@ -68,7 +68,7 @@ constexpr std::array<CodeName, 32> kCodes = {{
 }};
 
 // Names an error fault may target besides the scalar fields.
-constexpr std::array<std::string_view, 13> kOtherFaultFields = {
+constexpr std::array<std::string_view, 15> kOtherFaultFields = {
     "name",
     "uuid",
     "pci_bus_id",
@@ -77,6 +77,8 @@ constexpr std::array<std::string_view, 13> kOtherFaultFields = {
     "fan_speeds_percent",
     "processes",
     "nvlinks",
+    "fabric",
+    "nvlink_peers",
     "register_events",
     "set_persistence_mode",
     "set_power_limit",

@@ -66,6 +66,9 @@ const std::vector<ProfileSymbol>& ProfileSymbols() {
       {"nvmlGpmMetricsGet", 520, 0},
       {"nvmlGpmMigSampleGet", 525, 0},
       {"nvmlDeviceGetProcessesUtilizationInfo", 550, 0},
+      // NVLink fabric: the 12.0 header (R525), the versioned call 12.4 (R550).
+      {"nvmlDeviceGetGpuFabricInfo", 525, 0},
+      {"nvmlDeviceGetGpuFabricInfoV", 550, 0},
   };
   return symbols;
 }
@@ -113,6 +116,7 @@ std::string ApplyDriverProfile(const std::string& version, Scenario& s) {
   s.thermal_violation_field = v >= kFirstField269 ? NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN
                               : v >= kFirstField251 ? NVML_FI_DEV_SW_THERM_SLOWDOWN_575
                                                     : 0u;
+  s.fabric_health_r570 = major >= 570;
   s.power_smoothing_profile_field = v >= kFirstField251 && v < kFirstField269;
   return "";
 }

@@ -62,6 +62,11 @@ struct FakeGpu {
   std::vector<Fault> load_faults;
   std::optional<double> load_start_t;  // scenario time the first load began
   double load_last_t = 0;              // scenario time of the latest load call
+  // "nvlink_p2p": what nvmlDeviceGetP2PStatus(NVLINK) answers towards each
+  // peer index, else the default (NVML_P2P_STATUS_*); without a default, OK
+  // when the GPU has an active NVLink link, else NOT_SUPPORTED.
+  std::map<unsigned, int> nvlink_p2p;
+  std::optional<int> nvlink_p2p_default;
 };
 
 struct Scenario {
@@ -90,6 +95,10 @@ struct Scenario {
   bool power_smoothing_profile_field = false;
   // libcuda is installed: nvmlSystemGetCudaDriverVersion_v2 can answer.
   bool libcuda = true;
+  // The fabric health mask has its route recovery, route unhealthy and
+  // access timeout recovery fields (R570 on); degraded bandwidth is there
+  // wherever the versioned fabric call is.
+  bool fabric_health_r570 = true;
 };
 
 // Applies the driver profile `version` ("535.54.03"; any driver from 450 to

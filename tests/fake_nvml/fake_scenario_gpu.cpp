@@ -268,6 +268,10 @@ void ApplyGpuJson(const json& entry, const std::string& where, FakeGpu& gpu) {
     } else if (key == "nvlinks") {
       g.nvlinks = value.is_null() ? std::vector<gpudoctor::NvLinkStatus>{}
                                   : ParseNvLinks(value, at);
+    } else if (key == "fabric") {
+      ApplyFabricJson(value, at, gpu);
+    } else if (key == "nvlink_p2p") {
+      ApplyNvLinkP2PJson(value, at, gpu);
     } else if (key == "mig_devices") {
       g.mig_devices = ParseMigDevices(value, at);
     } else if (key == "field_value_type") {

@@ -41,6 +41,10 @@ void ApplyFaultsJson(const nlohmann::json& faults, const std::string& where,
 void ApplyUnderLoadJson(const nlohmann::json& under_load, const std::string& where,
                         FakeGpu& gpu);
 
+// "fabric" and "nvlink_p2p" of one "gpus" entry (fake_scenario_fabric.cpp).
+void ApplyFabricJson(const nlohmann::json& fabric, const std::string& where, FakeGpu& gpu);
+void ApplyNvLinkP2PJson(const nlohmann::json& p2p, const std::string& where, FakeGpu& gpu);
+
 // The GPU with the defaults of a JSON scenario at `index`.
 FakeGpu DefaultGpu(unsigned index);
 

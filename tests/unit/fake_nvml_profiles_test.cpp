@@ -36,6 +36,8 @@ constexpr FirstBranch kFirstBranches[] = {
     {"nvmlGpmMetricsGet", 520, 0},
     {"nvmlGpmMigSampleGet", 525, 0},
     {"nvmlDeviceGetProcessesUtilizationInfo", 550, 0},
+    {"nvmlDeviceGetGpuFabricInfo", 525, 0},
+    {"nvmlDeviceGetGpuFabricInfoV", 550, 0},
 };
 
 // Calls `symbol` on `d` with null out-parameters: FUNCTION_NOT_FOUND when the
@@ -61,6 +63,8 @@ nvmlReturn_t CallWithNulls(const NvmlApi& api, const std::string& symbol, nvmlDe
   if (symbol == "nvmlGpmMigSampleGet") return api.nvmlGpmMigSampleGet(d, 0, nullptr);
   if (symbol == "nvmlDeviceGetProcessesUtilizationInfo")
     return api.nvmlDeviceGetProcessesUtilizationInfo(d, nullptr);
+  if (symbol == "nvmlDeviceGetGpuFabricInfo") return api.nvmlDeviceGetGpuFabricInfo(d, nullptr);
+  if (symbol == "nvmlDeviceGetGpuFabricInfoV") return api.nvmlDeviceGetGpuFabricInfoV(d, nullptr);
   ADD_FAILURE() << "no call for " << symbol;
   return NVML_SUCCESS;
 }

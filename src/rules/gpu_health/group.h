@@ -14,6 +14,9 @@ extern const Rule kEccUncorrectableRule;          // ecc_uncorrectable.cpp
 extern const Rule kEccRowRemapRule;               // ecc_row_remap.cpp
 extern const Rule kPcieReplayRule;                // pcie_replay.cpp
 extern const Rule kNvlinkErrorsRule;              // nvlink_errors.cpp
+extern const Rule kNvlinkFabricRegistrationRule;  // fabric_registration.cpp
+extern const Rule kNvlinkFabricHealthRule;        // fabric_health.cpp
+extern const Rule kNvlinkFabricPeersRule;         // fabric_peers.cpp
 extern const Rule kConfigPersistenceModeRule;     // config_persistence_mode.cpp
 extern const Rule kConfigPowerLimitRule;          // config_power_limit.cpp
 extern const Rule kConfigApplicationClocksRule;   // config_application_clocks.cpp
