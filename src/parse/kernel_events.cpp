@@ -1,5 +1,6 @@
 #include "parse/kernel_events.h"
 
+#include <charconv>
 #include <functional>
 #include <map>
 #include <unordered_map>
@@ -30,7 +31,10 @@ struct KernelEventScanner::State {
   std::unordered_map<std::string, Cause> causes;
   std::unordered_set<std::uint64_t> left_out_processes;  // (event, pid, name) hashes counted
   std::size_t events_left_out = 0;
-  std::string key, cause_key;  // reused buffers
+  std::string key, cause_key, derived_detail;  // reused buffers
+  // The last closed event, kept for its buffers: a flood's lines reuse them
+  // instead of allocating strings per line.
+  KernelEvent spare;
 
   std::optional<KernelEvent> open;  // the event whose next lines may follow
   bool open_nvrm = false;
@@ -46,6 +50,8 @@ struct KernelEventScanner::State {
   GpuLineStats gpu_lines;
   std::vector<NvsmiMessage> nvsmi_messages;
   std::optional<WallTime> record_time;  // AddRecord's, for the AddText it calls
+  bool needle_found = false;            // AddCandidate's, for the AddText it calls
+  KernelLineParser line_parser;         // with the flood's cheap path
 
   void CountGpuLine(bool decoded, const SourceRef& ref, std::string_view message) {
     if (decoded) {
@@ -59,9 +65,15 @@ struct KernelEventScanner::State {
   }
 
   void Close();
-  void Emit(KernelEvent ev);
-  void Fold(KernelEvent ev);
-  std::optional<std::size_t> Append(KernelEvent ev);
+  // Both may move from `ev` (when it becomes an event of its own).
+  void Emit(KernelEvent& ev);
+  void Fold(KernelEvent& ev);
+  bool FoldRepeat(KernelEvent& prev, const KernelEvent& ev);
+  void FillBus(KernelEvent& ev);
+  Cause* SaturatedCause(KernelEventKind kind, const KernelEvent& ev, std::string_view detail);
+  void FoldSaturated(Cause& cause, const KernelEvent& ev);
+  bool TryFoldSaturated(KernelEvent& ev);
+  std::optional<std::size_t> Append(KernelEvent& ev);
   void CountInto(const Cause& cause, const KernelEvent& ev);
   bool Continues(const KernelLine& kl, std::string_view nvrm, bool is_nvrm);
   void Open(const LineMatch& m, std::string_view message, bool is_nvrm, const SourceRef& ref,
@@ -73,25 +85,70 @@ namespace {
 
 // What makes two events one cause: kind, code, GPU and detail (the MIG
 // instance, the recovery action, the AER severity, the UUID, ...).
-void CauseKey(const KernelEvent& e, std::string& key) {
-  key.assign(KernelEventKindName(e.kind));
-  key += '|';
-  key += std::to_string(e.code.value_or(-1));
-  key += '|';
-  key += e.pci_bus_id;
-  key += '|';
-  key += e.detail;
+void AppendNumber(std::string& key, std::int64_t n) {
+  char digits[24];
+  auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+  key.append(digits, end);
 }
 
-// Repeats of one line: the cause, the process and the message.
+void CauseKey(KernelEventKind kind, std::optional<int> code, std::string_view pci,
+              std::string_view detail, std::string& key) {
+  key.assign(KernelEventKindName(kind));
+  key += '|';
+  AppendNumber(key, code.value_or(-1));
+  key += '|';
+  key += pci;
+  key += '|';
+  key += detail;
+}
+
+void CauseKey(const KernelEvent& e, std::string& key) {
+  CauseKey(e.kind, e.code, e.pci_bus_id, e.detail, key);
+}
+
+// Repeats of one line: the cause, the process and the message (the
+// process's length keeps "a|b", "c" apart from "a", "b|c").
 void FoldKey(const KernelEvent& e, std::string& key) {
   CauseKey(e, key);
   key += '|';
-  key += std::to_string(e.pid.value_or(-1));
+  AppendNumber(key, e.pid.value_or(-1));
+  key += '|';
+  AppendNumber(key, static_cast<std::int64_t>(e.process.size()));
   key += '|';
   key += e.process;
   key += '|';
   key += e.message;
+}
+
+// Whether `prev` and `next` have the same fold key (FoldKey) given the same cause.
+bool SameLine(const KernelEvent& prev, const KernelEvent& next) {
+  return prev.pid.value_or(-1) == next.pid.value_or(-1) && prev.process == next.process &&
+         prev.message == next.message;
+}
+
+// Clears `ev` for reuse, keeping the capacity of its strings and vectors.
+void ResetEvent(KernelEvent& ev) {
+  ev.kind = KernelEventKind::kXid;
+  ev.time.reset();
+  ev.monotonic_s.reset();
+  ev.code.reset();
+  ev.pci_bus_id.clear();
+  ev.gpu_number.reset();
+  ev.pid.reset();
+  ev.process.clear();
+  ev.message.clear();
+  ev.continuation.clear();
+  ev.count = 1;
+  ev.last_time.reset();
+  ev.last_monotonic_s.reset();
+  ev.source.file.clear();
+  ev.source.line = 0;
+  ev.detail.clear();
+  ev.varied_count = 0;
+  ev.other_processes.clear();
+  ev.other_processes_left_out = 0;
+  ev.other_processes_left_out_is_floor = false;
+  ev.continuation_left_out = 0;
 }
 
 std::uint64_t ProcessHash(std::size_t event, const KernelEvent& e) {
@@ -147,14 +204,22 @@ void AddContinuation(KernelEvent& ev, std::string_view line) {
 
 }  // namespace
 
-std::string CutEvidenceLine(std::string_view line) {
-  if (line.size() <= kMaxEvidenceLineBytes) return std::string(line);
+void CutEvidenceLineInto(std::string_view line, std::string& out) {
+  if (line.size() <= kMaxEvidenceLineBytes) {
+    out.assign(line);
+    return;
+  }
   std::size_t keep = kMaxEvidenceLineBytes;
   // Not inside a UTF-8 sequence: back off over its continuation bytes.
   for (int i = 0; i < 3 && keep > 0 && (static_cast<unsigned char>(line[keep]) & 0xC0) == 0x80; ++i)
     --keep;
-  std::string out(line.substr(0, keep));
+  out.assign(line.substr(0, keep));
   out += " [... cut: the line has " + std::to_string(line.size()) + " bytes]";
+}
+
+std::string CutEvidenceLine(std::string_view line) {
+  std::string out;
+  CutEvidenceLineInto(line, out);
   return out;
 }
 
@@ -206,7 +271,7 @@ void KernelEventScanner::State::CountInto(const Cause& cause, const KernelEvent&
 // them (then it is counted into the cause's latest) or the scanner holds
 // kMaxKernelEvents (then a new cause is left out and counted). Returns the
 // new event's index.
-std::optional<std::size_t> KernelEventScanner::State::Append(KernelEvent ev) {
+std::optional<std::size_t> KernelEventScanner::State::Append(KernelEvent& ev) {
   CauseKey(ev, cause_key);
   auto it = causes.find(cause_key);
   if (it != causes.end() && (it->second.events >= kEventsPerCause || out.size() >= kMaxKernelEvents)) {
@@ -225,7 +290,80 @@ std::optional<std::size_t> KernelEventScanner::State::Append(KernelEvent ev) {
   return out.size() - 1;
 }
 
-void KernelEventScanner::State::Fold(KernelEvent ev) {
+// `ev` counted into `prev`, a separate event of the same line, when within
+// the fold window of its last occurrence (or when either time is unknown).
+bool KernelEventScanner::State::FoldRepeat(KernelEvent& prev, const KernelEvent& ev) {
+  auto gap = Gap(prev, ev);
+  if (gap && *gap > opts.fold_window_s) return false;
+  prev.count += ev.count;
+  prev.last_time = ev.time;
+  prev.last_monotonic_s = ev.monotonic_s;
+  return true;
+}
+
+// The cause (kind, ev's code and GPU, detail) when it already has all the
+// separate events it may have (Append would count a new one into its
+// latest), else null.
+KernelEventScanner::State::Cause* KernelEventScanner::State::SaturatedCause(
+    KernelEventKind kind, const KernelEvent& ev, std::string_view detail) {
+  CauseKey(kind, ev.code, ev.pci_bus_id, detail, cause_key);
+  auto it = causes.find(cause_key);
+  if (it == causes.end()) return nullptr;
+  if (it->second.events < kEventsPerCause && out.size() < kMaxKernelEvents) return nullptr;
+  return &it->second;
+}
+
+// Fold for an occurrence of a saturated cause, without building keys: the
+// fold index holds, for each line of the cause, its latest separate event,
+// and a repeat too far from that one is counted into the cause (Append).
+void KernelEventScanner::State::FoldSaturated(Cause& cause, const KernelEvent& ev) {
+  for (auto it = cause.members.rbegin(); it != cause.members.rend(); ++it) {
+    if (!SameLine(out[*it], ev)) continue;
+    if (FoldRepeat(out[*it], ev)) return;
+    break;
+  }
+  CountInto(cause, ev);
+}
+
+// The bus id of a GSP line's "GPUn", when a line paired them.
+void KernelEventScanner::State::FillBus(KernelEvent& ev) {
+  if (ev.pci_bus_id.empty() && ev.gpu_number) {
+    if (auto it = bus_of_gpu_number.find(*ev.gpu_number); it != bus_of_gpu_number.end())
+      ev.pci_bus_id = it->second;
+  }
+}
+
+// What Emit does, for an event (not an OOM kill) whose causes, its own and
+// the one it derives (Xid 79, 119, 154), are all saturated: the flood's
+// path, which copies nothing. False (nothing done) otherwise.
+bool KernelEventScanner::State::TryFoldSaturated(KernelEvent& ev) {
+  if (!opts.flood_fast_path || !opts.fold_repeats || ev.kind == KernelEventKind::kOomKill)
+    return false;
+  FillBus(ev);
+  Cause* own = SaturatedCause(ev.kind, ev, ev.detail);
+  if (!own) return false;
+  Cause* derived = nullptr;
+  if (ev.kind == KernelEventKind::kXid && ev.code) {
+    KernelEventKind kind = KernelEventKind::kXid;
+    if (*ev.code == 79) {
+      kind = KernelEventKind::kFallenOffBus;
+      derived_detail = "Xid 79";
+    } else if (*ev.code == 154) {
+      kind = KernelEventKind::kRecoveryAction;
+      derived_detail = ev.detail;
+    } else if (*ev.code == 119 && Has(ev.message, "RPC")) {
+      kind = KernelEventKind::kGspTimeout;
+      derived_detail = kevents::RpcFunctionOf(ev.message);
+    }
+    if (kind != KernelEventKind::kXid && !(derived = SaturatedCause(kind, ev, derived_detail)))
+      return false;
+  }
+  FoldSaturated(*own, ev);
+  if (derived) FoldSaturated(*derived, ev);
+  return true;
+}
+
+void KernelEventScanner::State::Fold(KernelEvent& ev) {
   if (!opts.fold_repeats) {  // every line its own event, within kMaxKernelEvents
     if (out.size() < kMaxKernelEvents) {
       out.push_back(std::move(ev));
@@ -235,29 +373,17 @@ void KernelEventScanner::State::Fold(KernelEvent ev) {
     return;
   }
   if (ev.kind == KernelEventKind::kOomKill) {
-    Append(std::move(ev));
+    Append(ev);
     return;
   }
   FoldKey(ev, key);
   auto it = fold_index.find(key);
-  if (it != fold_index.end()) {
-    KernelEvent& prev = out[it->second];
-    auto gap = Gap(prev, ev);
-    if (!gap || *gap <= opts.fold_window_s) {
-      prev.count += ev.count;
-      prev.last_time = ev.time;
-      prev.last_monotonic_s = ev.monotonic_s;
-      return;
-    }
-  }
-  if (auto index = Append(std::move(ev))) fold_index.insert_or_assign(key, *index);
+  if (it != fold_index.end() && FoldRepeat(out[it->second], ev)) return;
+  if (auto index = Append(ev)) fold_index.insert_or_assign(key, *index);
 }
 
-void KernelEventScanner::State::Emit(KernelEvent ev) {
-  if (ev.pci_bus_id.empty() && ev.gpu_number) {
-    if (auto it = bus_of_gpu_number.find(*ev.gpu_number); it != bus_of_gpu_number.end())
-      ev.pci_bus_id = it->second;
-  }
+void KernelEventScanner::State::Emit(KernelEvent& ev) {
+  FillBus(ev);
   if (ev.kind == KernelEventKind::kOomKill) {
     // "X invoked oom-killer" ... "Killed process N (victim)": one event.
     bool killed = ev.detail.rfind("killed", 0) == 0;
@@ -272,7 +398,7 @@ void KernelEventScanner::State::Emit(KernelEvent ev) {
       return;
     }
     oom_invoked.reset();
-    auto index = Append(std::move(ev));
+    auto index = Append(ev);
     if (!killed) oom_invoked = index;
     return;
   }
@@ -293,12 +419,17 @@ void KernelEventScanner::State::Emit(KernelEvent ev) {
       derived.detail = kevents::RpcFunctionOf(ev.message);
     }
   }
-  Fold(std::move(ev));
-  if (has_derived) Fold(std::move(derived));
+  Fold(ev);
+  if (has_derived) Fold(derived);
 }
 
 void KernelEventScanner::State::Close() {
   if (!open) return;
+  if (!open_probe_head && open->kind != KernelEventKind::kPcieAer && TryFoldSaturated(*open)) {
+    spare = std::move(*open);
+    open.reset();
+    return;
+  }
   KernelEvent ev = std::move(*open);
   open.reset();
   if (open_probe_head) {
@@ -312,11 +443,12 @@ void KernelEventScanner::State::Close() {
   }
   if (ev.kind == KernelEventKind::kPcieAer) {
     for (KernelEvent& claimed : aer_burst.Add(std::move(ev), open_nvidia, &opts.aer_owner)) {
-      Emit(std::move(claimed));
+      Emit(claimed);
     }
     return;
   }
-  Emit(std::move(ev));
+  Emit(ev);
+  spare = std::move(ev);  // its buffers, when it was folded into another
 }
 
 bool KernelEventScanner::State::Continues(const KernelLine& kl, std::string_view nvrm,
@@ -349,17 +481,19 @@ bool KernelEventScanner::State::Continues(const KernelLine& kl, std::string_view
 void KernelEventScanner::State::Open(const LineMatch& m, std::string_view message, bool is_nvrm,
                                      const SourceRef& ref, std::optional<WallTime> t,
                                      std::optional<double> mono) {
-  KernelEvent ev;
+  KernelEvent ev = std::move(spare);  // its buffers, not its content
+  ResetEvent(ev);
   ev.kind = m.kind;
   ev.code = m.code;
-  ev.pci_bus_id = m.pci;
+  ev.pci_bus_id.assign(m.pci);
   ev.gpu_number = m.gpu_number;
   if (m.gpu_number && !m.pci.empty()) bus_of_gpu_number[*m.gpu_number] = m.pci;
   ev.pid = m.pid;
-  ev.process = m.process;
-  ev.detail = m.detail;
-  ev.message = m.message.empty() ? CutEvidenceLine(message) : CutEvidenceLine(m.message);
-  ev.source = ref;
+  ev.process.assign(m.process);
+  ev.detail.assign(m.detail);
+  CutEvidenceLineInto(m.message.empty() ? message : m.message, ev.message);
+  ev.source.file.assign(ref.file);
+  ev.source.line = ref.line;
   ev.time = t;
   ev.monotonic_s = mono;
   open = std::move(ev);
@@ -385,7 +519,7 @@ void KernelEventScanner::AddLine(const LogLine& line) {
 void KernelEventScanner::AddText(std::string_view text, const SourceRef& ref,
                                  std::optional<WallTime> time, std::optional<double> monotonic_s) {
   std::optional<WallTime> wrapper_time = std::exchange(s_->record_time, std::nullopt);
-  if (!LineMayMatter(text)) {
+  if (!std::exchange(s_->needle_found, false) && !LineMayMatter(text)) {
     if (s_->relative_mode || LooksLikeHumanStamp(text)) NoteTime(text);
     Break();
     return;
@@ -407,7 +541,8 @@ void KernelEventScanner::AddText(std::string_view text, const SourceRef& ref,
       s_->nvsmi_messages.push_back(std::move(*smi));
     }
   }
-  KernelLine kl = ParseKernelLine(text, ctx);
+  KernelLine kl =
+      s_->opts.flood_fast_path ? s_->line_parser.Parse(text, ctx) : ParseKernelLine(text, ctx);
   auto t = s_->TimeOf(kl);
   if (time) t = time;
   if (!t) t = wrapper_time;
@@ -436,6 +571,11 @@ void KernelEventScanner::AddText(std::string_view text, const SourceRef& ref,
   if (mentions) s_->CountGpuLine(m.has_value(), ref, kl.message);
 }
 
+void KernelEventScanner::AddCandidate(std::string_view text, const SourceRef& ref) {
+  s_->needle_found = true;
+  AddText(text, ref);
+}
+
 void KernelEventScanner::AddRecord(const LogRecord& record, const SourceRef& ref) {
   s_->record_time = record.time;
   AddText(record.text, ref, std::nullopt, record.monotonic_s);
@@ -461,7 +601,7 @@ const std::vector<NvsmiMessage>& KernelEventScanner::nvsmi_messages() const {
 
 std::vector<KernelEvent> KernelEventScanner::Finish() {
   s_->Close();
-  for (KernelEvent& port : s_->aer_burst.Flush()) s_->Emit(std::move(port));
+  for (KernelEvent& port : s_->aer_burst.Flush()) s_->Emit(port);
   s_->fold_index.clear();
   // A "GPUn" line before the line that pairs n with its bus id.
   for (KernelEvent& e : s_->out) {

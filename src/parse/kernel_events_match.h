@@ -21,7 +21,7 @@ struct LineMatch {
   std::optional<std::int64_t> pid;
   std::string process;
   std::string detail;
-  std::string message;      // empty: use the line's message
+  std::string_view message;  // empty: use the line's message (a view into the line)
   bool probe_head = false;  // "The NVIDIA GPU ..." waiting for its next lines
   bool nvidia = true;       // false: an AER group not (yet) known to be NVIDIA's
 };
