@@ -1,10 +1,10 @@
 #include "parse/kernel_events.h"
 
+#include <bit>
 #include <charconv>
 #include <functional>
 #include <map>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
 #include "parse/kernel_events_aer.h"
@@ -16,6 +16,52 @@ namespace gpudoctor {
 
 using kevents::Has;
 using kevents::LineMatch;
+
+namespace kernel_events_detail {
+
+// A set of 64-bit hashes in one flat table (open addressing, linear
+// probing): a flood's every line looks one up, and a node-based set costs
+// a division and two cache misses each time.
+class HashSet {
+ public:
+  std::size_t size() const { return size_; }
+  // True when `h` was not in the set (it is now).
+  bool Insert(std::uint64_t h) {
+    if (h == 0) h = 0x9e3779b97f4a7c15ull;  // 0 marks an empty slot
+    if (2 * (size_ + 1) > slots_.size()) Grow();
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = Slot(h); ; i = (i + 1) & mask) {
+      if (slots_[i] == h) return false;
+      if (slots_[i] == 0) {
+        slots_[i] = h;
+        ++size_;
+        return true;
+      }
+    }
+  }
+
+ private:
+  std::size_t Slot(std::uint64_t h) const {
+    return static_cast<std::size_t>((h * 0x9e3779b97f4a7c15ull) >> shift_);
+  }
+  void Grow() {
+    std::vector<std::uint64_t> old = std::move(slots_);
+    slots_.assign(old.empty() ? 64 : old.size() * 2, 0);
+    shift_ = 64 - static_cast<int>(std::bit_width(slots_.size()) - 1);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::uint64_t h : old) {
+      if (h == 0) continue;
+      std::size_t i = Slot(h);
+      while (slots_[i] != 0) i = (i + 1) & mask;
+      slots_[i] = h;
+    }
+  }
+  std::vector<std::uint64_t> slots_;
+  std::size_t size_ = 0;
+  int shift_ = 64;
+};
+
+}  // namespace kernel_events_detail
 
 struct KernelEventScanner::State {
   ExtractOptions opts;
@@ -29,7 +75,7 @@ struct KernelEventScanner::State {
     std::vector<std::size_t> members;  // its separate events (at most kEventsPerCause)
   };
   std::unordered_map<std::string, Cause> causes;
-  std::unordered_set<std::uint64_t> left_out_processes;  // (event, pid, name) hashes counted
+  kernel_events_detail::HashSet left_out_processes;  // (event, pid, name) hashes counted
   std::size_t events_left_out = 0;
   std::string key, cause_key, derived_detail;  // reused buffers
   // The last closed event, kept for its buffers: a flood's lines reuse them
@@ -264,7 +310,7 @@ void KernelEventScanner::State::CountInto(const Cause& cause, const KernelEvent&
     return;
   }
   std::size_t index = static_cast<std::size_t>(&into - out.data());
-  if (left_out_processes.insert(ProcessHash(index, ev)).second) ++into.other_processes_left_out;
+  if (left_out_processes.Insert(ProcessHash(index, ev))) ++into.other_processes_left_out;
 }
 
 // A new separate event, unless its cause already has kEventsPerCause of
