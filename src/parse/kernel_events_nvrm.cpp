@@ -243,7 +243,7 @@ std::optional<int> GpuNumberIn(std::string_view nvrm) {
   std::size_t at = 0;
   bool leading = s.substr(0, 3) == "GPU";
   if (!leading) {
-    at = s.find(" GPU");
+    at = Find(s, " GPU");
     if (at == std::string_view::npos) return std::nullopt;
     ++at;
   }
