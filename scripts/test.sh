@@ -3,9 +3,10 @@
 # flags packagers use) and its tests, the Debian package (built, and with
 # CI=true installed, checked and purged), an AddressSanitizer +
 # UndefinedBehaviorSanitizer build and the same tests under it, then every
-# fuzz target for a fixed number of runs. Warnings are errors here
-# (GPUDOCTOR_WERROR). Each phase prints its time; DEVELOPMENT.md has the
-# figures.
+# fuzz target for a fixed number of runs. The ASan build runs beside the
+# Release tests and the package, the fuzz build and runs beside the ASan tests
+# (nice 19). Warnings are errors here (GPUDOCTOR_WERROR). Each phase prints
+# its time; DEVELOPMENT.md has the figures.
 # Usage: scripts/test.sh            (from anywhere in the checkout)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,18 +56,51 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUDOCTOR_WERROR=ON \
 cmake --build build -j "$jobs"
 bash scripts/check_hardening.sh build/gpudoctor
 
+# Most of the test phases wait on processes and timers, so the next build
+# runs beside them at the lowest priority (nice 19): the ASan build during the
+# Release tests and the package, the fuzz build and runs during the ASan
+# tests. Each prints to its own log, shown when it is waited for.
+background_pids=()
+trap 'for p in "${background_pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
+# Waits for background job PID; on failure prints the end of LOG and stops.
+wait_for() {
+  local pid=$1 log=$2 what=$3
+  if ! wait "$pid"; then
+    echo "$what failed; the end of $log:"
+    tail -n 60 "$log"
+    exit 1
+  fi
+}
+
+# -O1 with line tables: the tests run about twice as fast as at -O0 and the
+# sanitizers' traces still name file and line.
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
+  -DGPUDOCTOR_SANITIZE=ON -DGPUDOCTOR_BENCH=OFF -DGPUDOCTOR_WERROR=ON >/dev/null
+asan_log=build-asan/build.log
+asan_start_s=$SECONDS
+echo "(the ASan + UBSan build starts beside the next phases, nice 19; log: $asan_log)"
+nice -n 19 cmake --build build-asan -j "$jobs" >"$asan_log" 2>&1 &
+asan_pid=$!
+background_pids+=("$asan_pid")
+
 phase "tests (Release)"
 ctest --test-dir build --output-on-failure -j "$test_jobs" --timeout 300
 
 phase "Debian package"
 bash scripts/package.sh build
 
-# -O1 with line tables: the tests run about twice as fast as at -O0 and the
-# sanitizers' traces still name file and line.
-phase "build (ASan + UBSan, -O1)"
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
-  -DGPUDOCTOR_SANITIZE=ON -DGPUDOCTOR_BENCH=OFF -DGPUDOCTOR_WERROR=ON >/dev/null
-cmake --build build-asan -j "$jobs"
+phase "build (ASan + UBSan, -O1): what is left after the phases beside it"
+wait_for "$asan_pid" "$asan_log" "the ASan + UBSan build"
+tail -n 1 "$asan_log"
+echo "(the ASan + UBSan build took $((SECONDS - asan_start_s)) s from its start)"
+
+mkdir -p build-fuzz
+fuzz_log=build-fuzz/ci.log
+fuzz_start_s=$SECONDS
+echo "(the fuzz build and runs start beside the ASan tests, nice 19; log: $fuzz_log)"
+nice -n 19 bash scripts/fuzz.sh --ci >"$fuzz_log" 2>&1 &
+fuzz_pid=$!
+background_pids+=("$fuzz_pid")
 
 phase "tests under ASan + UBSan"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
@@ -74,8 +108,10 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 ctest --test-dir build-asan --output-on-failure -j "$test_jobs" --timeout 600
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
-phase "fuzz targets, a fixed number of runs from a fixed seed (scripts/fuzz.sh --seconds N to explore)"
-bash scripts/fuzz.sh --ci
+phase "fuzz targets, a fixed number of runs from a fixed seed (scripts/fuzz.sh --seconds N to explore): what is left"
+wait_for "$fuzz_pid" "$fuzz_log" "scripts/fuzz.sh --ci"
+sed -n '/== fuzz summary/,$p' "$fuzz_log"
+echo "(the fuzz build and runs took $((SECONDS - fuzz_start_s)) s from their start)"
 
 phase ""
 echo "== phase times =="

@@ -58,18 +58,20 @@ struct Every {
 // recovers, instead of once per sample.
 class Trouble {
  public:
-  explicit Trouble(std::string what) : what_(std::move(what)) {}
+  explicit Trouble(std::string what, std::string recovered = "working again")
+      : what_(std::move(what)), recovered_(std::move(recovered)) {}
   void Failed(const std::string& why) {
     if (!failing_) Log(LogLevel::kError, what_ + ": " + why);
     failing_ = true;
   }
   void Ok() {
-    if (failing_) Log(LogLevel::kInfo, what_ + ": working again");
+    if (failing_) Log(LogLevel::kInfo, what_ + ": " + recovered_);
     failing_ = false;
   }
 
  private:
   std::string what_;
+  std::string recovered_;
   bool failing_ = false;
 };
 
@@ -126,7 +128,7 @@ class Agent {
   ProcessOwnerCache owners_;  // user, container, pod per GPU process
   MissingBusIds bus_ids_;     // for GPUs NVML counts but cannot open
   Trouble nvml_trouble_{"NVML"};
-  Trouble store_trouble_{"store"};
+  Trouble store_trouble_{"store", "writes resumed; recording again"};
   Trouble state_trouble_{"state file"};
 };
 

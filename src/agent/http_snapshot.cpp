@@ -86,9 +86,34 @@ void SnapshotBuilder::OnSample(const SystemStatus& status, WallTime at, double l
       }
     }
     previous_sample_[g.pci_bus_id] = at;
+    if (g.clock_event_reasons_mask.value_or(0) != 0) {
+      window_clock_masks_[g.pci_bus_id].emplace_back(at, *g.clock_event_reasons_mask);
+    }
   }
   s_.status = status;
   CountLost();
+  CountWindows(at);
+}
+
+void SnapshotBuilder::CountWindows(WallTime now) {
+  if (!latest_ || *latest_ < now) latest_ = now;
+  const WallTime since = *latest_ - kDcgmExpWindow;
+  for (auto& [bus, xids] : window_xids_) {
+    while (!xids.empty() && xids.front().at <= since) xids.pop_front();
+    GpuCounters& c = Counters(bus);
+    c.xids_in_window.clear();
+    for (const auto& x : xids) c.xids_in_window[x.code] += x.repeats;
+  }
+  for (auto& [bus, masks] : window_clock_masks_) {
+    while (!masks.empty() && masks.front().first <= since) masks.pop_front();
+    GpuCounters& c = Counters(bus);
+    c.clock_event_samples_in_window.clear();
+    for (const auto& [at, mask] : masks) {
+      for (std::uint64_t bit = 1; bit != 0 && bit <= mask; bit <<= 1) {
+        if ((mask & bit) != 0) ++c.clock_event_samples_in_window[bit];
+      }
+    }
+  }
 }
 
 void SnapshotBuilder::CountLost() {
@@ -120,6 +145,15 @@ void SnapshotBuilder::OnEvent(const KernelEvent& event) {
     GpuCounters& c = Counters(event.pci_bus_id);
     c.xid_events_by_code[*event.code] += repeats;
     c.last_xid = *event.code;
+    // When it happened (its last repeat's time), else when it was read.
+    const WallTime at = event.last_time.value_or(
+        event.time.value_or(latest_.value_or(std::chrono::system_clock::now())));
+    auto& xids = window_xids_[event.pci_bus_id];
+    xids.push_back({at, *event.code, repeats});
+    // Kernel log lines can arrive out of order; the window keeps time order.
+    std::sort(xids.begin(), xids.end(),
+              [](const WindowXid& a, const WindowXid& b) { return a.at < b.at; });
+    CountWindows(latest_.value_or(at));
   } else if (event.kind == KernelEventKind::kSxid) {
     s_.sxid_events[{event.pci_bus_id, *event.code}] += repeats;
   }

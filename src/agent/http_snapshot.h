@@ -8,10 +8,12 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <set>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,7 +61,18 @@ class SnapshotBuilder {
   std::set<std::string> hung_;                        // bus ids of GPUs hung in the last sample
   unsigned lost_without_bus_id_ = 0;                 // in the latest sample
   std::vector<std::string> dropped_;                 // OnDroppedGpus
+  // What the DCGM_EXP_* windows hold, by bus id: (time, Xid code, repeats)
+  // and (time, clock event reasons mask) of the samples with any reason.
+  struct WindowXid {
+    WallTime at;
+    int code;
+    std::uint64_t repeats;
+  };
+  std::map<std::string, std::deque<WindowXid>> window_xids_;
+  std::map<std::string, std::deque<std::pair<WallTime, std::uint64_t>>> window_clock_masks_;
+  std::optional<WallTime> latest_;  // the latest sample's time
   void CountLost();
+  void CountWindows(WallTime now);
 };
 
 // The latest snapshot; safe to use from any thread.

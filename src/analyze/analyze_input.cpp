@@ -109,9 +109,16 @@ void AddTables(std::string& content, std::size_t index, AnalyzedFile& file, Gath
   }
 }
 
+void AddNote(AnalyzedFile& file, const std::string& note) {
+  if (!note.empty() && std::find(file.notes.begin(), file.notes.end(), note) == file.notes.end())
+    file.notes.push_back(note);
+}
+
 void AddBugReportFacts(BugReportFacts& facts, AnalyzedFile& file, Gathered& g) {
   for (const std::string& text : facts.smi_query_texts) {
-    auto status = ParseNvidiaSmiText(text, file.path);
+    std::vector<std::string> notes;
+    auto status = ParseNvidiaSmiText(text, file.path, &notes);
+    for (const std::string& note : notes) AddNote(file, note);
     if (status) {
       AddLostGpusFromMessages(FindNvidiaSmiMessages(text), *status);
       file.gpu_count += status->gpus.size();
@@ -135,7 +142,9 @@ void AddBugReportFacts(BugReportFacts& facts, AnalyzedFile& file, Gathered& g) {
 // A -q dump, or nvidia-smi's messages alone ("No devices were found").
 void AddSmiText(std::string_view content, AnalyzedFile& file, Gathered& g) {
   std::vector<NvsmiMessage> messages = FindNvidiaSmiMessages(content);
-  auto status = ParseNvidiaSmiText(content, file.path);
+  std::vector<std::string> notes;
+  auto status = ParseNvidiaSmiText(content, file.path, &notes);
+  for (const std::string& note : notes) AddNote(file, note);
   if (status) {
     AddLostGpusFromMessages(messages, *status);
   } else if (auto only = ReadingFromMessages(messages)) {
@@ -217,11 +226,6 @@ bool IsJsonDocument(std::string_view head) {
   if (head[i] != '{') return false;
   std::string_view first = head.substr(i, head.find('\n', i) - i);
   return !nlohmann::json::accept(first);
-}
-
-void AddNote(AnalyzedFile& file, const std::string& note) {
-  if (!note.empty() && std::find(file.notes.begin(), file.notes.end(), note) == file.notes.end())
-    file.notes.push_back(note);
 }
 
 // Tells a member's kind from its beginning (the stream stands at its start);

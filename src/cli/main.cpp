@@ -12,9 +12,13 @@ namespace {
 // The language of the help's headings: --lang on the command line, else the
 // environment's (LANG=zh_CN.UTF-8 gives Chinese), as for the reports.
 gpudoctor::Lang HelpLang(int argc, char** argv) {
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::string_view(argv[i]) == "--lang") {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--lang" && i + 1 < argc) {
       if (auto l = gpudoctor::ParseLang(argv[i + 1])) return *l;
+    }
+    if (arg.substr(0, 7) == "--lang=") {
+      if (auto l = gpudoctor::ParseLang(std::string(arg.substr(7)))) return *l;
     }
   }
   return gpudoctor::LangFromEnvironment();
@@ -24,11 +28,12 @@ gpudoctor::Lang HelpLang(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   using namespace gpudoctor;
-  // Every command's output and every error message, whatever outside bytes
-  // they quote, reaches the screen as printable text.
-  PrintableOutput printable;
-  CLI::App app{"gpudoctor: finds out why a GPU server stutters or loses GPUs, and says what to do"};
+  // The language of help, errors and progress lines: --lang, else LANG.
   const bool zh = HelpLang(argc, argv) == Lang::kZh;
+  // Every command's output and every error message, whatever outside bytes
+  // they quote, reaches the screen as printable text (errors in Chinese under zh).
+  PrintableOutput printable(zh);
+  CLI::App app{"gpudoctor: finds out why a GPU server stutters or loses GPUs, and says what to do"};
   if (zh) {
     app.option_defaults()->group("选项");
     app.get_formatter()->label("Usage", "用法");

@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 #include <string>
 
+#include "cli/zh_messages.h"
 #include "core/terminal.h"
 #include "core/utf8.h"
 #include "render/ansi.h"
@@ -14,12 +16,15 @@ namespace {
 namespace printable_output {
 
 // Collects what the stream writes and hands it, filtered, to the descriptor
-// when flushed or when 64 KiB have gathered.
+// when flushed or when 64 KiB have gathered. With `translate_zh`, whole lines:
+// a line that starts as gpudoctor's messages do waits for its end (std::cerr
+// flushes after every <<) and is translated; other text (a prompt) passes
+// when flushed.
 class FilteringBuffer : public std::streambuf {
  public:
-  explicit FilteringBuffer(int fd) : fd_(fd), filter_(ColourToken()) {}
+  FilteringBuffer(int fd, bool translate_zh) : fd_(fd), translate_zh_(translate_zh), filter_(ColourToken()) {}
   ~FilteringBuffer() override {
-    Drain();
+    Drain(true);
     WriteAll(fd_, filter_.Finish());
   }
 
@@ -43,13 +48,32 @@ class FilteringBuffer : public std::streambuf {
  private:
   static constexpr std::size_t kFlushBytes = 64 * 1024;
 
-  void Drain() {
+  void Drain(bool at_end = false) {
     if (buffer_.empty()) return;
-    WriteAll(fd_, filter_.Feed(buffer_));
-    buffer_.clear();
+    if (!translate_zh_) {
+      WriteAll(fd_, filter_.Feed(buffer_));
+      buffer_.clear();
+      return;
+    }
+    std::string out;
+    std::size_t start = 0;
+    for (std::size_t nl = buffer_.find('\n'); nl != std::string::npos; nl = buffer_.find('\n', start)) {
+      out += TranslateStderrLineZh(std::string_view(buffer_).substr(start, nl - start)) + "\n";
+      start = nl + 1;
+    }
+    std::string rest = buffer_.substr(start);
+    constexpr std::string_view kOurs = "gpudoctor";
+    const bool ours = std::string_view(rest).substr(0, kOurs.size()) == kOurs.substr(0, std::min(rest.size(), kOurs.size()));
+    if (at_end || !ours || rest.size() >= kFlushBytes) {
+      out += at_end && ours ? TranslateStderrLineZh(rest) : rest;
+      rest.clear();
+    }
+    buffer_ = std::move(rest);
+    if (!out.empty()) WriteAll(fd_, filter_.Feed(out));
   }
 
   int fd_;
+  bool translate_zh_;
   PrintableTextFilter filter_;
   std::string buffer_;
 };
@@ -57,9 +81,9 @@ class FilteringBuffer : public std::streambuf {
 }  // namespace printable_output
 }  // namespace
 
-PrintableOutput::PrintableOutput()
-    : out_(std::make_unique<printable_output::FilteringBuffer>(STDOUT_FILENO)),
-      err_(std::make_unique<printable_output::FilteringBuffer>(STDERR_FILENO)) {
+PrintableOutput::PrintableOutput(bool translate_stderr_zh)
+    : out_(std::make_unique<printable_output::FilteringBuffer>(STDOUT_FILENO, false)),
+      err_(std::make_unique<printable_output::FilteringBuffer>(STDERR_FILENO, translate_stderr_zh)) {
   std::cout.flush();
   std::cerr.flush();
   saved_out_ = std::cout.rdbuf(out_.get());

@@ -16,7 +16,9 @@ namespace gpudoctor {
 // made on the main thread before any output.
 class PrintableOutput {
  public:
-  PrintableOutput();
+  // translate_stderr_zh: standard error's lines go through
+  // TranslateStderrLineZh.
+  explicit PrintableOutput(bool translate_stderr_zh = false);
   ~PrintableOutput();
   PrintableOutput(const PrintableOutput&) = delete;
   PrintableOutput& operator=(const PrintableOutput&) = delete;

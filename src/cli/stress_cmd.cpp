@@ -15,6 +15,7 @@
 #include "cli/report_options.h"
 #include "knowledge/hbm_peaks.h"
 #include "nvml/nvml_xid_events.h"
+#include "rules/engine/cause_fold.h"
 #include "rules/engine/finding_fold.h"
 #include "rules/engine/registry.h"
 #include "status/gpu_selector.h"
@@ -170,6 +171,7 @@ int RunStressCommand(const StressCmdOptions& opts, const GlobalOptions& global) 
   input.config = *config;
   FillInput(input, result);
   Diagnosis diagnosis = Diagnose(input, ActiveRules());
+  FoldCauses(diagnosis);
   FoldAcrossGpus(diagnosis, input);
   ReportContext report;
   report.input = &input;

@@ -82,6 +82,10 @@ struct GpuStatus {
 
   std::optional<std::int64_t> utilization_gpu_percent;
   std::optional<std::int64_t> utilization_memory_percent;
+  // Video encoder and decoder busy, percent of the driver's sampling period
+  // (nvmlDeviceGetEncoderUtilization / nvmlDeviceGetDecoderUtilization).
+  std::optional<std::int64_t> utilization_encoder_percent;
+  std::optional<std::int64_t> utilization_decoder_percent;
 
   std::optional<std::int64_t> memory_total_bytes;
   std::optional<std::int64_t> memory_used_bytes;
@@ -164,6 +168,7 @@ struct GpuStatus {
   std::optional<double> gpm_fp16_activity_percent;
   std::optional<double> gpm_integer_activity_percent;
   std::optional<double> gpm_dram_bandwidth_percent;  // DRAM bandwidth used / peak
+  std::optional<double> gpm_graphics_activity_percent;  // graphics engine busy
   std::optional<std::int64_t> gpm_pcie_tx_bytes_per_s;
   std::optional<std::int64_t> gpm_pcie_rx_bytes_per_s;
   std::optional<std::int64_t> gpm_nvlink_tx_bytes_per_s;  // all links
@@ -175,6 +180,12 @@ struct GpuStatus {
   // to hundreds point at a driver or GSP firmware in trouble. Null for
   // readings not taken through NVML (files).
   std::optional<double> nvml_call_latency_ms;
+
+  // dcgm-exporter's DCGM_EXP_GPU_HEALTH_STATUS read back from Prometheus
+  // (prom/series_readings.h), never from NVML: bit i stands for
+  // DcgmHealthWatches()[i] (knowledge/dcgm_health_watch.h) warning / failing.
+  std::optional<std::uint32_t> dcgm_health_warn_watches;
+  std::optional<std::uint32_t> dcgm_health_fail_watches;
 
   std::vector<NvLinkStatus> nvlinks;  // links that exist on this GPU
   std::optional<std::vector<GpuProcess>> processes;

@@ -84,6 +84,11 @@ struct KernelEvent {
   std::optional<double> monotonic_s;      // seconds since boot when known
   std::optional<int> code;                // Xid / SXid number
   std::string pci_bus_id;                 // "0000:3b:00.0"; empty if none
+  // When the line names an address that is not a PCI bus id (a device above
+  // 0x1f, a function above 7): the address as printed ("0000:3a:25") and why
+  // ("device 0x25 is above 0x1f"), said in the evidence; pci_bus_id stays empty.
+  std::string pci_not_bus_id;
+  std::string pci_not_bus_id_why;
   std::optional<int> gpu_number;          // the driver's "GPU4" (its instance number) when printed
   std::optional<std::int64_t> pid;
   std::string process;

@@ -33,4 +33,10 @@ inline constexpr double kNvLinkAchievableShare = 0.8;
 // and a marked cell in the report's p2p matrix.
 inline constexpr double kP2pFlagBelowShare = 0.6;
 
+// A pair's copies above this share of what its path carries in theory cannot
+// be that path: the expectation is wrong (more links than counted, a faster
+// generation, NVLink taken for PCIe); stress.peer_pair_above_links says so,
+// and the report's p2p cell is marked.
+inline constexpr double kP2pAboveShare = 1.1;
+
 }  // namespace gpudoctor

@@ -34,6 +34,7 @@ constexpr GpmPercent kPercentMetrics[] = {
     {NVML_GPM_METRIC_FP16_UTIL, &GpuStatus::gpm_fp16_activity_percent},
     {NVML_GPM_METRIC_INTEGER_UTIL, &GpuStatus::gpm_integer_activity_percent},
     {NVML_GPM_METRIC_DRAM_BW_UTIL, &GpuStatus::gpm_dram_bandwidth_percent},
+    {NVML_GPM_METRIC_GRAPHICS_UTIL, &GpuStatus::gpm_graphics_activity_percent},
 };
 // MiB per second in NVML; bytes per second here.
 constexpr GpmRate kRateMetrics[] = {

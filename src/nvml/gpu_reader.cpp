@@ -95,6 +95,15 @@ void ReadMemory(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
     g.utilization_gpu_percent = util.gpu;
     g.utilization_memory_percent = util.memory;
   }
+  unsigned int busy = 0, period_us = 0;
+  if (r.Get("nvmlDeviceGetEncoderUtilization", "utilization_encoder_percent",
+            f.nvmlDeviceGetEncoderUtilization, dev, &busy, &period_us)) {
+    g.utilization_encoder_percent = busy;
+  }
+  if (r.Get("nvmlDeviceGetDecoderUtilization", "utilization_decoder_percent",
+            f.nvmlDeviceGetDecoderUtilization, dev, &busy, &period_us)) {
+    g.utilization_decoder_percent = busy;
+  }
   nvmlMemory_v2_t mem2{};
   mem2.version = nvmlMemory_v2;
   if (r.Get("nvmlDeviceGetMemoryInfo_v2", "memory_total_bytes",

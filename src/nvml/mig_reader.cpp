@@ -57,6 +57,8 @@ void ReadMigDevices(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
     ReadMemory(mr, mig, m.status);
     m.status.utilization_gpu_percent.reset();  // not per MIG device (NVML answers N/A)
     m.status.utilization_memory_percent.reset();
+    m.status.utilization_encoder_percent.reset();  // the GPU's engines, read on the GPU
+    m.status.utilization_decoder_percent.reset();
     g.mig_devices.push_back(std::move(m));
   });
 }

@@ -394,6 +394,8 @@ static_assert(sizeof(nvmlProcessesUtilizationInfo_v1_t) == 24 &&
   X(nvmlDeviceGetGspFirmwareMode, (nvmlDevice_t device, unsigned int* isEnabled, unsigned int* defaultMode)) \
   X(nvmlDeviceGetGspFirmwareVersion, (nvmlDevice_t device, char* version))     \
   X(nvmlDeviceGetUtilizationRates, (nvmlDevice_t device, nvmlUtilization_t* utilization)) \
+  X(nvmlDeviceGetEncoderUtilization, (nvmlDevice_t device, unsigned int* utilization, unsigned int* samplingPeriodUs)) \
+  X(nvmlDeviceGetDecoderUtilization, (nvmlDevice_t device, unsigned int* utilization, unsigned int* samplingPeriodUs)) \
   X(nvmlDeviceGetMemoryInfo_v2, (nvmlDevice_t device, nvmlMemory_v2_t* memory)) \
   X(nvmlDeviceGetMemoryInfo, (nvmlDevice_t device, nvmlMemory_t* memory))      \
   X(nvmlDeviceGetTemperatureV, (nvmlDevice_t device, nvmlTemperature_v1_t* temperature)) \

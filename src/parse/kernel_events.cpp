@@ -4,6 +4,7 @@
 #include <charconv>
 #include <functional>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -190,6 +191,8 @@ void ResetEvent(KernelEvent& ev) {
   ev.source.file.clear();
   ev.source.line = 0;
   ev.detail.clear();
+  ev.pci_not_bus_id.clear();
+  ev.pci_not_bus_id_why.clear();
   ev.varied_count = 0;
   ev.other_processes.clear();
   ev.other_processes_left_out = 0;
@@ -532,6 +535,7 @@ void KernelEventScanner::State::Open(const LineMatch& m, std::string_view messag
   ev.kind = m.kind;
   ev.code = m.code;
   ev.pci_bus_id.assign(m.pci);
+  if (m.pci.empty()) std::tie(ev.pci_not_bus_id, ev.pci_not_bus_id_why) = kevents::KernelPciProblem(message);
   ev.gpu_number = m.gpu_number;
   if (m.gpu_number && !m.pci.empty()) bus_of_gpu_number[*m.gpu_number] = m.pci;
   ev.pid = m.pid;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/kernel_event.h"
 
@@ -64,6 +65,10 @@ std::string RpcFunctionOf(std::string_view message);
 std::string NormalizeKernelPci(std::string_view text);
 // The first PCI address in `text` ("dddd:bb:dd" with optional ".f"), or "".
 std::string_view FindPci(std::string_view text);
+// An address in `text` (FindPci) that NormalizeKernelPci refuses, as printed,
+// and why it is not a PCI bus id ("device 0x25 is above 0x1f"); empty strings
+// when there is none or it is one.
+std::pair<std::string, std::string> KernelPciProblem(std::string_view text);
 
 // glibc's memmem, not string_view::find (a memchr and a compare per
 // occurrence of the first byte): the matchers run on a flood's every line.

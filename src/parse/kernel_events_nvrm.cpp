@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/gpu_status.h"
 #include "parse/kernel_events_match.h"
 #include "parse/text_cursor.h"
 
@@ -179,12 +180,38 @@ std::string NormalizeKernelPci(std::string_view text) {
   return out;
 }
 
+std::pair<std::string, std::string> KernelPciProblem(std::string_view text) {
+  std::string_view found = FindPci(text);
+  if (found.empty() || !NormalizeKernelPci(found).empty()) return {};
+  std::string full(found);
+  if (full.find('.') == std::string::npos) full += ".0";
+  std::string why = PciBusIdProblem(full);
+  if (why.empty()) why = "malformed";
+  return {std::string(found), why};
+}
+
+// "nvAssertFailedNoLog: Assertion failed: 0 @ kernel_gsp.c:1446",
+// "nvCheckFailedNoLog: Check failed: pKernelChannel != NULL @ kernel_gsp.c:640":
+// the driver's check on its GSP channel failed -> "assertion at kernel_gsp.c:1446".
+std::string GspAssertion(std::string_view s) {
+  if (!Has(s, "Assertion failed") && !Has(s, "Check failed")) return {};
+  auto at = s.find("@ kernel_gsp.c:");
+  if (at == std::string_view::npos) return {};
+  std::string_view where = s.substr(at + 2);
+  std::size_t end = 13;  // past "kernel_gsp.c:"
+  while (end < where.size() && TextCursor::IsDigit(where[end])) ++end;
+  return "assertion at " + std::string(where.substr(0, end));
+}
+
 // GSP trouble printed without an Xid (kernel_gsp.c, kern_gmmu.c): the
 // timeout banner, memory-subsystem errors found while GSP timed out, the PMU
-// halting. RPC timeouts and heartbeats are matched below.
+// halting, a failed assertion in kernel_gsp.c. RPC timeouts and heartbeats
+// are matched below.
 std::optional<LineMatch> MatchGspOther(std::string_view s) {
   std::string detail;
-  if (Has(s, "* GSP Timeout *")) {
+  if (std::string assertion = GspAssertion(s); !assertion.empty()) {
+    detail = std::move(assertion);
+  } else if (Has(s, "* GSP Timeout *")) {
     detail = "GSP Timeout";
   } else if (Has(s, "Memory Subsystem Error detected")) {
     detail = "memory subsystem error";

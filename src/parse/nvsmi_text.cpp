@@ -75,6 +75,19 @@ std::string GpuHeaderBusId(const TextLine& line) {
   return NormalizePciBusId(std::string(nvsmi::Trim(line.raw_label.substr(4))));
 }
 
+// "GPU 00000000:3A:25.0" whose address is not a PCI bus id (a device above
+// 0x1f, a function above 7): the address as printed; empty for other lines.
+std::string GpuHeaderNotBusId(const TextLine& line) {
+  if (line.indent != 0 || line.value || !StartsWith(line.raw_label, "GPU ")) return "";
+  std::string address(nvsmi::Trim(line.raw_label.substr(4)));
+  if (address.find(':') == std::string::npos ||
+      address.find_first_not_of("0123456789abcdefABCDEF:.") != std::string::npos ||
+      !NormalizePciBusId(address).empty()) {
+    return "";
+  }
+  return address;
+}
+
 bool IsMigBlock(std::string_view lower_label) { return StartsWith(lower_label, "mig device"); }
 
 // Top-level lines; true when the line was one. 610 and later print "KMD
@@ -142,7 +155,8 @@ bool ApplyProcess(const std::vector<std::string>& path, std::string_view label,
 
 }  // namespace
 
-Result<SystemStatus> ParseNvidiaSmiText(std::string_view text, std::string_view source_name) {
+Result<SystemStatus> ParseNvidiaSmiText(std::string_view text, std::string_view source_name,
+                                        std::vector<std::string>* notes) {
   if (nvsmi::Trim(text).empty()) return NotNvsmiText(source_name, "empty input");
   if (text.find('\0') != std::string_view::npos) {
     return NotNvsmiText(source_name, "binary data (NUL byte)");
@@ -155,6 +169,7 @@ Result<SystemStatus> ParseNvidiaSmiText(std::string_view text, std::string_view 
   int top_level = 0;
   bool implicit_gpu = false;
   bool kmd_seen = false;
+  bool skipping = false;  // inside the block of a GPU whose header is not a bus id
 
   std::size_t pos = 0;
   while (pos < text.size()) {
@@ -168,8 +183,21 @@ Result<SystemStatus> ParseNvidiaSmiText(std::string_view text, std::string_view 
       gpus.emplace_back();
       gpus.back().gpu.pci_bus_id = std::move(bus_id);
       stack.clear();
+      skipping = false;
       continue;
     }
+    if (std::string address = GpuHeaderNotBusId(*line); !address.empty()) {
+      // Not a GPU anyone can address: its block is left out, not read into
+      // the GPU above it.
+      if (notes != nullptr) {
+        notes->push_back(fmt::format("GPU {} is not a PCI bus id ({}): that GPU's block was left out", address,
+                                     PciBusIdProblem(address)));
+      }
+      skipping = true;
+      stack.clear();
+      continue;
+    }
+    if (skipping) continue;
     while (!stack.empty() && stack.back().first >= line->indent) stack.pop_back();
     if (stack.empty() && ApplyTopLevel(*line, system, kmd_seen)) {
       ++top_level;

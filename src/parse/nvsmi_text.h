@@ -4,7 +4,9 @@
 // nvsmi_xml.h; both fill the same model with the same conventions.
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/gpu_status.h"
 #include "core/result.h"
@@ -39,7 +41,14 @@ namespace gpudoctor {
 // Errors: ErrorCode::kCorrupt, "<source_name>: not nvidia-smi -q output:
 // <why>", for empty or binary input and for text in which no nvidia-smi
 // line is recognised. Never throws.
-Result<SystemStatus> ParseNvidiaSmiText(std::string_view text, std::string_view source_name);
+//
+// A "GPU <address>" line whose address is not a PCI bus id (a device above
+// 0x1f, a function above 7) opens no GPU: its block is left out, and
+// `notes`, when given, gets one line saying so ("GPU 00000000:3A:25.0 is
+// not a PCI bus id (device 0x25 is above 0x1f): that GPU's block was left
+// out").
+Result<SystemStatus> ParseNvidiaSmiText(std::string_view text, std::string_view source_name,
+                                        std::vector<std::string>* notes = nullptr);
 
 // True when the start of a file looks like `nvidia-smi -q` text (the
 // "NVSMI LOG" banner, a "GPU <bus id>" line or a well-known label), and not

@@ -122,7 +122,7 @@ enum QueryId {
   kStrip,
   kDcgmLastSeen,
   kDcgmXid,
-  kDcgmXidCount,
+  kDcgmXidCount,  // and DCGM_EXP_GPU_HEALTH_STATUS's failing and warning watches
   kQueryCount,
   // Then the dcgm-exporter field reads (DcgmExtremesExprs, DcgmBucketEndSelectors).
   kFirstDcgmRead = kQueryCount
@@ -195,8 +195,12 @@ std::vector<FleetQuery> PlanQueries(const FleetRequest& r, const std::string& m,
           r.to);
   range(kDcgmXid, Selector("DCGM_FI_DEV_XID_ERRORS", m) + " != 0", r.from - r.resolution,
         r.resolution);
-  range(kDcgmXidCount, Selector("DCGM_EXP_XID_ERRORS_COUNT", m) + " > 0", r.from - r.resolution,
-        r.resolution);
+  // dcgm-exporter's own series in one query (comparisons keep the names):
+  // the Xid counts by code, the health watches not passing.
+  range(kDcgmXidCount,
+        "(" + Selector("DCGM_EXP_XID_ERRORS_COUNT", m) + " > 0) or (" +
+            Selector("DCGM_EXP_GPU_HEALTH_STATUS", m) + " > 0)",
+        r.from - r.resolution, r.resolution);
   return q;
 }
 
@@ -380,6 +384,13 @@ void FleetAssembly::AddDcgmAnswers(const std::vector<Result<PromAnswer>>& a) {
   }
   for (const auto& s : a[kDcgmXidCount]->series) {
     if (HasAgent(NodeOf(s))) continue;
+    if (!s.Label("health_watch").empty()) {
+      PromSeries in_window = s;
+      const double from_s = UnixSecondsOf(request_.from);
+      std::erase_if(in_window.points, [&](const PromPoint& p) { return p.time_s < from_s; });
+      readings.AddDcgmHealthSeries(in_window);
+      continue;
+    }
     readings.AddDcgmXidCountSeries(s, static_cast<double>(request_.resolution.count()),
                                    UnixSecondsOf(request_.from));
   }

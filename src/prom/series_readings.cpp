@@ -5,6 +5,7 @@
 
 #include "core/clock_reasons.h"
 #include "core/metric_fields.h"
+#include "knowledge/dcgm_health_watch.h"
 
 namespace gpudoctor {
 namespace {
@@ -113,6 +114,19 @@ void SeriesReadings::AddDcgmXidCountSeries(const PromSeries& series, double step
     AddXidEvent(series, p.time_s, code, count,
                 "Xid " + std::to_string(code) + " (dcgm-exporter's DCGM_EXP_XID_ERRORS_COUNT rose by " +
                     std::to_string(count) + ")");
+  }
+}
+
+void SeriesReadings::AddDcgmHealthSeries(const PromSeries& series) {
+  const int watch = DcgmHealthWatchIndex(series.Label("health_watch"));
+  if (watch < 0 || series.points.empty()) return;
+  const std::uint32_t bit = 1u << watch;
+  GpuHistory& h = *GpuOf(series).first;
+  for (const PromPoint& p : series.points) {
+    if (!std::isfinite(p.value) || p.value < kDcgmHealthWarn) continue;
+    GpuStatus& g = h.at[p.time_s];
+    auto& mask = p.value >= kDcgmHealthFail ? g.dcgm_health_fail_watches : g.dcgm_health_warn_watches;
+    mask = mask.value_or(0) | bit;
   }
 }
 

@@ -41,6 +41,10 @@ class SeriesReadings {
   // events.
   void AddDcgmXidCountSeries(const PromSeries& series, double step_s, double counted_from_s);
 
+  // DCGM_EXP_GPU_HEALTH_STATUS{health_watch} (its non-zero points): each
+  // point marks the watch warning (10) or failing (20) in that reading.
+  void AddDcgmHealthSeries(const PromSeries& series);
+
   // gpudoctor's own series beyond the plain fields: the clock-event reason
   // flags (1 while a reason holds) set the reading's mask, the state flags
   // its state, and each rise of an Xid counter becomes that many events.

@@ -131,12 +131,16 @@ ActiveTable P2pPaths(const ActiveRun& run, Lang l) {
     if (p.expected) expected = p.expected->theoretical_gbps;
     if (expected && p.gbps && *expected > 0) share = *p.gbps / *expected;
     bool below = PairBelow(p);
+    ActiveCell share_cell = ActivePercentCell(share, below);
+    // Above what the path can carry: the expectation is wrong, not the pair
+    // (stress.peer_pair_above_links); never shown as a healthy share.
+    if (share && *share > kP2pAboveShare) share_cell.text += Pick(l, " (above the links: expectation wrong)", "（超过链路：预期有误）");
     t.rows.push_back({{fmt::format("GPU {} → GPU {}", p.src_index, p.dst_index)},
                       {PathName(p, l)},
                       {p.expected ? ExpectedText(*p.expected, l) : std::string(kUnknownCell)},
                       ActiveNumCell(expected, 1),
                       ActiveNumCell(p.gbps, 1, below),
-                      ActivePercentCell(share, below)});
+                      std::move(share_cell)});
   }
   return t;
 }

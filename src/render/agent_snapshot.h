@@ -35,6 +35,10 @@ struct LatencyHistogram {
   void Observe(double seconds);
 };
 
+// dcgm-exporter's default window for its DCGM_EXP_* counts
+// (--xid-count-window-size, --clock-events-count-window-size).
+inline constexpr std::chrono::milliseconds kDcgmExpWindow{300000};
+
 // Identity of a GPU as the labels show it.
 struct MetricGpuLabels {
   unsigned index = 0;
@@ -48,6 +52,11 @@ struct GpuCounters {
   std::map<std::string, double> throttle_seconds_by_reason;  // ClockReasonNames
   std::map<int, std::uint64_t> xid_events_by_code;
   int last_xid = 0;  // the code of the latest Xid in this run; 0: none
+  // dcgm-exporter's windowed counts (DCGM_EXP_XID_ERRORS_COUNT and
+  // DCGM_EXP_CLOCK_EVENTS_COUNT) over the last kDcgmExpWindow: Xids by code,
+  // and by clock event reason bit the samples that had it set.
+  std::map<int, std::uint64_t> xids_in_window;
+  std::map<std::uint64_t, std::uint64_t> clock_event_samples_in_window;
   Severity verdict = Severity::kOk;  // worst active finding naming this GPU
   // NVML listed it in this run (answering or not), or it is on the PCI bus
   // without NVML listing it: it has a verdict series.

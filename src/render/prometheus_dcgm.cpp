@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 
 #include "core/metric_fields.h"
-#include "knowledge/xid_catalog.h"
+#include "knowledge/dcgm_xid_messages.h"
+#include "knowledge/dcgm_health_watch.h"
 
 namespace gpudoctor {
 namespace {
@@ -110,18 +112,145 @@ class DcgmWriter {
     }
   }
 
-  // dcgm-exporter's Xid series is a gauge of the latest code, 0 before any;
-  // gpudoctor_xid_events_total keeps the count of every code. Every GPU seen
-  // in this run has one, a lost GPU included.
-  void Xids() {
-    e_.Family("DCGM_FI_DEV_XID_ERRORS", "gauge", "Value of the last Xid error (0: none)");
+  // Each series dcgm-exporter serves for a GPU: the whole GPU's, or once
+  // MIG is on one per GPU instance (with the GPU's value). `f` gets the
+  // labels and the GPU's status.
+  template <class F>
+  void PerGpuEntity(const GpuStatus& g, F f) const {
+    if (g.mig_devices.empty()) {
+      f(Labels(g));
+      return;
+    }
+    std::set<unsigned> instances;
+    for (const auto& mig : g.mig_devices) {
+      if (instances.insert(mig.gpu_instance_id).second) f(InstanceLabels(g, mig));
+    }
+  }
+
+  // The labels of every GPU seen in this run (a lost GPU included, with
+  // the identity it had), per GPU instance on MIG.
+  template <class F>
+  void PerSeenGpu(F f) const {
     for (const auto& [bus, c] : s_.gpus) {
       if (!c.seen) continue;
-      const std::string msg = c.last_xid == 0 ? "No Error" : LookupXid(c.last_xid).meaning;
-      e_.Sample(JoinLabels(DcgmGpuLabelText(c.labels, o_.hostname, s_.status.driver_version),
-                           PromLabel("err_code", std::to_string(c.last_xid)) + "," +
-                               PromLabel("err_msg", msg)),
+      const GpuStatus* now = nullptr;
+      for (const auto& g : s_.status.gpus) {
+        if (g.pci_bus_id == bus && g.state == GpuState::kOk) now = &g;
+      }
+      if (now != nullptr) {
+        PerGpuEntity(*now, [&](const std::string& labels) { f(bus, c, labels); });
+      } else {
+        f(bus, c, DcgmGpuLabelText(c.labels, o_.hostname, s_.status.driver_version));
+      }
+    }
+  }
+
+  // dcgm-exporter's Xid series is a gauge of the latest code, 0 before any,
+  // with the code and dcgm-exporter's text for it; gpudoctor_xid_events_total
+  // keeps the count of every code.
+  void Xids() {
+    e_.Family("DCGM_FI_DEV_XID_ERRORS", "gauge", "Value of the last Xid error (0: none)");
+    PerSeenGpu([&](const std::string&, const GpuCounters& c, const std::string& labels) {
+      e_.Sample(JoinLabels(labels, PromLabel("err_code", std::to_string(c.last_xid)) + "," +
+                                       PromLabel("err_msg", std::string(DcgmXidErrorMessage(c.last_xid)))),
                 c.last_xid);
+    });
+  }
+
+  // DCGM_EXP_XID_ERRORS_COUNT: the Xids of each code in the last window,
+  // one series per code seen there, else one without an xid label at 0.
+  // A sliding window's count falls as events leave it: a gauge (dcgm-exporter
+  // declares it a counter, which rate() would misread).
+  void XidCounts() {
+    e_.Family("DCGM_EXP_XID_ERRORS_COUNT", "gauge", "Xid errors in the last window, by code");
+    const std::string window = PromLabel("window_size_in_ms", std::to_string(kDcgmExpWindow.count()));
+    PerSeenGpu([&](const std::string&, const GpuCounters& c, const std::string& labels) {
+      if (c.xids_in_window.empty()) e_.Sample(JoinLabels(labels, window), 0);
+      for (const auto& [code, n] : c.xids_in_window) {
+        e_.Sample(JoinLabels(labels, window + "," + PromLabel("xid", std::to_string(code))),
+                  static_cast<double>(n));
+      }
+    });
+  }
+
+  // DCGM_EXP_CLOCK_EVENTS_COUNT: per clock event reason, the samples in the
+  // last window that had it (dcgm-exporter counts DCGM's samples the same
+  // way); a gauge, as the capture of dcgm-exporter types it.
+  void ClockEventCounts() {
+    // DCGM's reason bits (dcgm_fields.h, the same as NVML's) and
+    // dcgm-exporter's clock_event names.
+    static constexpr std::pair<std::uint64_t, const char*> kEvents[] = {
+        {0x1, "gpu_idle"},     {0x2, "clocks_setting"}, {0x4, "power_cap"},
+        {0x8, "hw_slowdown"},  {0x10, "sync_boost"},    {0x20, "sw_thermal"},
+        {0x40, "hw_thermal"},  {0x80, "hw_power_brake"}, {0x100, "display_clocks"}};
+    e_.Family("DCGM_EXP_CLOCK_EVENTS_COUNT", "gauge",
+              "Samples in the last window with each clock event reason active");
+    const std::string window = PromLabel("window_size_in_ms", std::to_string(kDcgmExpWindow.count()));
+    PerSeenGpu([&](const std::string&, const GpuCounters& c, const std::string& labels) {
+      bool any = false;
+      for (const auto& [bit, name] : kEvents) {
+        auto it = c.clock_event_samples_in_window.find(bit);
+        if (it == c.clock_event_samples_in_window.end()) continue;
+        any = true;
+        e_.Sample(JoinLabels(labels, PromLabel("clock_event", name) + "," + window),
+                  static_cast<double>(it->second));
+      }
+      if (!any) e_.Sample(JoinLabels(labels, window), 0);
+    });
+  }
+
+  // DCGM_EXP_GPU_HEALTH_STATUS: per GPU and DCGM health watch, the worst
+  // active finding under that watch (0 pass, 10 warn, 20 fail) and its DCGM
+  // failure code. dcgm-exporter serves it per GPU, not per instance.
+  void Health() {
+    e_.Family("DCGM_EXP_GPU_HEALTH_STATUS", "gauge",
+              "Health per DCGM health watch (0: pass, 10: warn, 20: fail)");
+    for (const auto& [bus, c] : s_.gpus) {
+      if (!c.seen) continue;
+      std::string labels = DcgmGpuLabelText(c.labels, o_.hostname, s_.status.driver_version);
+      for (const auto& g : s_.status.gpus) {
+        if (g.pci_bus_id == bus && g.state == GpuState::kOk && g.mig_devices.empty()) labels = Labels(g);
+      }
+      for (std::string_view watch : DcgmHealthWatches()) {
+        int result = 0;
+        std::string_view code = kDcgmHealthOk;
+        for (const auto& f : s_.active_findings) {
+          const auto incident = DcgmHealthIncidentOf(f.finding_id);
+          if (!incident || incident->watch != watch ||
+              std::find(f.gpus.begin(), f.gpus.end(), bus) == f.gpus.end()) {
+            continue;
+          }
+          const int r = f.severity == Severity::kCritical  ? kDcgmHealthFail
+                        : f.severity == Severity::kWarning ? kDcgmHealthWarn
+                                                           : kDcgmHealthPass;
+          if (r > result) {
+            result = r;
+            code = incident->error_code;
+          }
+        }
+        e_.Sample(JoinLabels(labels, PromLabel("health_watch", std::string(watch)) + "," +
+                                         PromLabel("health_error_code", std::string(code))),
+                  result);
+      }
+    }
+  }
+
+  // DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL: NVLink traffic, both directions and
+  // all links, as DCGM computes it (KiB/s divided by 1000: "MiB/s", roughly);
+  // a rate, so a gauge (dcgm-exporter's csv says counter, which its own
+  // maintainers call wrong). From GPM's NVLink throughput.
+  void NvLinkBandwidth() {
+    bool family = false;
+    for (const auto& g : s_.status.gpus) {
+      if (!g.gpm_nvlink_tx_bytes_per_s && !g.gpm_nvlink_rx_bytes_per_s) continue;
+      const double bytes_per_s = static_cast<double>(g.gpm_nvlink_tx_bytes_per_s.value_or(0) +
+                                                     g.gpm_nvlink_rx_bytes_per_s.value_or(0));
+      if (!family) {
+        e_.Family("DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", "gauge",
+                  "NVLink throughput, all links, transmit and receive (KiB/s / 1000, as DCGM)");
+        family = true;
+      }
+      PerGpuEntity(g, [&](const std::string& labels) { e_.Sample(labels, bytes_per_s / 1024.0 / 1000.0); });
     }
   }
 
@@ -189,7 +318,11 @@ void WriteDcgmMetrics(const AgentLiveSnapshot& s, const MetricsRenderOptions& op
   DcgmWriter w(s, options, e);
   w.Fields();
   w.Xids();
+  w.XidCounts();
+  w.ClockEventCounts();
+  w.Health();
   w.NvLinks();
+  w.NvLinkBandwidth();
 }
 
 bool HasDcgmName(std::string_view gpudoctor_name) {

@@ -259,7 +259,8 @@ Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& 
       {OfNode(node, mm, named("gpudoctor_xid_events_total"))},
       {OfNode(node, mm, named("gpudoctor_finding_active"))},
       {node.agent ? "" : OfNode(node, mm, named("DCGM_FI_DEV_XID_ERRORS")) + " != 0"},
-      {node.agent ? "" : OfNode(node, mm, named("DCGM_EXP_XID_ERRORS_COUNT")) + " > 0"}};
+      {node.agent ? "" : OfNode(node, mm, named("DCGM_EXP_XID_ERRORS_COUNT")) + " > 0"},
+      {node.agent ? "" : OfNode(node, mm, named("DCGM_EXP_GPU_HEALTH_STATUS")) + " > 0"}};
   for (auto& q : ranges) {
     if (q.expr.empty()) {
       q.answer = PromAnswer{};
@@ -293,6 +294,11 @@ Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& 
   }
   for (const auto& s : ranges[5].answer->series) readings.AddDcgmXidSeries(s, step_s, from_s);
   for (const auto& s : ranges[6].answer->series) readings.AddDcgmXidCountSeries(s, step_s, from_s);
+  for (const auto& s : ranges[7].answer->series) {
+    PromSeries in_window = s;
+    std::erase_if(in_window.points, [&](const PromPoint& p) { return p.time_s < from_s; });
+    readings.AddDcgmHealthSeries(in_window);
+  }
   const std::vector<std::string> nodes = readings.Nodes();
   if (nodes.empty()) {
     return Error{ErrorCode::kNotFound, "--node " + request.node + ": no GPU series of it between " +

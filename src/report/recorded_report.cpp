@@ -186,16 +186,8 @@ void JudgeActiveStretches(RecordedReport& r) {
   Diagnosis& d = r.diagnosis;
   std::stable_sort(d.findings.begin(), d.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
-  for (const Finding& f : d.findings) {
-    d.verdict = std::max(d.verdict, f.severity);
-    for (GpuVerdict& g : d.gpus) {
-      if (std::find(f.gpus.begin(), f.gpus.end(), g.pci_bus_id) == f.gpus.end()) continue;
-      g.verdict = std::max(g.verdict, f.severity);
-      if (std::find(g.finding_ids.begin(), g.finding_ids.end(), f.id) == g.finding_ids.end()) {
-        g.finding_ids.push_back(f.id);
-      }
-    }
-  }
+  for (const Finding& f : d.findings) d.verdict = std::max(d.verdict, f.severity);
+  RecomputeGpuVerdicts(d);
 }
 
 bool GpuNamedBy(const std::string& text, unsigned index, const std::string& bus_id,
@@ -286,8 +278,10 @@ Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindow
   }
   EndAtTheLastSample(input, r->stored.timeline);
   r->diagnosis = Diagnose(input);
-  FoldAcrossGpus(r->diagnosis, input);
+  // The stretches first, on the per-GPU findings: a GPU that was worse in
+  // one stretch raises its own finding, not a finding folded over the others.
   JudgeActiveStretches(*r);
+  FoldAcrossGpus(r->diagnosis, input);
   return r;
 }
 

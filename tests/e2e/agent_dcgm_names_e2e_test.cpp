@@ -16,12 +16,15 @@ namespace {
 
 using nlohmann::json;
 
-// One GPU, 4 GiB in use at 66 C, an Xid 13 (a graphics engine exception)
-// after a second.
+// One GPU, 4 GiB in use at 66 C, video engines and GPM busy, an Xid 13 (a
+// graphics engine exception) after a second.
 const char* kDcgmScenario = R"({"driver_version": "550.54.15", "gpus": [
   {"name": "NVIDIA H100 80GB HBM3", "temperature_c": 66, "power_draw_w": 312.5,
    "memory_total_bytes": 85899345920, "memory_used_bytes": 4294967296,
    "memory_free_bytes": 81604378624, "clocks_sm_mhz": 1755,
+   "utilization_encoder_percent": 7, "utilization_decoder_percent": 9,
+   "gpm_supported": true, "gpm_graphics_activity_percent": 50,
+   "gpm_nvlink_tx_bytes_per_s": 102400000, "gpm_nvlink_rx_bytes_per_s": 102400000,
    "faults": [{"kind": "xid", "code": 13, "at_s": 1}]}
 ]})";
 
@@ -76,7 +79,25 @@ TEST(AgentDcgmNamesE2e, PrometheusReadsDcgmExporterNamesAndUnits) {
                                                      std::chrono::seconds(30)));
   ASSERT_EQ(xid.size(), 1u) << xid.dump();
   EXPECT_EQ(ValueOf(xid), "13");
-  EXPECT_FALSE(xid[0]["metric"].value("err_msg", "").empty()) << xid.dump();
+  EXPECT_EQ(xid[0]["metric"].value("err_msg", ""), "Graphics Engine Exception") << xid.dump();
+
+  // The series dashboards newer than the fields query.
+  EXPECT_EQ(ValueOf(ResultOf(prometheus.Query("DCGM_FI_DEV_ENC_UTIL"))), "7");
+  EXPECT_EQ(ValueOf(ResultOf(prometheus.Query("DCGM_FI_DEV_DEC_UTIL"))), "9");
+  EXPECT_EQ(ValueOf(ResultOf(prometheus.WaitForResult("DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+                                                      std::chrono::seconds(30)))),
+            "0.5");
+  EXPECT_EQ(ValueOf(ResultOf(prometheus.WaitForResult("DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL",
+                                                      std::chrono::seconds(30)))),
+            "200");  // 2 x 100 MB/s in DCGM's KiB/s / 1000
+  const json count = ResultOf(prometheus.WaitForResult(
+      "DCGM_EXP_XID_ERRORS_COUNT{xid=\"13\",window_size_in_ms=\"300000\"}", std::chrono::seconds(30)));
+  ASSERT_EQ(count.size(), 1u) << count.dump();
+  EXPECT_EQ(ValueOf(count), "1");
+  EXPECT_EQ(ValueOf(ResultOf(prometheus.Query("count(DCGM_EXP_GPU_HEALTH_STATUS)"))), "11");
+  EXPECT_FALSE(ValueOf(ResultOf(prometheus.Query(
+                   "count(DCGM_EXP_CLOCK_EVENTS_COUNT{window_size_in_ms=\"300000\"})")))
+                   .empty());
 
   EXPECT_TRUE(prometheus.Stop());
   agent.Signal(SIGTERM);

@@ -86,5 +86,91 @@ TEST(AnalyzeGspE2E, GpuNumberedLinesTakeTheBusIdOfTheirXid) {
   EXPECT_EQ(gsp_findings, 1u);  // not a second finding for "GPU4"
 }
 
+// ublue-os/bazzite#4449 (2025-03-21), the kernel buffer tail as the reporter
+// pasted it: indented, from `journalctl --no-hostname -k` (no host name).
+const char* kBazziteJournal =
+    "     Mar 21 21:42:01 kernel: NVRM: GPU0 _kgspProcessRpcEvent: Attempted to process RPC event "
+    "from GPU0: 0x101a (PFM_REQ_HNDLR_STATE_SYNC_CALLBACK) during bootup without API lock\n"
+    "     Mar 21 21:42:01 kernel: NVRM: GPU0 nvAssertFailedNoLog: Assertion failed: 0 @ "
+    "kernel_gsp.c:1446\n"
+    "     Mar 21 21:42:01 kernel: NVRM: GPU0 _kgspIsHeartbeatTimedOut: Heartbeat timed out, "
+    "currentTimeMs 322227881 heartbeat 0 heartbeatWithOffsetMs 318098841 diff 4129040 timeout 5200\n"
+    "     Mar 21 21:42:01 kernel: NVRM: GPU0 _kgspRpcRecvPoll: GSP RM heartbeat timed out\n"
+    "     Mar 21 21:43:00 kernel: nvidia 0000:05:00.0: Enabling HDA controller\n";
+
+TEST(AnalyzeGspE2E, IndentedJournalPasteWithoutHostNameGivesTheHeartbeatAndTheAssertion) {
+  auto a = AnalyseText("journal.txt", kBazziteJournal);
+  // One heartbeat timeout (its two lines one event) and a failed check: a
+  // warning, as one GSP timeout without an Xid is.
+  ASSERT_EQ(a.exit_code, 1) << a.err;
+  const json* f = FindingOf(a.doc, "xid.gsp");
+  ASSERT_TRUE(f) << a.doc["findings"].dump(1);
+  EXPECT_EQ((*f)["severity"], "warning");
+  const std::string evidence = (*f)["evidence"].dump();
+  EXPECT_NE(evidence.find("kernel_gsp.c:1446"), std::string::npos) << evidence;
+  EXPECT_NE(evidence.find("Heartbeat timed out"), std::string::npos) << evidence;
+  bool assertion = false;
+  for (const auto& e : a.doc["events"]) {
+    assertion = assertion || (e["kind"] == "gsp_timeout" &&
+                              e["message"].get<std::string>().find("kernel_gsp.c") != std::string::npos);
+  }
+  EXPECT_TRUE(assertion) << a.doc["events"].dump(1);
+}
+
+TEST(AnalyzeGspE2E, KernelGspAssertionsAloneAreAWarning) {
+  // NVIDIA/open-gpu-kernel-modules#1064 (2026-05-04): the pair printed on
+  // every runtime D3 wake, bare as the reporter pasted it (4 spaces, no prefix),
+  // twice; and #1045 (2025-06-12): a failed check in kernel_gsp.c.
+  const std::string wake =
+      "    NVRM: GPU0 _kgspProcessRpcEvent: Attempted to process RPC event from GPU0: 0x101a "
+      "(PFM_REQ_HNDLR_STATE_SYNC_CALLBACK) during bootup without API lock\n"
+      "    NVRM: GPU0 nvAssertFailedNoLog: Assertion failed: 0 @ kernel_gsp.c:1447\n";
+  auto a = AnalyseText("paste.txt", wake + wake +
+                                        "Jun 12 16:30:53 fedora-box kernel: NVRM: GPU0 nvCheckFailedNoLog: "
+                                        "Check failed: pKernelChannel != NULL @ kernel_gsp.c:640\n");
+  ASSERT_EQ(a.exit_code, 1) << a.err << a.doc["findings"].dump(1);
+  const json* f = FindingOf(a.doc, "xid.gsp");
+  ASSERT_TRUE(f) << a.doc["findings"].dump(1);
+  EXPECT_EQ((*f)["severity"], "warning");
+  EXPECT_NE((*f)["evidence"].dump().find("kernel_gsp.c:640"), std::string::npos);
+  EXPECT_FALSE(IdSet(a.doc).count("kernel_log.undecoded"));
+}
+
+// A device number above 0x1f (or a function above 7) is not a bus id: the
+// evidence says so instead of treating the line as naming no GPU.
+TEST(AnalyzeAddressE2E, AnAddressThatIsNotABusIdIsSaidToBeOne) {
+  // The Xid 79 line of akash-network/support#209, its device number made 0x25.
+  auto a = AnalyseText("dmesg.txt",
+                       "[74880.123456] NVRM: Xid (PCI:0000:3a:25): 79, pid='<unknown>', "
+                       "name=<unknown>, GPU has fallen off the bus.\n");
+  ASSERT_EQ(a.exit_code, 2) << a.err;
+  const json* f = FindingOf(a.doc, "xid.fallen_off_bus");
+  ASSERT_TRUE(f) << a.doc["findings"].dump(1);
+  EXPECT_TRUE((*f)["gpus"].empty());
+  EXPECT_NE((*f)["evidence"].dump().find("0000:3a:25 is not a PCI bus id: device 0x25 is above 0x1f"),
+            std::string::npos)
+      << (*f)["evidence"].dump(1);
+}
+
+TEST(AnalyzeAddressE2E, AGpuBlockWhoseHeaderIsNotABusIdIsLeftOutAndSaidSo) {
+  // gpud's H100 x8 capture with its second GPU's header made device 0x25:
+  // that block is not read into the first GPU, and the input says why.
+  std::string q = ReadFixtureFile("text", "gpud-h100x8-535.183.01-q-replays.txt");
+  if (q.empty()) GTEST_SKIP() << "shared fixtures missing";
+  const std::string header = "\nGPU 00000000:64:00.0\n";
+  const std::size_t at = q.find(header);
+  ASSERT_NE(at, std::string::npos);
+  q.replace(at, header.size(), "\nGPU 00000000:64:25.0\n");
+  auto a = AnalyseText("h100x8-q.txt", q);
+  ASSERT_FALSE(a.doc.is_null()) << a.err;
+  EXPECT_EQ(a.doc["gpus"].size(), 7u);
+  EXPECT_EQ(a.doc["gpus"][0]["pci_bus_id"], "0000:53:00.0");
+  EXPECT_EQ(a.doc["gpus"][1]["pci_bus_id"], "0000:75:00.0");
+  EXPECT_NE(a.doc["inputs"][0]["notes"].dump().find("00000000:64:25.0 is not a PCI bus id (device 0x25 is above 0x1f)"),
+            std::string::npos)
+      << a.doc["inputs"].dump(1);
+  EXPECT_NE(a.err.find("is not a PCI bus id"), std::string::npos) << a.err;
+}
+
 }  // namespace
 }  // namespace gpudoctor::test

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
+#include "cli/zh_messages.h"
 #include "support/run_process.h"
 #include "support/temp_files.h"
 
@@ -128,3 +130,60 @@ TEST(FirstUse, HelpHeadingsFollowTheLanguage) {
 
 }  // namespace
 }  // namespace gpudoctor::test
+
+namespace gpudoctor::test {
+namespace first_use_test_ns {
+
+// Under --lang zh (or LANG=zh_*) the errors are Chinese too: every line the
+// failing commands print on standard error, through the real binary.
+TEST(FirstUse, ErrorsFollowTheLanguage) {
+  TempDir dir;
+  const std::string text = dir.Write("notes.txt", "just some words\n");
+  struct Case {
+    std::vector<std::string> args;
+    std::string english;  // what the English line says, gone under zh
+  };
+  const std::vector<Case> cases = {
+      {{"analyze", "--lang", "zh", (dir.path() / "missing.log").string()}, "no such file"},
+      {{"analyze", "--lang", "zh", text}, "not an nvidia-smi, bug report or kernel log file"},
+      {{"diagnose", "--lang", "zh", "--interval", "0"}, "invalid duration"},
+      {{"status", "--lang", "zh", "--bogus"}, "The following argument was not expected"},
+      {{"diagnose", "--lang=zh", "-o", "/nonexistent/x.txt"}, "does not exist"},
+      {{"report", "--lang", "zh", "--data-dir", dir.path().string(), "--since", "3h"}, "no gpudoctor store here"},
+  };
+  for (const Case& c : cases) {
+    auto r = RunGpudoctor(c.args, "", InEnglish());
+    std::string joined;
+    for (const auto& a : c.args) joined += a + " ";
+    EXPECT_NE(r.exit_code, 0) << joined << r.err;
+    ASSERT_FALSE(r.err.empty()) << joined;
+    EXPECT_EQ(r.err.find(c.english), std::string::npos) << joined << "\n" << r.err;
+    std::size_t start = 0;
+    while (start < r.err.size()) {
+      std::size_t nl = r.err.find('\n', start);
+      if (nl == std::string::npos) nl = r.err.size();
+      const std::string line = r.err.substr(start, nl - start);
+      if (!line.empty()) {
+        EXPECT_TRUE(HasCjk(line)) << joined << "\n" << line;
+      }
+      start = nl + 1;
+    }
+  }
+  // The same command in English says it in English, and LANG=zh_* alone switches.
+  auto en = RunGpudoctor({"analyze", text}, "", InEnglish());
+  EXPECT_NE(en.err.find("not an nvidia-smi, bug report or kernel log file"), std::string::npos) << en.err;
+  ProcessOptions zh;
+  zh.unset_env = {"LC_ALL", "LC_MESSAGES"};
+  zh.env["LANG"] = "zh_CN.UTF-8";
+  auto by_locale = RunGpudoctor({"analyze", text}, "", zh);
+  EXPECT_NE(by_locale.err.find("不是 nvidia-smi 输出"), std::string::npos) << by_locale.err;
+  // No driver: the nested message is Chinese from its start.
+  ProcessOptions no_driver = InEnglish();
+  no_driver.env["GPUDOCTOR_NVML_LIBRARY"] = "/nonexistent/libnvidia-ml.so.1";
+  auto nd = RunGpudoctor({"diagnose", "--lang", "zh"}, "", no_driver);
+  EXPECT_NE(nd.err.find("本机没有找到 NVIDIA GPU 或驱动"), std::string::npos) << nd.err;
+}
+
+}  // namespace
+}  // namespace gpudoctor::test
+

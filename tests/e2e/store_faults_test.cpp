@@ -507,6 +507,10 @@ TEST(StoreFaultsE2E, FullDiskStopsWritesKeepsTheAgentAndWhatWasRecordedThenResum
   fs::remove(filler);
   EXPECT_TRUE(WaitFor(seconds(80), [&] { return Report(data).readings > stopped; }))
       << ReadBytes(log);
+  // The log says so once, as it said when they stopped.
+  EXPECT_TRUE(WaitFor(seconds(10), [&] {
+    return ReadBytes(log).find("store: writes resumed; recording again") != std::string::npos;
+  })) << ReadBytes(log);
   EXPECT_TRUE(WaitFor(seconds(10), [&] {
     return StateOf(data).find("\"writes_stopped\": false") != std::string::npos;
   })) << StateOf(data);

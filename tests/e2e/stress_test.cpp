@@ -28,9 +28,11 @@ using nlohmann::json;
 
 TEST_F(StressE2e, HealthyRunMeasuresEveryTestAndLoadsTheGpusInNvml) {
   // An L4 (published peak 300 GB/s) whose copies run at 290 GB/s, on a
-  // Gen2 x16 link (8 GB/s) that copies at 6.5 GB/s: no finding. (Slow
-  // rates: each copy takes tens of milliseconds, far above timer slack.)
-  json cuda = {{"hbm_gbps", 290}, {"h2d_gbps", 6.5}, {"d2h_gbps", 6.5}};
+  // Gen2 x16 link (8 GB/s) that copies at 6.5 GB/s, to its peer at 6: no
+  // finding (a peer copy above what the link carries would question the
+  // expectation). Slow rates: each copy takes tens of milliseconds, far
+  // above timer slack.
+  json cuda = {{"hbm_gbps", 290}, {"h2d_gbps", 6.5}, {"d2h_gbps", 6.5}, {"p2p_gbps", 6}};
   json a = StressGpu("0000:01:00.0", cuda), b = StressGpu("0000:02:00.0", cuda);
   for (json* g : {&a, &b}) {
     (*g)["name"] = "NVIDIA L4";
@@ -119,6 +121,49 @@ TEST_F(StressE2e, HalfDuplexPcieLinkIsFlagged) {
   EXPECT_EQ((*f)["gpus"], json({"0000:01:00.0"}));
   EXPECT_NE((*f)["title"].get<std::string>().find("both directions at once reach only"), std::string::npos);
   EXPECT_LE(r.report["active"]["gpus"][0]["pcie"]["bidir_gbps"].get<double>(), 12.1);
+}
+
+TEST_F(StressE2e, OneSlowLinkIsOneFinding) {
+  // Three GPUs on Gen4 x16 (31.5 GB/s); the third's link moves 8 GB/s each
+  // way and takes the directions in turn. Each rule sees a symptom of it
+  // (a straggler in every direction, below its link, half duplex): one finding.
+  std::vector<json> gpus;
+  for (const char* bus : {"0000:01:00.0", "0000:02:00.0", "0000:03:00.0"}) {
+    const bool slow = std::string(bus) == "0000:03:00.0";
+    json g = slow ? StressGpu(bus, {{"h2d_gbps", 8}, {"d2h_gbps", 8}, {"pcie_duplex", "half"}})
+                  : StressGpu(bus, {{"h2d_gbps", 25}, {"d2h_gbps", 25}});
+    g["pcie_link_gen_current"] = g["pcie_link_gen_max"] = 4;
+    g["pcie_link_width_current"] = g["pcie_link_width_max"] = 16;
+    gpus.push_back(g);
+  }
+  auto r = Run(Scenario(gpus), {"--tests", "pcie", "--duration", "3s"});
+  ASSERT_EQ(r.process.exit_code, 1) << r.process.err;
+  ASSERT_EQ(r.report["findings"].size(), 1u) << r.report["findings"].dump(2);
+  const json& f = r.report["findings"][0];
+  EXPECT_EQ(f["id"], "stress.pcie_below_link");
+  EXPECT_EQ(f["gpus"], json({"0000:03:00.0"}));
+  const std::string evidence = f["evidence"].dump();
+  EXPECT_NE(evidence.find("is a straggler"), std::string::npos) << evidence;
+  EXPECT_NE(evidence.find("both directions at once reach only"), std::string::npos) << evidence;
+  for (const json& g : r.report["gpus"]) {  // the verdict lines agree with it
+    const bool slow = g["pci_bus_id"] == "0000:03:00.0";
+    EXPECT_EQ(g["verdict"], slow ? "warning" : "ok") << g.dump();
+    EXPECT_EQ(g["findings"], slow ? json({"stress.pcie_below_link"}) : json::array()) << g.dump();
+  }
+}
+
+TEST_F(StressE2e, ALinkSlowOneWayIsNotHalfDuplex) {
+  // Gen5 x16 (63 GB/s): host to device 10 GB/s, device to host 50 GB/s.
+  json g = StressGpu("0000:01:00.0", {{"h2d_gbps", 10}, {"d2h_gbps", 50}});
+  g["pcie_link_gen_current"] = g["pcie_link_gen_max"] = 5;
+  g["pcie_link_width_current"] = g["pcie_link_width_max"] = 16;
+  auto r = Run(Scenario({g}), {"--tests", "pcie", "--duration", "3s"});
+  ASSERT_EQ(r.process.exit_code, 1) << r.process.err;
+  EXPECT_EQ(FindingIds(r.report), std::set<std::string>{"stress.pcie_below_link"}) << r.report["findings"].dump(2);
+  const json* f = FindingFor(r.report, "stress.pcie_below_link");
+  EXPECT_NE((*f)["title"].get<std::string>().find("PCIe host-to-device copies reach only"), std::string::npos)
+      << (*f)["title"];
+  EXPECT_NE((*f)["title"].get<std::string>().find("slow one way"), std::string::npos) << (*f)["title"];
 }
 
 TEST_F(StressE2e, HbmFarBelowPeakAndAStraggler) {
@@ -352,7 +397,8 @@ TEST_F(StressE2e, RulesListsTheStressRules) {
   for (const char* id : {"stress.power_supply", "stress.gpu_lost", "stress.memory_mismatch", "stress.cuda_error",
                          "stress.power_brake", "stress.thermal_slowdown", "stress.straggler",
                          "stress.hbm_below_peak", "stress.pcie_below_link", "stress.clocks_held",
-                         "stress.weak_peer_pair", "stress.peer_pair_below_links", "stress.pcie_half_duplex"}) {
+                         "stress.weak_peer_pair", "stress.peer_pair_below_links", "stress.pcie_half_duplex",
+                         "stress.peer_pair_above_links"}) {
     EXPECT_NE(r.out.find(id), std::string::npos) << id;
   }
   EXPECT_NE(r.out.find("[needs active]"), std::string::npos);

@@ -147,6 +147,35 @@ nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device,
       });
 }
 
+// The video engines' utilisation over a one-second sampling period.
+nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int* utilization,
+                                             unsigned int* samplingPeriodUs) {
+  return WithGpu(__func__, device, {"utilization_encoder_percent"},
+                 [&](const GpuCall& c) -> nvmlReturn_t {
+                   if (utilization == nullptr || samplingPeriodUs == nullptr) {
+                     return NVML_ERROR_INVALID_ARGUMENT;
+                   }
+                   if (!c.now.utilization_encoder_percent) return NVML_ERROR_NOT_SUPPORTED;
+                   PutUint(*c.now.utilization_encoder_percent, utilization);
+                   *samplingPeriodUs = 1000000;
+                   return NVML_SUCCESS;
+                 });
+}
+
+nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int* utilization,
+                                             unsigned int* samplingPeriodUs) {
+  return WithGpu(__func__, device, {"utilization_decoder_percent"},
+                 [&](const GpuCall& c) -> nvmlReturn_t {
+                   if (utilization == nullptr || samplingPeriodUs == nullptr) {
+                     return NVML_ERROR_INVALID_ARGUMENT;
+                   }
+                   if (!c.now.utilization_decoder_percent) return NVML_ERROR_NOT_SUPPORTED;
+                   PutUint(*c.now.utilization_decoder_percent, utilization);
+                   *samplingPeriodUs = 1000000;
+                   return NVML_SUCCESS;
+                 });
+}
+
 nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device,
                                         nvmlMemory_v2_t* memory) {
   return WithGpu(

@@ -50,7 +50,7 @@ struct RateMetric {
   const char* name;
 };
 
-const std::array<PercentMetric, 8> kPercent = {{
+const std::array<PercentMetric, 9> kPercent = {{
     {NVML_GPM_METRIC_SM_UTIL, &GpuStatus::gpm_sm_activity_percent, "SM_UTIL"},
     {NVML_GPM_METRIC_SM_OCCUPANCY, &GpuStatus::gpm_sm_occupancy_percent, "SM_OCCUPANCY"},
     {NVML_GPM_METRIC_ANY_TENSOR_UTIL, &GpuStatus::gpm_tensor_activity_percent, "ANY_TENSOR_UTIL"},
@@ -59,6 +59,7 @@ const std::array<PercentMetric, 8> kPercent = {{
     {NVML_GPM_METRIC_FP16_UTIL, &GpuStatus::gpm_fp16_activity_percent, "FP16_UTIL"},
     {NVML_GPM_METRIC_INTEGER_UTIL, &GpuStatus::gpm_integer_activity_percent, "INTEGER_UTIL"},
     {NVML_GPM_METRIC_DRAM_BW_UTIL, &GpuStatus::gpm_dram_bandwidth_percent, "DRAM_BW_UTIL"},
+    {NVML_GPM_METRIC_GRAPHICS_UTIL, &GpuStatus::gpm_graphics_activity_percent, "GRAPHICS_UTIL"},
 }};
 const std::array<RateMetric, 4> kRates = {{
     {NVML_GPM_METRIC_PCIE_TX_PER_SEC, &GpuStatus::gpm_pcie_tx_bytes_per_s, "PCIE_TX_PER_SEC"},

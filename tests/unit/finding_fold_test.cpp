@@ -85,6 +85,22 @@ TEST(FoldAcrossGpus, FindingsThatDifferInSubstanceStayApart) {
   EXPECT_EQ(d.findings[3].id, "test.host");
 }
 
+TEST(FoldAcrossGpus, VerbsAfterTheGpusAgreeWithThem) {
+  // power.cap's title on gpud's RTX 4090 x8 capture read "2 of 8 GPUs runs
+  // at their power limit".
+  const GpuStatus g0 = HealthyGpu(0), g1 = HealthyGpu(1), g2 = HealthyGpu(2);
+  auto input = RepeatedReadings({g0, g1, g2}, 2);
+  Diagnosis d;
+  for (const GpuStatus& g : {g0, g1}) {
+    Finding f = PerGpu(g, Severity::kInfo, "capped", 1);
+    f.title = Text{GpuLabel(g) + " runs at its power limit", GpuLabel(g) + " 以功率上限运行"};
+    d.findings.push_back(f);
+  }
+  FoldAcrossGpus(d, input);
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].title.en, "2 of 3 GPUs run at their power limit");
+}
+
 TEST(FoldAcrossGpus, KeepsThePlaceOfTheFirstAndJoinsPerGpuCommands) {
   const GpuStatus g0 = HealthyGpu(0), g1 = HealthyGpu(1), g2 = HealthyGpu(2), g3 = HealthyGpu(3);
   auto input = RepeatedReadings({g0, g1, g2, g3}, 2);

@@ -554,5 +554,45 @@ TEST(KernelPrefilter, FindsEveryNeedleAndSkipsNoise) {
   EXPECT_EQ(CountNewlines(std::string(100, '\n'), 10, 60), 50u);
 }
 
+
+TEST(KernelEvents, AnAddressThatIsNotABusIdIsKeptWithWhy) {
+  auto ev = Extract({
+      // Device 0x25 and function 8 do not exist on PCI: not a bus id.
+      "NVRM: Xid (PCI:0000:3a:25): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+      "usb 1-1: new device",
+      "NVRM: GPU 0000:18:00.8: RmInitAdapter failed! (0x22:0x56:894)",
+      "usb 1-1: new device",
+      "NVRM: Xid (PCI:0000:3b:00): 48, pid=1, name=a, An uncorrectable double bit error",
+  });
+  ASSERT_EQ(ev.size(), 4u);
+  EXPECT_EQ(ev[0].pci_bus_id, "");
+  EXPECT_EQ(ev[0].pci_not_bus_id, "0000:3a:25");
+  EXPECT_EQ(ev[0].pci_not_bus_id_why, "device 0x25 is above 0x1f");
+  EXPECT_EQ(ev[1].kind, K::kFallenOffBus);  // derived from the Xid 79, with what it says of the address
+  EXPECT_EQ(ev[1].pci_not_bus_id, "0000:3a:25");
+  EXPECT_EQ(ev[2].pci_bus_id, "");
+  EXPECT_EQ(ev[2].pci_not_bus_id, "0000:18:00.8");
+  EXPECT_EQ(ev[2].pci_not_bus_id_why, "function 8 is above 7");
+  EXPECT_EQ(ev[3].pci_bus_id, "0000:3b:00.0");
+  EXPECT_EQ(ev[3].pci_not_bus_id, "");
+}
+
+TEST(KernelEvents, KernelGspAssertionsAreGspEvents) {
+  auto ev = Extract({
+      // ublue-os/bazzite#4449 and NVIDIA/open-gpu-kernel-modules#1045.
+      "NVRM: GPU0 nvAssertFailedNoLog: Assertion failed: 0 @ kernel_gsp.c:1446",
+      "usb 1-1: new device",
+      "NVRM: GPU0 nvCheckFailedNoLog: Check failed: pKernelChannel != NULL @ kernel_gsp.c:640",
+      "usb 1-1: new device",
+      // Assertions elsewhere in the driver are not GSP's.
+      "NVRM: nvAssertFailedNoLog: Assertion failed: 0 @ osapi.c:1688",
+  });
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].kind, K::kGspTimeout);
+  EXPECT_EQ(ev[0].detail, "assertion at kernel_gsp.c:1446");
+  EXPECT_EQ(ev[0].gpu_number, 0);
+  EXPECT_EQ(ev[1].detail, "assertion at kernel_gsp.c:640");
+}
+
 }  // namespace
 }  // namespace gpudoctor

@@ -153,7 +153,7 @@ std::string MixedFlood(std::size_t lines, unsigned seed) {
   auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
   static const char* kNames[] = {"python3", "pt_main_thread", "caf\xe9", "\xff\xfe",
                                  "ray::train", "a|b", "\xc3"};
-  static const char* kBuses[] = {"0000:3b:00", "0000:86:00"};
+  static const char* kBuses[] = {"0000:3b:00", "0000:86:00", "0000:3a:25"};  // the last: no bus id
   std::string text;
   char buf[640];
   std::size_t second = 0;
@@ -162,7 +162,7 @@ std::string MixedFlood(std::size_t lines, unsigned seed) {
     char stamp[64];
     std::snprintf(stamp, sizeof stamp, "Feb %2zu %02zu:%02zu:%02zu gpu-node-07 kernel: ",
                   15 + second / 86400, (second / 3600) % 24, (second / 60) % 60, second % 60);
-    const char* bus = kBuses[pick(2)];
+    const char* bus = kBuses[pick(10) == 0 ? 2 : pick(2)];
     // Half the processes from a small set, so that lines repeat exactly.
     const int pid = pick(2) == 0 ? 100 + static_cast<int>(pick(3)) : 1000 + static_cast<int>(pick(90));
     // Process 101 is renamed mid-flood.
@@ -253,6 +253,8 @@ void ExpectSameEvent(const KernelEvent& a, const KernelEvent& b, std::size_t i) 
   EXPECT_EQ(a.source.file, b.source.file);
   EXPECT_EQ(a.source.line, b.source.line);
   EXPECT_EQ(a.detail, b.detail);
+  EXPECT_EQ(a.pci_not_bus_id, b.pci_not_bus_id);
+  EXPECT_EQ(a.pci_not_bus_id_why, b.pci_not_bus_id_why);
   EXPECT_EQ(a.varied_count, b.varied_count);
   EXPECT_EQ(a.other_processes, b.other_processes);
   EXPECT_EQ(a.other_processes_left_out, b.other_processes_left_out);

@@ -57,6 +57,18 @@ TEST(NodeIdentities, ARestartedExporterIsOneNodeUnderItsNewestName) {
   EXPECT_EQ(ids.NodeOf(NodeLabels{{"hostname", "other"}}), "other");
 }
 
+TEST(NodeIdentities, MatchersEscapeQuotesAndBackslashesInNames) {
+  // A name with a quote or a backslash must stay one PromQL string literal.
+  NodeIdentities ids;
+  ids.Add(NodeLabels{{"instance", "10.1.0.7:9400"}, {"Hostname", "rack\\7 \"b\""}, {"UUID", "GPU-q"}},
+          false, 1000);
+  ids.Resolve();
+  const auto m = ids.Matching("rack\\7 \"b\"");
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0]->Matchers(), (std::vector<std::string>{"instance=\"10.1.0.7:9400\"",
+                                                        "Hostname=\"rack\\\\7 \\\"b\\\"\""}));
+}
+
 PromSeries Labelled(NodeLabels labels, std::vector<std::pair<double, double>> points) {
   PromSeries s;
   s.labels = std::move(labels);

@@ -30,9 +30,20 @@ TEST(StressPcieHalfDuplexRule, BothDirectionsNoFasterThanOne) {
 TEST(StressPcieHalfDuplexRule, OverlappingDirectionsAreQuiet) {
   EXPECT_TRUE(RunRule(kStressPcieHalfDuplexRule, WithDuplex(24, 25, 45)).findings.empty());
   EXPECT_TRUE(RunRule(kStressPcieHalfDuplexRule, WithDuplex(24, 25, 30.5)).findings.empty());
+  // 28 GB/s is 1.12 x: no faster than one direction would be 25 within noise.
+  EXPECT_TRUE(RunRule(kStressPcieHalfDuplexRule, WithDuplex(24, 25, 28)).findings.empty());
   auto no_bidir = WithDuplex(24, 25, 0);
   no_bidir.active->gpus[0].pcie_bidir_gbps.reset();
   EXPECT_TRUE(RunRule(kStressPcieHalfDuplexRule, no_bidir).findings.empty());
+}
+
+TEST(StressPcieHalfDuplexRule, ALinkSlowOneWayIsNotHalfDuplex) {
+  // Host to device 10 GB/s, device to host 50: both at once 52 is 1.04 x the
+  // faster, but the slow direction could add at most 10; the link is slow one
+  // way (stress.pcie_below_link), not half duplex.
+  EXPECT_TRUE(RunRule(kStressPcieHalfDuplexRule, WithDuplex(10, 50, 52)).findings.empty());
+  // Alike directions that do not overlap are.
+  EXPECT_EQ(RunRule(kStressPcieHalfDuplexRule, WithDuplex(30, 50, 52)).findings.size(), 1u);
 }
 
 }  // namespace

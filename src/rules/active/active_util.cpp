@@ -88,4 +88,17 @@ void AddPeerPairActions(Finding& f, unsigned src_index, unsigned dst_index) {
       fmt::format("nvidia-smi nvlink -s -i {} && nvidia-smi nvlink -e -i {}", src_index, dst_index)});
 }
 
+std::string PcieCause(const std::string& bus) { return "pcie " + bus; }
+
+std::vector<std::string> PeerPairCauses(const ActivePeerCopy& p) {
+  std::vector<std::string> causes{"p2p " + std::min(p.src_bus, p.dst_bus) + " " + std::max(p.src_bus, p.dst_bus)};
+  // Without NVLink the copy crosses both GPUs' PCIe links (through the host
+  // when peer access is off): a slow link of either is the pair's cause.
+  if ((p.expected && p.expected->path == "pcie") || (!p.expected && !p.peer_access)) {
+    causes.push_back(PcieCause(p.src_bus));
+    causes.push_back(PcieCause(p.dst_bus));
+  }
+  return causes;
+}
+
 }  // namespace gpudoctor::active

@@ -39,6 +39,11 @@ double Median(std::vector<double> values);
 EvidenceItem Number(Text text, double value, std::string unit);
 // "2.1 TB/s"-style: GB/s below 1000, TB/s above.
 std::string Bandwidth(double gbps);
+// The cause keys (Finding::causes, rules/engine/cause_fold.h) of the
+// stress findings: a GPU's PCIe path, and a GPU pair (both directions),
+// which a copy through PCIe shares with either GPU's PCIe path.
+std::string PcieCause(const std::string& bus);
+std::vector<std::string> PeerPairCauses(const ActivePeerCopy& p);
 // A slow GPU pair's two actions: how the GPUs are connected, and both
 // GPUs' NVLink state and error counters.
 void AddPeerPairActions(Finding& f, unsigned src_index, unsigned dst_index);

@@ -10,9 +10,12 @@ std::vector<const Rule*> ActiveRules() {
       &kStressPowerSupplyRule, &kStressGpuLostRule,         &kStressMemoryMismatchRule,
       &kStressCudaErrorRule,   &kStressPowerBrakeRule,      &kStressThermalSlowdownRule,
       &kStressClocksHeldRule,
-      &kStressStragglerRule,   &kStressHbmBelowPeakRule,    &kStressPcieBelowLinkRule,
+      &kStressHbmBelowPeakRule,    &kStressPcieBelowLinkRule,
       &kStressPcieHalfDuplexRule,
-      &kStressPeerPairBelowLinksRule, &kStressWeakPeerPairRule,
+      &kStressPeerPairBelowLinksRule, &kStressWeakPeerPairRule, &kStressPeerPairAboveLinksRule,
+      // Last among the slowdowns: a GPU slower than its peers, where a rule
+      // above may have named why (one cause, one finding: FoldCauses).
+      &kStressStragglerRule,
   };
 }
 

@@ -20,5 +20,6 @@ extern const Rule kStressPcieHalfDuplexRule; // stress_pcie_half_duplex.cpp
 extern const Rule kStressClocksHeldRule;     // stress_clocks_held.cpp
 extern const Rule kStressWeakPeerPairRule;    // stress_weak_peer_pair.cpp
 extern const Rule kStressPeerPairBelowLinksRule;   // stress_peer_pair_below_links.cpp
+extern const Rule kStressPeerPairAboveLinksRule;   // stress_peer_pair_above_links.cpp
 
 }  // namespace gpudoctor

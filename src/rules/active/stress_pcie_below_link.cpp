@@ -32,11 +32,25 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     if (slowest >= kMinShareOfLink * theoretical) continue;
     Finding& f = out.Add(Severity::kWarning);
     f.gpus.push_back(gpu.pci_bus_id);
+    f.causes = {active::PcieCause(gpu.pci_bus_id)};
     std::string label = active::Label(gpu);
     std::string pct = FormatNumber(100 * slowest / theoretical, 0);
     std::string link_text = fmt::format("Gen{} x{}", gen, width);
     f.title = Text{fmt::format("{}: PCIe copies reach only {} % of its {} link", label, pct, link_text),
                    fmt::format("{}：PCIe 拷贝仅达到其 {} 链路的 {} %", label, link_text, pct)};
+    // Slow one way only: the other direction runs as a healthy link does.
+    const bool h2d_slow = gpu.pcie_h2d_gbps && *gpu.pcie_h2d_gbps < kMinShareOfLink * theoretical;
+    const bool d2h_slow = gpu.pcie_d2h_gbps && *gpu.pcie_d2h_gbps < kMinShareOfLink * theoretical;
+    if (gpu.pcie_h2d_gbps && gpu.pcie_d2h_gbps && h2d_slow != d2h_slow) {
+      const double other = h2d_slow ? *gpu.pcie_d2h_gbps : *gpu.pcie_h2d_gbps;
+      const std::string other_pct = FormatNumber(100 * other / theoretical, 0);
+      f.title = Text{fmt::format("{}: PCIe {} copies reach only {} % of its {} link ({} {} %): slow one way",
+                                 label, h2d_slow ? "host-to-device" : "device-to-host", pct, link_text,
+                                 h2d_slow ? "device to host" : "host to device", other_pct),
+                     fmt::format("{}：PCIe {}拷贝仅达到其 {} 链路的 {} %（{} {} %）：单向偏慢", label,
+                                 h2d_slow ? "主机到设备" : "设备到主机", link_text, pct,
+                                 h2d_slow ? "设备到主机" : "主机到设备", other_pct)};
+    }
     f.evidence.push_back(active::Number(
         Text{fmt::format("host to device {} GB/s, device to host {} GB/s", FormatNumber(gpu.pcie_h2d_gbps.value_or(0), 1),
                          FormatNumber(gpu.pcie_d2h_gbps.value_or(0), 1)),

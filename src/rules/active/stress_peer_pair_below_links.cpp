@@ -41,6 +41,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     if (share >= kP2pFlagBelowShare) continue;
     Finding& f = out.Add(Severity::kWarning);
     f.gpus = {p.src_bus, p.dst_bus};
+    f.causes = active::PeerPairCauses(p);
     const std::string pair = fmt::format("GPU {} → GPU {}", p.src_index, p.dst_index);
     const std::string pct = FormatNumber(100 * share, 0);
     const bool nvlink = e.path != "pcie";

@@ -1,7 +1,9 @@
 // stress.straggler: a GPU measurably slower than its peers under the same
 // test: its burn rate, HBM or PCIe bandwidth more than 10 % below the median
 // of the node's GPUs. In a synchronous job the slowest GPU sets the pace of
-// all of them (DCGM has this check off by default).
+// all of them (DCGM has this check off by default). The PCIe measures of one
+// GPU are one cause with stress.pcie_below_link and stress.pcie_half_duplex
+// (Finding::causes).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,14 +23,15 @@ struct Measure {
   const char* zh;
   const char* unit;
   std::optional<double> ActiveGpuResult::*field;
+  bool pcie;  // a measure of the GPU's PCIe path (one cause with stress.pcie_*)
 };
 
 constexpr Measure kMeasures[] = {
-    {"FP32 burn rate", "FP32 计算速率", "TFLOPS", &ActiveGpuResult::burn_tflops},
-    {"HBM copy bandwidth", "显存拷贝带宽", "GB/s", &ActiveGpuResult::hbm_gbps},
-    {"PCIe host-to-device bandwidth", "PCIe 主机到设备带宽", "GB/s", &ActiveGpuResult::pcie_h2d_gbps},
-    {"PCIe device-to-host bandwidth", "PCIe 设备到主机带宽", "GB/s", &ActiveGpuResult::pcie_d2h_gbps},
-    {"PCIe bidirectional bandwidth", "PCIe 双向带宽", "GB/s", &ActiveGpuResult::pcie_bidir_gbps},
+    {"FP32 burn rate", "FP32 计算速率", "TFLOPS", &ActiveGpuResult::burn_tflops, false},
+    {"HBM copy bandwidth", "显存拷贝带宽", "GB/s", &ActiveGpuResult::hbm_gbps, false},
+    {"PCIe host-to-device bandwidth", "PCIe 主机到设备带宽", "GB/s", &ActiveGpuResult::pcie_h2d_gbps, true},
+    {"PCIe device-to-host bandwidth", "PCIe 设备到主机带宽", "GB/s", &ActiveGpuResult::pcie_d2h_gbps, true},
+    {"PCIe bidirectional bandwidth", "PCIe 双向带宽", "GB/s", &ActiveGpuResult::pcie_bidir_gbps, true},
 };
 
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
@@ -47,6 +50,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
       if (below <= kBelowMedian) continue;
       Finding& f = out.Add(Severity::kWarning);
       f.gpus.push_back(gpu.pci_bus_id);
+      if (m.pcie) f.causes = {active::PcieCause(gpu.pci_bus_id)};
       std::string label = active::Label(gpu);
       std::string pct = FormatNumber(100 * below, 0);
       f.title = Text{fmt::format("{} is a straggler: its {} is {} % below the node's median", label, m.en, pct),

@@ -29,6 +29,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     if (!p.gbps || *p.gbps >= kWeakBelowMedian * median) continue;
     Finding& f = out.Add(Severity::kWarning);
     f.gpus = {p.src_bus, p.dst_bus};
+    f.causes = active::PeerPairCauses(p);
     std::string pair = fmt::format("GPU {} → GPU {}", p.src_index, p.dst_index);
     std::string pct = FormatNumber(100 * *p.gbps / median, 0);
     f.title = Text{fmt::format("{} copies at {} % of the node's median pair", pair, pct),

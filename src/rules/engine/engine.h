@@ -36,6 +36,11 @@ Diagnosis Diagnose(const DiagnosisInput& input, const std::vector<const Rule*>& 
 // With AllRules().
 Diagnosis Diagnose(const DiagnosisInput& input);
 
+// Each GPU's verdict and finding ids from d.findings as they stand (after a
+// fold that removed or merged findings): the worst finding naming the GPU,
+// and the ids of those naming it, most severe first.
+void RecomputeGpuVerdicts(Diagnosis& d);
+
 // Why `need` is not met by `input`, or an empty Text when it is.
 Text MissingEvidence(const DiagnosisInput& input, unsigned need);
 

@@ -73,6 +73,12 @@ struct Finding {
   // finding: one share per GPU, in the order of `gpus`; `evidence` then
   // holds all of theirs, in the same order.
   std::vector<GpuShare> per_gpu;
+  // What this finding is a symptom of, where other rules may see the same
+  // cause (FoldCauses, rules/engine/cause_fold.h). The first key is its own
+  // cause ("pcie 0000:3b:00.0": that GPU's PCIe path; "p2p 0000:01:00.0
+  // 0000:02:00.0": that GPU pair); later keys are causes which, when another
+  // finding has one as its own, explain this one too. Empty: none shared.
+  std::vector<std::string> causes;
 };
 
 struct NotChecked {

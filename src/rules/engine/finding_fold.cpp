@@ -83,7 +83,10 @@ std::string CommandWithoutGpu(const std::string& command, const std::vector<std:
 // the possessive that refers back to it.
 std::string AgreeInPlural(std::string_view after) {
   static constexpr std::pair<std::string_view, std::string_view> kVerbs[] = {
-      {" is ", " are "}, {" has ", " have "}, {" was ", " were "}, {" does ", " do "}};
+      {" is ", " are "},     {" has ", " have "},     {" was ", " were "},   {" does ", " do "},
+      {" runs ", " run "},   {" slows ", " slow "},   {" waits ", " wait "}, {" reports ", " report "},
+      {" needs ", " need "}, {" looks ", " look "},   {" gets ", " get "},   {" answers ", " answer "},
+      {" accepts ", " accept "}, {" computes ", " compute "}};
   std::string out(after);
   for (const auto& [one, many] : kVerbs) {
     if (after.substr(0, one.size()) == one) {

@@ -24,7 +24,7 @@ void Report(RuleOutput& out, const GpuSeries& gpu, const char* mode, bool curren
   Finding& f = out.Add(mig ? Severity::kWarning : Severity::kInfo);
   f.gpus.push_back(gpu.pci_bus_id);
   std::string label = GpuLabel(g);
-  f.title = Text{fmt::format("{} {} mode change is waiting for a GPU reset", label, mode),
+  f.title = Text{fmt::format("{}: {} mode change is waiting for a GPU reset", label, mode),
                  fmt::format("{} 的 {} 模式变更需要重置 GPU 后才生效", label, mode)};
   f.explanation = Text{
       "The mode was changed, but the GPU keeps running in the old one until it is reset or "

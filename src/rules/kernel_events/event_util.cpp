@@ -235,6 +235,10 @@ EvidenceItem EventItem(const KernelEvent& e) {
   if (!e.pci_bus_id.empty()) what += "(" + e.pci_bus_id + ") ";
   Text t{fmt::format("{}{}{}", when, what, Quoted(e.message)),
          fmt::format("{}{}{}", when, what, Quoted(e.message))};
+  if (!e.pci_not_bus_id.empty()) {
+    t.en += fmt::format(" ({} is not a PCI bus id: {})", e.pci_not_bus_id, e.pci_not_bus_id_why);
+    t.zh += fmt::format("（{} 不是 PCI 总线地址：{}）", e.pci_not_bus_id, e.pci_not_bus_id_why);
+  }
   if (!e.process.empty()) {
     std::string pid = e.pid ? fmt::format(" (pid {})", *e.pid) : "";
     t.en += fmt::format(", process {}{}", Quoted(e.process), pid);

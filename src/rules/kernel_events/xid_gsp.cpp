@@ -1,7 +1,7 @@
 // xid.gsp: the GPU System Processor firmware hung or faulted: Xid 119 (RPC
 // timeout), Xid 120 (GSP error), and without an Xid: RPC timeouts, heartbeat
 // timeouts, the "GSP Timeout" banner, memory-subsystem errors, the PMU
-// halting. Lines that name the GPU only as "GPUn" are that GPU's when the
+// halting, failed assertions in kernel_gsp.c (alone a warning however often). Lines that name the GPU only as "GPUn" are that GPU's when the
 // log pairs n with a bus id (parse/kernel_events.h) or the readings index a
 // GPU as n, else reported as "GPUn"; lines naming no GPU at all are the
 // GPU's on a node whose readings and log name only one. Critical when
@@ -47,6 +47,10 @@ bool GpuInError(const DiagnosisInput& input, const std::string& bus, const Event
     return gpu->latest().state != GpuState::kOk || AnswersMostlyWithErrors(gpu->latest());
   }
   return false;
+}
+
+bool IsGspAssertion(const KernelEvent& e) {
+  return e.kind == KernelEventKind::kGspTimeout && e.detail.rfind("assertion at ", 0) == 0;
 }
 
 // nullopt when the kernel module's flavour is unknown.
@@ -162,7 +166,14 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     const EventList& group = g.events;
     std::size_t times = events::TotalCount(group);
     bool error = GpuInError(input, bus, group);
-    Severity severity = times >= 2 || error ? Severity::kCritical : Severity::kWarning;
+    // A failed check in kernel_gsp.c alone says the driver saw GSP misbehave
+    // (some recur on every runtime power-state wake): repeats of it alone
+    // stay a warning; timeouts and faults repeated are critical.
+    std::size_t failures = 0;
+    for (const KernelEvent* e : group) {
+      if (!IsGspAssertion(*e)) failures += e->count;
+    }
+    Severity severity = failures >= 2 || error ? Severity::kCritical : Severity::kWarning;
     Finding& f = out.Add(std::max(severity, events::XidPolicyFloor(group)));
     if (!bus.empty()) f.gpus.push_back(bus);
     f.xids = events::CodesOf(group);
@@ -172,11 +183,12 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
              fmt::format("{} 的 GSP 固件超时或出错（{} 次）", label.zh, times)};
     f.explanation = Text{
         "The GPU System Processor runs the driver's resource manager on the GPU. When it stops "
-        "answering (Xid 119, RPC or heartbeat timeouts) or faults (Xid 120), NVML calls hang or "
-        "fail and jobs on the GPU stall. NVIDIA's catalog asks for a GPU reset.",
+        "answering (Xid 119, RPC or heartbeat timeouts) or faults (Xid 120, a failed assertion in "
+        "the driver's kernel_gsp.c), NVML calls hang or fail and jobs on the GPU stall. NVIDIA's "
+        "catalog asks for a GPU reset.",
         "GPU 系统处理器（GSP）在 GPU 上运行驱动的资源管理器。当它不再响应（Xid 119、RPC "
         "或心跳超时）"
-        "或出错（Xid 120）时，NVML 调用会卡住或失败，GPU 上的任务停滞。NVIDIA 的 Xid 目录要求重置 "
+        "或出错（Xid 120、驱动 kernel_gsp.c 中的断言失败）时，NVML 调用会卡住或失败，GPU 上的任务停滞。NVIDIA 的 Xid 目录要求重置 "
         "GPU。"};
     if (error) {
       f.explanation.en +=
