@@ -6,8 +6,14 @@
 #   xid13  a 2 M-line Xid 13 storm (5000 processes, varying SM coordinates)
 #   nvrm   a 1 GiB syslog in which one line in seven is a non-Xid NVRM line
 #   xid79  2 GiB of one repeated Xid (79, the pid varying), gzip -1
+#   syslog an ordinary 1 GiB syslog (gen_syslog.py: one Xid line in 30000)
 #
-#   bench/analyze_floods.sh [BUILD_DIR] [REPETITIONS] [CASES...]
+#   bench/analyze_floods.sh [BUILD_DIR|BINARY] [REPETITIONS] [CASES...]
+#
+# Each case runs REPETITIONS times (grep, then analyze); the medians and
+# their ratio close each case, with the load average before and after.
+# Peak RSS is the kernel's ru_maxrss of the analyze process (what
+# `/usr/bin/time -v` prints as "Maximum resident set size").
 #
 # The logs are generated once into /tmp (gen_flood.py) and reused; delete
 # them afterwards (the script prints their names). Both commands read from
@@ -20,6 +26,7 @@ shift 2 || true
 CASES=("$@")
 [ ${#CASES[@]} -gt 0 ] || CASES=(xid13 nvrm xid79)
 BIN="$BUILD_DIR/gpudoctor"
+[ -f "$BUILD_DIR" ] && BIN="$BUILD_DIR"
 GEN="$(dirname "$0")/gen_flood.py"
 [ -x "$BIN" ] || { echo "no $BIN; build it first" >&2; exit 2; }
 
@@ -29,11 +36,14 @@ for c in "${CASES[@]}"; do
     xid13) f=/tmp/gpudoctor-flood-xid13.log; bytes=$((2000000 * 186)) ;;
     nvrm) f=/tmp/gpudoctor-flood-nvrm.log; bytes=$((1024 * 1024 * 1024)) ;;
     xid79) f=/tmp/gpudoctor-flood-xid79.log.gz; bytes=$((2048 * 1024 * 1024)) ;;
+    syslog) f=/tmp/gpudoctor-flood-syslog.log; bytes=$((1024 * 1024 * 1024)) ;;
     *) echo "unknown case $c" >&2; exit 2 ;;
   esac
   if [ ! -s "$f" ]; then
     echo "generating $f ..." >&2
-    if [ "${f%.gz}" != "$f" ]; then
+    if [ "$c" = syslog ]; then
+      python3 "$(dirname "$0")/gen_syslog.py" "$f" "$bytes"
+    elif [ "${f%.gz}" != "$f" ]; then
       python3 "$GEN" "$c" "${f%.gz}" "$bytes"
       gzip -1 -c "${f%.gz}" > "$f"
       rm -f "${f%.gz}"
@@ -63,7 +73,8 @@ for case in sys.argv[3:]:
     name, path = case.split("=", 1)
     gz = path.endswith(".gz")
     grep = f"zcat '{path}' | grep -c 'NVRM: Xid'" if gz else ["grep", "-c", "NVRM: Xid", path]
-    print(f"{name}: {path} ({os.path.getsize(path) / 1048576:.0f} MiB)")
+    print(f"{name}: {path} ({os.path.getsize(path) / 1048576:.0f} MiB), "
+          f"load average {os.getloadavg()[0]:.1f}")
     g_all, a_all, rss_all, out_all = [], [], [], []
     for _ in range(reps):
         g, grss, _ = run(grep, shell=gz)
@@ -78,7 +89,8 @@ for case in sys.argv[3:]:
               f"   ratio {a/g:.2f}")
     gm, am = statistics.median(g_all), statistics.median(a_all)
     print(f"{name} median: grep {gm*1000:.0f} ms, analyze {am*1000:.0f} ms, analyze/grep {am/gm:.2f}, "
-          f"peak RSS max {max(rss_all):.1f} MB, JSON max {max(out_all)/1024:.0f} KiB")
+          f"peak RSS max {max(rss_all):.1f} MB, JSON max {max(out_all)/1024:.0f} KiB, "
+          f"load average after {os.getloadavg()[0]:.1f}")
 os.unlink(OUT)
 PY
 echo "generated files (delete when done): ${files[*]#*=}"

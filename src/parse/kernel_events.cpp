@@ -1,10 +1,11 @@
 #include "parse/kernel_events.h"
 
+#include <bit>
+#include <charconv>
 #include <functional>
 #include <map>
 #include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
 #include "parse/kernel_events_aer.h"
@@ -16,6 +17,52 @@ namespace gpudoctor {
 
 using kevents::Has;
 using kevents::LineMatch;
+
+namespace kernel_events_detail {
+
+// A set of 64-bit hashes in one flat table (open addressing, linear
+// probing): a flood's every line looks one up, and a node-based set costs
+// a division and two cache misses each time.
+class HashSet {
+ public:
+  std::size_t size() const { return size_; }
+  // True when `h` was not in the set (it is now).
+  bool Insert(std::uint64_t h) {
+    if (h == 0) h = 0x9e3779b97f4a7c15ull;  // 0 marks an empty slot
+    if (2 * (size_ + 1) > slots_.size()) Grow();
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = Slot(h); ; i = (i + 1) & mask) {
+      if (slots_[i] == h) return false;
+      if (slots_[i] == 0) {
+        slots_[i] = h;
+        ++size_;
+        return true;
+      }
+    }
+  }
+
+ private:
+  std::size_t Slot(std::uint64_t h) const {
+    return static_cast<std::size_t>((h * 0x9e3779b97f4a7c15ull) >> shift_);
+  }
+  void Grow() {
+    std::vector<std::uint64_t> old = std::move(slots_);
+    slots_.assign(old.empty() ? 64 : old.size() * 2, 0);
+    shift_ = 64 - static_cast<int>(std::bit_width(slots_.size()) - 1);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::uint64_t h : old) {
+      if (h == 0) continue;
+      std::size_t i = Slot(h);
+      while (slots_[i] != 0) i = (i + 1) & mask;
+      slots_[i] = h;
+    }
+  }
+  std::vector<std::uint64_t> slots_;
+  std::size_t size_ = 0;
+  int shift_ = 64;
+};
+
+}  // namespace kernel_events_detail
 
 struct KernelEventScanner::State {
   ExtractOptions opts;
@@ -29,9 +76,12 @@ struct KernelEventScanner::State {
     std::vector<std::size_t> members;  // its separate events (at most kEventsPerCause)
   };
   std::unordered_map<std::string, Cause> causes;
-  std::unordered_set<std::uint64_t> left_out_processes;  // (event, pid, name) hashes counted
+  kernel_events_detail::HashSet left_out_processes;  // (event, pid, name) hashes counted
   std::size_t events_left_out = 0;
-  std::string key, cause_key;  // reused buffers
+  std::string key, cause_key, derived_detail;  // reused buffers
+  // The last closed event, kept for its buffers: a flood's lines reuse them
+  // instead of allocating strings per line.
+  KernelEvent spare;
 
   std::optional<KernelEvent> open;  // the event whose next lines may follow
   bool open_nvrm = false;
@@ -47,6 +97,8 @@ struct KernelEventScanner::State {
   GpuLineStats gpu_lines;
   std::vector<NvsmiMessage> nvsmi_messages;
   std::optional<WallTime> record_time;  // AddRecord's, for the AddText it calls
+  bool needle_found = false;            // AddCandidate's, for the AddText it calls
+  KernelLineParser line_parser;         // with the flood's cheap path
 
   void CountGpuLine(bool decoded, const SourceRef& ref, std::string_view message) {
     if (decoded) {
@@ -60,9 +112,15 @@ struct KernelEventScanner::State {
   }
 
   void Close();
-  void Emit(KernelEvent ev);
-  void Fold(KernelEvent ev);
-  std::optional<std::size_t> Append(KernelEvent ev);
+  // Both may move from `ev` (when it becomes an event of its own).
+  void Emit(KernelEvent& ev);
+  void Fold(KernelEvent& ev);
+  bool FoldRepeat(KernelEvent& prev, const KernelEvent& ev);
+  void FillBus(KernelEvent& ev);
+  Cause* SaturatedCause(KernelEventKind kind, const KernelEvent& ev, std::string_view detail);
+  void FoldSaturated(Cause& cause, const KernelEvent& ev);
+  bool TryFoldSaturated(KernelEvent& ev);
+  std::optional<std::size_t> Append(KernelEvent& ev);
   void CountInto(const Cause& cause, const KernelEvent& ev);
   bool Continues(const KernelLine& kl, std::string_view nvrm, bool is_nvrm);
   void Open(const LineMatch& m, std::string_view message, bool is_nvrm, const SourceRef& ref,
@@ -74,25 +132,72 @@ namespace {
 
 // What makes two events one cause: kind, code, GPU and detail (the MIG
 // instance, the recovery action, the AER severity, the UUID, ...).
-void CauseKey(const KernelEvent& e, std::string& key) {
-  key.assign(KernelEventKindName(e.kind));
-  key += '|';
-  key += std::to_string(e.code.value_or(-1));
-  key += '|';
-  key += e.pci_bus_id;
-  key += '|';
-  key += e.detail;
+void AppendNumber(std::string& key, std::int64_t n) {
+  char digits[24];
+  auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+  key.append(digits, end);
 }
 
-// Repeats of one line: the cause, the process and the message.
+void CauseKey(KernelEventKind kind, std::optional<int> code, std::string_view pci,
+              std::string_view detail, std::string& key) {
+  key.assign(KernelEventKindName(kind));
+  key += '|';
+  AppendNumber(key, code.value_or(-1));
+  key += '|';
+  key += pci;
+  key += '|';
+  key += detail;
+}
+
+void CauseKey(const KernelEvent& e, std::string& key) {
+  CauseKey(e.kind, e.code, e.pci_bus_id, e.detail, key);
+}
+
+// Repeats of one line: the cause, the process and the message (the
+// process's length keeps "a|b", "c" apart from "a", "b|c").
 void FoldKey(const KernelEvent& e, std::string& key) {
   CauseKey(e, key);
   key += '|';
-  key += std::to_string(e.pid.value_or(-1));
+  AppendNumber(key, e.pid.value_or(-1));
+  key += '|';
+  AppendNumber(key, static_cast<std::int64_t>(e.process.size()));
   key += '|';
   key += e.process;
   key += '|';
   key += e.message;
+}
+
+// Whether `prev` and `next` have the same fold key (FoldKey) given the same cause.
+bool SameLine(const KernelEvent& prev, const KernelEvent& next) {
+  return prev.pid.value_or(-1) == next.pid.value_or(-1) && prev.process == next.process &&
+         prev.message == next.message;
+}
+
+// Clears `ev` for reuse, keeping the capacity of its strings and vectors.
+void ResetEvent(KernelEvent& ev) {
+  ev.kind = KernelEventKind::kXid;
+  ev.time.reset();
+  ev.monotonic_s.reset();
+  ev.code.reset();
+  ev.pci_bus_id.clear();
+  ev.gpu_number.reset();
+  ev.pid.reset();
+  ev.process.clear();
+  ev.message.clear();
+  ev.continuation.clear();
+  ev.count = 1;
+  ev.last_time.reset();
+  ev.last_monotonic_s.reset();
+  ev.source.file.clear();
+  ev.source.line = 0;
+  ev.detail.clear();
+  ev.pci_not_bus_id.clear();
+  ev.pci_not_bus_id_why.clear();
+  ev.varied_count = 0;
+  ev.other_processes.clear();
+  ev.other_processes_left_out = 0;
+  ev.other_processes_left_out_is_floor = false;
+  ev.continuation_left_out = 0;
 }
 
 std::uint64_t ProcessHash(std::size_t event, const KernelEvent& e) {
@@ -148,14 +253,22 @@ void AddContinuation(KernelEvent& ev, std::string_view line) {
 
 }  // namespace
 
-std::string CutEvidenceLine(std::string_view line) {
-  if (line.size() <= kMaxEvidenceLineBytes) return std::string(line);
+void CutEvidenceLineInto(std::string_view line, std::string& out) {
+  if (line.size() <= kMaxEvidenceLineBytes) {
+    out.assign(line);
+    return;
+  }
   std::size_t keep = kMaxEvidenceLineBytes;
   // Not inside a UTF-8 sequence: back off over its continuation bytes.
   for (int i = 0; i < 3 && keep > 0 && (static_cast<unsigned char>(line[keep]) & 0xC0) == 0x80; ++i)
     --keep;
-  std::string out(line.substr(0, keep));
+  out.assign(line.substr(0, keep));
   out += " [... cut: the line has " + std::to_string(line.size()) + " bytes]";
+}
+
+std::string CutEvidenceLine(std::string_view line) {
+  std::string out;
+  CutEvidenceLineInto(line, out);
   return out;
 }
 
@@ -200,14 +313,14 @@ void KernelEventScanner::State::CountInto(const Cause& cause, const KernelEvent&
     return;
   }
   std::size_t index = static_cast<std::size_t>(&into - out.data());
-  if (left_out_processes.insert(ProcessHash(index, ev)).second) ++into.other_processes_left_out;
+  if (left_out_processes.Insert(ProcessHash(index, ev))) ++into.other_processes_left_out;
 }
 
 // A new separate event, unless its cause already has kEventsPerCause of
 // them (then it is counted into the cause's latest) or the scanner holds
 // kMaxKernelEvents (then a new cause is left out and counted). Returns the
 // new event's index.
-std::optional<std::size_t> KernelEventScanner::State::Append(KernelEvent ev) {
+std::optional<std::size_t> KernelEventScanner::State::Append(KernelEvent& ev) {
   CauseKey(ev, cause_key);
   auto it = causes.find(cause_key);
   if (it != causes.end() && (it->second.events >= kEventsPerCause || out.size() >= kMaxKernelEvents)) {
@@ -226,7 +339,80 @@ std::optional<std::size_t> KernelEventScanner::State::Append(KernelEvent ev) {
   return out.size() - 1;
 }
 
-void KernelEventScanner::State::Fold(KernelEvent ev) {
+// `ev` counted into `prev`, a separate event of the same line, when within
+// the fold window of its last occurrence (or when either time is unknown).
+bool KernelEventScanner::State::FoldRepeat(KernelEvent& prev, const KernelEvent& ev) {
+  auto gap = Gap(prev, ev);
+  if (gap && *gap > opts.fold_window_s) return false;
+  prev.count += ev.count;
+  prev.last_time = ev.time;
+  prev.last_monotonic_s = ev.monotonic_s;
+  return true;
+}
+
+// The cause (kind, ev's code and GPU, detail) when it already has all the
+// separate events it may have (Append would count a new one into its
+// latest), else null.
+KernelEventScanner::State::Cause* KernelEventScanner::State::SaturatedCause(
+    KernelEventKind kind, const KernelEvent& ev, std::string_view detail) {
+  CauseKey(kind, ev.code, ev.pci_bus_id, detail, cause_key);
+  auto it = causes.find(cause_key);
+  if (it == causes.end()) return nullptr;
+  if (it->second.events < kEventsPerCause && out.size() < kMaxKernelEvents) return nullptr;
+  return &it->second;
+}
+
+// Fold for an occurrence of a saturated cause, without building keys: the
+// fold index holds, for each line of the cause, its latest separate event,
+// and a repeat too far from that one is counted into the cause (Append).
+void KernelEventScanner::State::FoldSaturated(Cause& cause, const KernelEvent& ev) {
+  for (auto it = cause.members.rbegin(); it != cause.members.rend(); ++it) {
+    if (!SameLine(out[*it], ev)) continue;
+    if (FoldRepeat(out[*it], ev)) return;
+    break;
+  }
+  CountInto(cause, ev);
+}
+
+// The bus id of a GSP line's "GPUn", when a line paired them.
+void KernelEventScanner::State::FillBus(KernelEvent& ev) {
+  if (ev.pci_bus_id.empty() && ev.gpu_number) {
+    if (auto it = bus_of_gpu_number.find(*ev.gpu_number); it != bus_of_gpu_number.end())
+      ev.pci_bus_id = it->second;
+  }
+}
+
+// What Emit does, for an event (not an OOM kill) whose causes, its own and
+// the one it derives (Xid 79, 119, 154), are all saturated: the flood's
+// path, which copies nothing. False (nothing done) otherwise.
+bool KernelEventScanner::State::TryFoldSaturated(KernelEvent& ev) {
+  if (!opts.flood_fast_path || !opts.fold_repeats || ev.kind == KernelEventKind::kOomKill)
+    return false;
+  FillBus(ev);
+  Cause* own = SaturatedCause(ev.kind, ev, ev.detail);
+  if (!own) return false;
+  Cause* derived = nullptr;
+  if (ev.kind == KernelEventKind::kXid && ev.code) {
+    KernelEventKind kind = KernelEventKind::kXid;
+    if (*ev.code == 79) {
+      kind = KernelEventKind::kFallenOffBus;
+      derived_detail = "Xid 79";
+    } else if (*ev.code == 154) {
+      kind = KernelEventKind::kRecoveryAction;
+      derived_detail = ev.detail;
+    } else if (*ev.code == 119 && Has(ev.message, "RPC")) {
+      kind = KernelEventKind::kGspTimeout;
+      derived_detail = kevents::RpcFunctionOf(ev.message);
+    }
+    if (kind != KernelEventKind::kXid && !(derived = SaturatedCause(kind, ev, derived_detail)))
+      return false;
+  }
+  FoldSaturated(*own, ev);
+  if (derived) FoldSaturated(*derived, ev);
+  return true;
+}
+
+void KernelEventScanner::State::Fold(KernelEvent& ev) {
   if (!opts.fold_repeats) {  // every line its own event, within kMaxKernelEvents
     if (out.size() < kMaxKernelEvents) {
       out.push_back(std::move(ev));
@@ -236,29 +422,17 @@ void KernelEventScanner::State::Fold(KernelEvent ev) {
     return;
   }
   if (ev.kind == KernelEventKind::kOomKill) {
-    Append(std::move(ev));
+    Append(ev);
     return;
   }
   FoldKey(ev, key);
   auto it = fold_index.find(key);
-  if (it != fold_index.end()) {
-    KernelEvent& prev = out[it->second];
-    auto gap = Gap(prev, ev);
-    if (!gap || *gap <= opts.fold_window_s) {
-      prev.count += ev.count;
-      prev.last_time = ev.time;
-      prev.last_monotonic_s = ev.monotonic_s;
-      return;
-    }
-  }
-  if (auto index = Append(std::move(ev))) fold_index.insert_or_assign(key, *index);
+  if (it != fold_index.end() && FoldRepeat(out[it->second], ev)) return;
+  if (auto index = Append(ev)) fold_index.insert_or_assign(key, *index);
 }
 
-void KernelEventScanner::State::Emit(KernelEvent ev) {
-  if (ev.pci_bus_id.empty() && ev.gpu_number) {
-    if (auto it = bus_of_gpu_number.find(*ev.gpu_number); it != bus_of_gpu_number.end())
-      ev.pci_bus_id = it->second;
-  }
+void KernelEventScanner::State::Emit(KernelEvent& ev) {
+  FillBus(ev);
   if (ev.kind == KernelEventKind::kOomKill) {
     // "X invoked oom-killer" ... "Killed process N (victim)": one event.
     bool killed = ev.detail.rfind("killed", 0) == 0;
@@ -273,7 +447,7 @@ void KernelEventScanner::State::Emit(KernelEvent ev) {
       return;
     }
     oom_invoked.reset();
-    auto index = Append(std::move(ev));
+    auto index = Append(ev);
     if (!killed) oom_invoked = index;
     return;
   }
@@ -294,12 +468,17 @@ void KernelEventScanner::State::Emit(KernelEvent ev) {
       derived.detail = kevents::RpcFunctionOf(ev.message);
     }
   }
-  Fold(std::move(ev));
-  if (has_derived) Fold(std::move(derived));
+  Fold(ev);
+  if (has_derived) Fold(derived);
 }
 
 void KernelEventScanner::State::Close() {
   if (!open) return;
+  if (!open_probe_head && open->kind != KernelEventKind::kPcieAer && TryFoldSaturated(*open)) {
+    spare = std::move(*open);
+    open.reset();
+    return;
+  }
   KernelEvent ev = std::move(*open);
   open.reset();
   if (open_probe_head) {
@@ -313,11 +492,12 @@ void KernelEventScanner::State::Close() {
   }
   if (ev.kind == KernelEventKind::kPcieAer) {
     for (KernelEvent& claimed : aer_burst.Add(std::move(ev), open_nvidia, &opts.aer_owner)) {
-      Emit(std::move(claimed));
+      Emit(claimed);
     }
     return;
   }
-  Emit(std::move(ev));
+  Emit(ev);
+  spare = std::move(ev);  // its buffers, when it was folded into another
 }
 
 bool KernelEventScanner::State::Continues(const KernelLine& kl, std::string_view nvrm,
@@ -350,18 +530,20 @@ bool KernelEventScanner::State::Continues(const KernelLine& kl, std::string_view
 void KernelEventScanner::State::Open(const LineMatch& m, std::string_view message, bool is_nvrm,
                                      const SourceRef& ref, std::optional<WallTime> t,
                                      std::optional<double> mono) {
-  KernelEvent ev;
+  KernelEvent ev = std::move(spare);  // its buffers, not its content
+  ResetEvent(ev);
   ev.kind = m.kind;
   ev.code = m.code;
-  ev.pci_bus_id = m.pci;
+  ev.pci_bus_id.assign(m.pci);
   if (m.pci.empty()) std::tie(ev.pci_not_bus_id, ev.pci_not_bus_id_why) = kevents::KernelPciProblem(message);
   ev.gpu_number = m.gpu_number;
   if (m.gpu_number && !m.pci.empty()) bus_of_gpu_number[*m.gpu_number] = m.pci;
   ev.pid = m.pid;
-  ev.process = m.process;
-  ev.detail = m.detail;
-  ev.message = m.message.empty() ? CutEvidenceLine(message) : CutEvidenceLine(m.message);
-  ev.source = ref;
+  ev.process.assign(m.process);
+  ev.detail.assign(m.detail);
+  CutEvidenceLineInto(m.message.empty() ? message : m.message, ev.message);
+  ev.source.file.assign(ref.file);
+  ev.source.line = ref.line;
   ev.time = t;
   ev.monotonic_s = mono;
   open = std::move(ev);
@@ -387,7 +569,7 @@ void KernelEventScanner::AddLine(const LogLine& line) {
 void KernelEventScanner::AddText(std::string_view text, const SourceRef& ref,
                                  std::optional<WallTime> time, std::optional<double> monotonic_s) {
   std::optional<WallTime> wrapper_time = std::exchange(s_->record_time, std::nullopt);
-  if (!LineMayMatter(text)) {
+  if (!std::exchange(s_->needle_found, false) && !LineMayMatter(text)) {
     if (s_->relative_mode || LooksLikeHumanStamp(text)) NoteTime(text);
     Break();
     return;
@@ -409,7 +591,8 @@ void KernelEventScanner::AddText(std::string_view text, const SourceRef& ref,
       s_->nvsmi_messages.push_back(std::move(*smi));
     }
   }
-  KernelLine kl = ParseKernelLine(text, ctx);
+  KernelLine kl =
+      s_->opts.flood_fast_path ? s_->line_parser.Parse(text, ctx) : ParseKernelLine(text, ctx);
   auto t = s_->TimeOf(kl);
   if (time) t = time;
   if (!t) t = wrapper_time;
@@ -438,6 +621,11 @@ void KernelEventScanner::AddText(std::string_view text, const SourceRef& ref,
   if (mentions) s_->CountGpuLine(m.has_value(), ref, kl.message);
 }
 
+void KernelEventScanner::AddCandidate(std::string_view text, const SourceRef& ref) {
+  s_->needle_found = true;
+  AddText(text, ref);
+}
+
 void KernelEventScanner::AddRecord(const LogRecord& record, const SourceRef& ref) {
   s_->record_time = record.time;
   AddText(record.text, ref, std::nullopt, record.monotonic_s);
@@ -463,7 +651,7 @@ const std::vector<NvsmiMessage>& KernelEventScanner::nvsmi_messages() const {
 
 std::vector<KernelEvent> KernelEventScanner::Finish() {
   s_->Close();
-  for (KernelEvent& port : s_->aer_burst.Flush()) s_->Emit(std::move(port));
+  for (KernelEvent& port : s_->aer_burst.Flush()) s_->Emit(port);
   s_->fold_index.clear();
   // A "GPUn" line before the line that pairs n with its bus id.
   for (KernelEvent& e : s_->out) {

@@ -61,6 +61,10 @@ struct ExtractOptions {
   // AER event whose bus id is listed is that GPU's even when no line of its
   // burst names the nvidia driver or an NVIDIA device id.
   std::map<std::string, std::string> aer_owner;
+  // The flood's cheap path: an occurrence of a cause that already has all
+  // its separate events is counted without copying or keying the event.
+  // The results are the same either way; false only to compare the two.
+  bool flood_fast_path = true;
 };
 
 // Lines that mention NVRM or Xid: how many were read as (part of) an event,
@@ -113,6 +117,8 @@ class KernelEventScanner {
   void AddText(std::string_view text, const SourceRef& ref,
                std::optional<WallTime> time = std::nullopt,
                std::optional<double> monotonic_s = std::nullopt);
+  // AddText for a line in which NextKernelNeedle found a needle.
+  void AddCandidate(std::string_view text, const SourceRef& ref);
   // A record from a JSON document or journal export: its time is used when
   // its text has no stamp of its own.
   void AddRecord(const LogRecord& record, const SourceRef& ref);

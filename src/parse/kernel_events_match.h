@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,7 +23,7 @@ struct LineMatch {
   std::optional<std::int64_t> pid;
   std::string process;
   std::string detail;
-  std::string message;      // empty: use the line's message
+  std::string_view message;  // empty: use the line's message (a view into the line)
   bool probe_head = false;  // "The NVIDIA GPU ..." waiting for its next lines
   bool nvidia = true;       // false: an AER group not (yet) known to be NVIDIA's
 };
@@ -69,8 +70,17 @@ std::string_view FindPci(std::string_view text);
 // when there is none or it is one.
 std::pair<std::string, std::string> KernelPciProblem(std::string_view text);
 
+// glibc's memmem, not string_view::find (a memchr and a compare per
+// occurrence of the first byte): the matchers run on a flood's every line.
+inline std::size_t Find(std::string_view s, std::string_view what) {
+  if (what.empty()) return 0;
+  if (what.size() > s.size()) return std::string_view::npos;  // and no null pointer below
+  const void* at = memmem(s.data(), s.size(), what.data(), what.size());
+  return at ? static_cast<std::size_t>(static_cast<const char*>(at) - s.data())
+            : std::string_view::npos;
+}
 inline bool Has(std::string_view s, std::string_view what) {
-  return s.find(what) != std::string_view::npos;
+  return Find(s, what) != std::string_view::npos;
 }
 inline std::string_view TrimLeft(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);

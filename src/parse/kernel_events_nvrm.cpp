@@ -100,7 +100,7 @@ std::optional<LineMatch> MatchXid(std::string_view s) {
     if (name != "<unknown>") m.process = std::string(name);
     c.set_pos(c.pos() + (comma == std::string_view::npos ? name.size() : comma + 2));
   }
-  m.message = std::string(c.rest());
+  m.message = c.rest();
   if (code == 154) m.detail = RecoveryAction(m.message);
   return m;
 }
@@ -149,9 +149,35 @@ std::string NormalizeKernelPci(std::string_view text) {
   if (text.substr(0, 4) == "PCI:") text.remove_prefix(4);
   while (!text.empty() && (text.back() == ':' || text.back() == ',')) text.remove_suffix(1);
   if (text.empty() || PciAt(text, 0) != text.size()) return {};
-  std::string full(text);
-  if (full.find('.') == std::string::npos) full += ".0";
-  return NormalizePciBusId(full);
+  // "D{4,8}:BB:DD" with an optional ".F" (PciAt), written as
+  // NormalizePciBusId writes it ("%04x:%02x:%02x.%x"), without its printf:
+  // a flood's every line has one.
+  auto hex_value = [](std::string_view digits) {
+    std::uint32_t v = 0;
+    for (char ch : digits) {
+      auto u = static_cast<unsigned char>(std::tolower(static_cast<unsigned char>(ch)));
+      v = v * 16 + (u <= '9' ? u - '0' : u - 'a' + 10);
+    }
+    return v;
+  };
+  std::size_t colon = text.find(':');
+  std::uint32_t domain = hex_value(text.substr(0, colon));
+  std::uint32_t bus = hex_value(text.substr(colon + 1, 2));
+  std::uint32_t device = hex_value(text.substr(colon + 4, 2));
+  std::uint32_t function = text.size() > colon + 6 ? hex_value(text.substr(colon + 7, 1)) : 0;
+  if (domain > 0xffff || device > 0x1f || function > 7) return {};  // as NormalizePciBusId
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(domain >> shift) & 15];
+  out += ':';
+  out += kHex[bus >> 4];
+  out += kHex[bus & 15];
+  out += ':';
+  out += kHex[device >> 4];
+  out += kHex[device & 15];
+  out += '.';
+  out += kHex[function & 15];
+  return out;
 }
 
 std::pair<std::string, std::string> KernelPciProblem(std::string_view text) {
@@ -244,7 +270,7 @@ std::optional<int> GpuNumberIn(std::string_view nvrm) {
   std::size_t at = 0;
   bool leading = s.substr(0, 3) == "GPU";
   if (!leading) {
-    at = s.find(" GPU");
+    at = Find(s, " GPU");
     if (at == std::string_view::npos) return std::nullopt;
     ++at;
   }

@@ -38,7 +38,11 @@ std::size_t ScanKernelLogBuffer(std::string_view text, const std::string& file,
     std::size_t end = text.find('\n', hit);
     if (end == std::string_view::npos) end = text.size();
     ref.line = line_no++;
-    scanner.AddText(text.substr(start, end - start), ref);
+    if (scanner.tracks_relative_time()) {  // every line: it may hold no needle
+      scanner.AddText(text.substr(start, end - start), ref);
+    } else {
+      scanner.AddCandidate(text.substr(start, end - start), ref);
+    }
     pos = end + 1;
   }
   return line_no - first_line;

@@ -431,9 +431,23 @@ void LocateMessage(std::string_view line, const LineTimeContext& ctx, KernelLine
   if (at != std::string_view::npos) out.text = out.message = line.substr(at);
 }
 
-}  // namespace
+// The kernel's own stamp after a syslog header ("kernel: [82659.755847] msg"),
+// then the message.
+void ParseAfterHeader(TextCursor& c, const LineTimeContext& ctx, KernelLine& out) {
+  KernelLine inner;
+  std::size_t before = c.pos();
+  if (c.peek() == '[' && ParseBracket(c, ctx, inner) && inner.monotonic_s) {
+    out.monotonic_s = inner.monotonic_s;
+  } else {
+    c.set_pos(before);
+  }
+}
 
-KernelLine ParseKernelLine(std::string_view line, const LineTimeContext& ctx) {
+// ParseKernelLine; `header_end` receives the length of a syslog-style header
+// whose parse depends on its bytes alone (stamp, host, ident, up to the
+// message or the kernel's own stamp), 0 when the line has none.
+KernelLine ParseLine(std::string_view line, const LineTimeContext& ctx, std::size_t& header_end) {
+  header_end = 0;
   while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.remove_suffix(1);
   KernelLine out;
   TextCursor c(line);
@@ -469,20 +483,55 @@ KernelLine ParseKernelLine(std::string_view line, const LineTimeContext& ctx) {
   if (syslog_header) {
     SplitHostIdent(c, out.prefix == LinePrefix::kSyslog || out.prefix == LinePrefix::kUnix, false,
                    out);
-    // "kernel: [82659.755847] msg": the kernel's own stamp after the header.
-    KernelLine inner;
-    std::size_t before = c.pos();
-    if (c.peek() == '[' && ParseBracket(c, ctx, inner) && inner.monotonic_s) {
-      out.monotonic_s = inner.monotonic_s;
-    } else {
-      c.set_pos(before);
-    }
+    // The ident's token ended at a space and the spaces after it are
+    // skipped: what follows cannot change how the header reads.
+    if (!out.ident.empty() && !c.done()) header_end = c.pos();
+    ParseAfterHeader(c, ctx, out);
   } else if (out.prefix == LinePrefix::kDmesgMonotonic) {
     SplitHostIdent(c, false, true, out);  // journalctl -o short-monotonic
   }
   out.message = c.rest();
   if (out.prefix == LinePrefix::kNone && out.ident.empty() && out.message.substr(0, 5) != "NVRM:") {
     LocateMessage(out.message, ctx, out);
+  }
+  return out;
+}
+
+}  // namespace
+
+KernelLine ParseKernelLine(std::string_view line, const LineTimeContext& ctx) {
+  std::size_t header_end = 0;
+  return ParseLine(line, ctx, header_end);
+}
+
+KernelLine KernelLineParser::Parse(std::string_view line, const LineTimeContext& ctx) {
+  if (!header_.empty() && line.size() > header_.size() && ctx.year == ctx_.year &&
+      ctx.utc_offset == ctx_.utc_offset && line[header_.size()] != ' ' &&
+      line[header_.size()] != '\t' && line.compare(0, header_.size(), header_) == 0) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.remove_suffix(1);
+    if (line.size() > header_.size()) {
+      KernelLine out;
+      out.time = memo_.time;
+      out.level = memo_.level;
+      out.prefix = memo_.prefix;
+      out.text = line.substr(text_at_);
+      out.host = line.substr(host_at_, memo_.host.size());
+      out.ident = line.substr(ident_at_, memo_.ident.size());
+      TextCursor c(line, header_.size());
+      ParseAfterHeader(c, ctx, out);
+      out.message = c.rest();
+      return out;
+    }
+  }
+  std::size_t header_end = 0;
+  KernelLine out = ParseLine(line, ctx, header_end);
+  header_.assign(line.substr(0, header_end));
+  if (header_end > 0) {
+    ctx_ = ctx;
+    memo_ = out;  // its views are not used, only its values and their sizes
+    text_at_ = static_cast<std::size_t>(out.text.data() - line.data());
+    host_at_ = out.host.empty() ? 0 : static_cast<std::size_t>(out.host.data() - line.data());
+    ident_at_ = static_cast<std::size_t>(out.ident.data() - line.data());
   }
   return out;
 }

@@ -45,6 +45,7 @@
 
 #include <chrono>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "core/kernel_event.h"
@@ -87,6 +88,21 @@ struct KernelLine {
 };
 
 KernelLine ParseKernelLine(std::string_view line, const LineTimeContext& ctx);
+
+// ParseKernelLine with a memo of the last syslog-style header (stamp, host,
+// ident): a line that starts with the same bytes, as a flood's thousand
+// lines a second do, reuses their parse. The same results as
+// ParseKernelLine. Not thread-safe.
+class KernelLineParser {
+ public:
+  KernelLine Parse(std::string_view line, const LineTimeContext& ctx);
+
+ private:
+  std::string header_;  // the memo's bytes; empty: none
+  KernelLine memo_;     // their parse (values only: its views are stale)
+  LineTimeContext ctx_;
+  std::size_t text_at_ = 0, host_at_ = 0, ident_at_ = 0;
+};
 
 // Month 1..12 from a (localised) abbreviated or full month name at the start
 // of `s`; `consumed` receives the bytes used (a trailing '.' included).

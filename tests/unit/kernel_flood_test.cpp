@@ -6,10 +6,13 @@
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 #include <string>
 
+#include "core/gpu_status.h"
 #include "parse/kernel_events.h"
+#include "parse/kernel_events_match.h"
 #include "render/events_json.h"
 
 namespace gpudoctor {
@@ -134,6 +137,191 @@ TEST(KernelFlood, AMultiLineMessageKeepsItsFirstLines) {
     EXPECT_LE(e.continuation.size(), kMaxContinuationLines);
     if (e.continuation.size() == kMaxContinuationLines) {
       EXPECT_GT(e.continuation_left_out, 0u);
+    }
+  }
+}
+
+
+// A mixed log for comparing the flood's cheap path with the general one:
+// Xid floods on two GPUs, interleaved causes (Xid 79 with its device line,
+// Xid 154, Xid 119 RPC timeouts), repeats of one line near and far apart,
+// indented follow-ups, noise, invalid UTF-8 in names and messages, a
+// process renamed mid-flood, lines without a time, dmesg monotonic lines
+// and lines longer than the evidence cut.
+std::string MixedFlood(std::size_t lines, unsigned seed) {
+  std::mt19937 rng(seed);
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  static const char* kNames[] = {"python3", "pt_main_thread", "caf\xe9", "\xff\xfe",
+                                 "ray::train", "a|b", "\xc3"};
+  static const char* kBuses[] = {"0000:3b:00", "0000:86:00", "0000:3a:25"};  // the last: no bus id
+  std::string text;
+  char buf[640];
+  std::size_t second = 0;
+  for (std::size_t i = 0; i < lines; ++i) {
+    second += pick(50) == 0 ? 400 : (pick(4) == 0 ? 1 : 0);  // sometimes past the fold window
+    char stamp[64];
+    std::snprintf(stamp, sizeof stamp, "Feb %2zu %02zu:%02zu:%02zu gpu-node-07 kernel: ",
+                  15 + second / 86400, (second / 3600) % 24, (second / 60) % 60, second % 60);
+    const char* bus = kBuses[pick(10) == 0 ? 2 : pick(2)];
+    // Half the processes from a small set, so that lines repeat exactly.
+    const int pid = pick(2) == 0 ? 100 + static_cast<int>(pick(3)) : 1000 + static_cast<int>(pick(90));
+    // Process 101 is renamed mid-flood.
+    const char* name = pid == 101 ? (i < lines / 2 ? "python3" : "renamed") : kNames[pick(7)];
+    std::size_t kind = pick(20);
+    if (kind < 9) {
+      std::snprintf(buf, sizeof buf,
+                    "%sNVRM: Xid (PCI:%s): 13, pid=%d, name=%s, Graphics SM Warp Exception on (GPC "
+                    "%zu, TPC 1, SM 0): Out Of Range Address%s\n",
+                    stamp, bus, pid, name, pick(3), pick(5) == 0 ? " \xe2\x82" : "");
+    } else if (kind < 12) {
+      std::snprintf(buf, sizeof buf,
+                    "%sNVRM: Xid (PCI:%s): 79, pid=%d, name=%s, GPU has fallen off the bus.\n",
+                    stamp, bus, pid, name);
+      if (pick(3) == 0) {
+        text += buf;
+        std::snprintf(buf, sizeof buf, "%sNVRM: GPU %s.0: GPU has fallen off the bus.\n", stamp, bus);
+      }
+    } else if (kind == 12) {
+      std::snprintf(buf, sizeof buf,
+                    "%sNVRM: Xid (PCI:%s): 154, pid=%d, name=%s, GPU recovery action changed from "
+                    "0x0 (None) to 0x%zx (x)\n",
+                    stamp, bus, pid, name, 1 + pick(2));
+    } else if (kind == 13) {
+      std::snprintf(buf, sizeof buf,
+                    "%sNVRM: Xid (PCI:%s): 119, pid=%d, name=%s, Timeout after 6s of waiting for "
+                    "RPC response from GPU0 GSP! Expected function %s (0x0 0x0).\n",
+                    stamp, bus, pid, name, pick(2) ? "76 (GSP_RM_CONTROL)" : "103 (GSP_RM_ALLOC)");
+    } else if (kind == 14) {
+      std::snprintf(buf, sizeof buf, "%sNVRM:     entry function %zu\n", stamp, pick(4));
+    } else if (kind == 15) {
+      std::snprintf(buf, sizeof buf, "%ssystemd[1]: Started Session %zu of user ubuntu.\n", stamp,
+                    pick(9));
+    } else if (kind == 16) {  // no time at all
+      std::snprintf(buf, sizeof buf, "NVRM: Xid (PCI:%s): 13, pid=%d, name=%s, Graphics Exception\n",
+                    bus, pid, name);
+    } else if (kind == 17) {  // dmesg: monotonic seconds only
+      std::snprintf(buf, sizeof buf,
+                    "[%6zu.000000] NVRM: Xid (PCI:%s): 13, pid=%d, name=%s, Graphics Exception\n",
+                    second, bus, pid, name);
+    } else if (kind == 18) {
+      std::snprintf(buf, sizeof buf, "%sNVRM: Xid (PCI:%s): 31, pid=%d, name=%s, MMU Fault %s\n",
+                    stamp, bus, pid, name, std::string(450 + pick(3), 'F').c_str());
+    } else {
+      std::snprintf(buf, sizeof buf, "%sNVRM: GPU at PCI:%s: GPU-509665ad-b600-ac93-3616-d754b23d636d\n",
+                    stamp, bus);
+    }
+    text += buf;
+  }
+  return text;
+}
+
+struct FloodScan {
+  std::vector<KernelEvent> events;
+  std::size_t left_out = 0;
+  GpuLineStats gpu_lines;
+};
+
+FloodScan ScanWith(const std::string& text, bool fast, bool fold = true) {
+  ExtractOptions opts;
+  opts.time.year = 2025;
+  opts.flood_fast_path = fast;
+  opts.fold_repeats = fold;
+  KernelEventScanner scanner(opts);
+  ScanKernelLogBuffer(text, "mixed.log", 1, scanner);
+  FloodScan out;
+  out.events = scanner.Finish();
+  out.left_out = scanner.events_left_out();
+  out.gpu_lines = scanner.gpu_line_stats();
+  return out;
+}
+
+void ExpectSameEvent(const KernelEvent& a, const KernelEvent& b, std::size_t i) {
+  SCOPED_TRACE("event " + std::to_string(i) + ": " + b.message);
+  EXPECT_EQ(a.kind, b.kind);
+  EXPECT_EQ(a.time, b.time);
+  EXPECT_EQ(a.monotonic_s, b.monotonic_s);
+  EXPECT_EQ(a.code, b.code);
+  EXPECT_EQ(a.pci_bus_id, b.pci_bus_id);
+  EXPECT_EQ(a.gpu_number, b.gpu_number);
+  EXPECT_EQ(a.pid, b.pid);
+  EXPECT_EQ(a.process, b.process);
+  EXPECT_EQ(a.message, b.message);
+  EXPECT_EQ(a.continuation, b.continuation);
+  EXPECT_EQ(a.count, b.count);
+  EXPECT_EQ(a.last_time, b.last_time);
+  EXPECT_EQ(a.last_monotonic_s, b.last_monotonic_s);
+  EXPECT_EQ(a.source.file, b.source.file);
+  EXPECT_EQ(a.source.line, b.source.line);
+  EXPECT_EQ(a.detail, b.detail);
+  EXPECT_EQ(a.pci_not_bus_id, b.pci_not_bus_id);
+  EXPECT_EQ(a.pci_not_bus_id_why, b.pci_not_bus_id_why);
+  EXPECT_EQ(a.varied_count, b.varied_count);
+  EXPECT_EQ(a.other_processes, b.other_processes);
+  EXPECT_EQ(a.other_processes_left_out, b.other_processes_left_out);
+  EXPECT_EQ(a.other_processes_left_out_is_floor, b.other_processes_left_out_is_floor);
+  EXPECT_EQ(a.continuation_left_out, b.continuation_left_out);
+}
+
+void ExpectSameScan(const std::string& text, bool fold = true) {
+  FloodScan fast = ScanWith(text, true, fold);
+  FloodScan slow = ScanWith(text, false, fold);
+  ASSERT_EQ(fast.events.size(), slow.events.size());
+  for (std::size_t i = 0; i < fast.events.size(); ++i) ExpectSameEvent(fast.events[i], slow.events[i], i);
+  EXPECT_EQ(fast.left_out, slow.left_out);
+  EXPECT_EQ(fast.gpu_lines.decoded, slow.gpu_lines.decoded);
+  EXPECT_EQ(fast.gpu_lines.undecoded, slow.gpu_lines.undecoded);
+  EXPECT_EQ(fast.gpu_lines.first_undecoded.line, slow.gpu_lines.first_undecoded.line);
+}
+
+TEST(KernelFlood, CheapPathCountsLikeTheGeneralOneOnMixedFloods) {
+  for (unsigned seed : {1u, 2u, 3u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const std::string text = MixedFlood(30000, seed);
+    ExpectSameScan(text);
+    // The input is a flood: causes beyond their separate events were
+    // counted into them (the cheap path's work), and repeats folded.
+    FloodScan fast = ScanWith(text, true);
+    std::size_t varied = 0, folded = 0;
+    std::set<std::string> gpus;
+    for (const KernelEvent& e : fast.events) {
+      varied += e.varied_count;
+      folded += e.count - e.varied_count - 1;
+      gpus.insert(e.pci_bus_id);
+    }
+    EXPECT_GT(varied, 10000u);
+    EXPECT_GT(folded, 100u);
+    EXPECT_NE(text.find("pid=101, name=renamed"), std::string::npos);
+    EXPECT_NE(text.find("pid=101, name=python3"), std::string::npos);
+    EXPECT_TRUE(gpus.count("0000:3b:00.0") && gpus.count("0000:86:00.0"));
+  }
+}
+
+TEST(KernelFlood, CheapPathCountsLikeTheGeneralOneOnAStorm) {
+  ExpectSameScan(Xid13Storm(50000, 5000));
+  // Beyond kMaxLeftOutProcessesTracked processes the count is a floor on both paths.
+  ExpectSameScan(Xid13Storm(150000, 100000));
+}
+
+TEST(KernelFlood, CheapPathCountsLikeTheGeneralOneWithoutFolding) {
+  ExpectSameScan(MixedFlood(6000, 4), /*fold=*/false);
+}
+
+
+TEST(KernelFlood, KernelPciIsWrittenAsNormalizePciBusIdWritesIt) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"0000:3b:00", "0000:3b:00.0"},         {"PCI:0000:3B:00", "0000:3b:00.0"},
+      {"00000000:86:00.0", "0000:86:00.0"},   {"0001:ab:1f.7", "0001:ab:1f.7"},
+      {"00001234:3b:00", "1234:3b:00.0"},     {"0000:3b:00:", "0000:3b:00.0"},
+      {"000a:0B:0c.7", "000a:0b:0c.7"},       {"0000:3b:0", ""},
+      {"3b:00.0", ""},                        {"zzzz:00:00", ""},
+      // What NormalizePciBusId refuses: domain above 0xffff, device above
+      // 0x1f, function above 7.
+      {"12345678:00:00", ""},                 {"0000:3b:20", ""},
+      {"0000:3b:00.8", ""}};
+  for (const auto& [text, want] : cases) {
+    EXPECT_EQ(kevents::NormalizeKernelPci(text), want) << text;
+    if (*want) {
+      EXPECT_EQ(NormalizePciBusId(want), want);
     }
   }
 }

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace gpudoctor {
 namespace {
 
@@ -179,6 +182,48 @@ TEST(KernelLine, UnknownYearGivesNoTimeForYearlessStamps) {
 TEST(KernelLine, InvalidDatesGiveNoTime) {
   EXPECT_FALSE(ParseKernelLine("Feb 31 10:00:00 h kernel: x", kCtx).time.has_value());
   EXPECT_FALSE(MakeWallTime(2025, 13, 1, 0, 0, 0, 0, seconds{0}).has_value());
+}
+
+
+void ExpectSameKernelLine(const KernelLine& a, const KernelLine& b) {
+  EXPECT_EQ(a.text, b.text);
+  EXPECT_EQ(a.message, b.message);
+  EXPECT_EQ(a.host, b.host);
+  EXPECT_EQ(a.ident, b.ident);
+  EXPECT_EQ(a.time, b.time);
+  EXPECT_EQ(a.monotonic_s, b.monotonic_s);
+  EXPECT_EQ(a.relative_s, b.relative_s);
+  EXPECT_EQ(a.level, b.level);
+  EXPECT_EQ(a.prefix, b.prefix);
+}
+
+TEST(KernelLineParser, ReadsEveryLineAsParseKernelLineDoes) {
+  std::vector<std::string> headers = {
+      "Feb 15 17:37:45 gpu-node-07 kernel: ", "2025-02-15T17:37:45.123456+00:00 host kernel: ",
+      "<3>Feb 15 17:37:45 host kernel: ",      "1739641065.123456 host kernel: ",
+      "Feb 15 17:37:45 host containerd[2210]: ", "Feb 15 17:37:45 kernel: ",
+      "Feb 15 17:37:46 gpu-node-07 kernel: ",  "kern  :err   : Feb 15 17:37:45 h kernel: "};
+  std::vector<std::string> rests = {"[82659.755847] NVRM: Xid (PCI:0000:3b:00): 13, x",
+                                    "NVRM: y", "[  +1.5] z", "[Feb23 16:24] w", "   indented",
+                                    "[oops", ":", "x\r", "[ 1.5 <    0.000123>] d"};
+  std::vector<std::string> by_header, by_rest;
+  for (const std::string& h : headers) {
+    for (const std::string& r : rests) by_header.push_back(h + r);
+  }
+  for (const std::string& r : rests) {
+    for (const std::string& h : headers) by_rest.push_back(h + r);
+  }
+  for (const KernelLineCase& c : kCases) by_rest.push_back(c.line);
+  KernelLineParser parser;
+  for (const auto* lines : {&by_header, &by_rest, &by_header}) {
+    for (const std::string& line : *lines) {
+      SCOPED_TRACE(line);
+      ExpectSameKernelLine(parser.Parse(line, kCtx), ParseKernelLine(line, kCtx));
+    }
+  }
+  // Another year or zone: not the memo's.
+  const LineTimeContext other{2024, seconds{3600}};
+  ExpectSameKernelLine(parser.Parse(by_header[0], other), ParseKernelLine(by_header[0], other));
 }
 
 }  // namespace
