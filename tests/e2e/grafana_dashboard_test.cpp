@@ -1,7 +1,9 @@
 // deploy/grafana/gpudoctor.json against a real Prometheus (Debian package
 // prometheus) scraping `gpudoctor agent` on the fake NVML (agent_trouble.json:
 // GPU 0 heats up into thermal slowdown, GPU 1 is held by the power brake,
-// GPU 2 reports Xid 79 and is lost; a python3 process on each). Every panel's PromQL,
+// GPU 2 reports Xid 79 and is lost; a python3 process on each; here GPU 0
+// also on a completed NVLink fabric, and one ACTIVE NDR InfiniBand port in
+// the --root tree, as the real capture's files read). Every panel's PromQL,
 // with the dashboard's variables substituted, must be accepted by the query
 // API, and every one must return data for this scenario; so must the
 // selectors of the job and instance variables.
@@ -53,7 +55,13 @@ struct DashboardQuery {
 std::vector<DashboardQuery> QueriesOf(const json& dashboard, const std::string& instance) {
   std::vector<DashboardQuery> out;
   for (const auto& panel : dashboard["panels"]) {
-    for (const auto& target : panel["targets"]) {
+    if (panel.value("type", "") == "row") {
+      // A row holds no query; a collapsed one keeps its panels inside.
+      EXPECT_FALSE(panel.contains("targets")) << panel.dump();
+      EXPECT_TRUE(panel.value("panels", json::array()).empty()) << "collapsed rows hide panels from this test";
+      continue;
+    }
+    for (const auto& target : panel.at("targets")) {
       out.push_back({panel["title"].get<std::string>() + " / " + target["refId"].get<std::string>(),
                      SubstituteDashboardVariables(target["expr"].get<std::string>(), instance)});
     }
@@ -84,6 +92,23 @@ TEST(GrafanaDashboard, EveryExpressionIsValidPromqlAndHasDataForTheScenario) {
   TempDir root, data;
   root.Write("proc/stat", "cpu  1000 0 1000 80000 0 0 0 0 0 0\nbtime 1700000000\n");
   root.Write("proc/meminfo", "MemTotal:       1073741824 kB\nMemAvailable:    900000000 kB\n");
+  // The fabric row's panels: one InfiniBand port (files as in the real HGX
+  // capture) and GPU 0 on a completed NVLink fabric that reports its health.
+  const std::string port = "sys/class/infiniband/mlx5_0/ports/1/";
+  root.Write(port + "state", "4: ACTIVE\n");
+  root.Write(port + "phys_state", "5: LinkUp\n");
+  root.Write(port + "rate", "400 Gb/sec (4X NDR)\n");
+  root.Write(port + "link_layer", "InfiniBand\n");
+  for (const char* counter : {"symbol_error", "link_downed", "link_error_recovery", "port_rcv_errors"}) {
+    root.Write(port + "counters/" + counter, "0\n");
+  }
+  json scenario = ReadJsonFile(std::string(TEST_DATA_DIR) + "/scenarios/agent_trouble.json");
+  ASSERT_TRUE(scenario.is_object());
+  scenario["gpus"][0]["fabric"] = {{"state", "completed"},       {"status", "NVML_SUCCESS"},
+                                   {"degraded_bandwidth", false}, {"route_recovery", false},
+                                   {"route_unhealthy", false},    {"access_timeout_recovery", false}};
+  scenario["gpus"][0]["nvlink_p2p"] = "ok";
+  const std::string scenario_path = data.Write("scenario.json", scenario.dump());
   const int agent_port = FreeLoopbackPort();
   ASSERT_GT(agent_port, 0);
   const std::string instance = "127.0.0.1:" + std::to_string(agent_port);
@@ -92,8 +117,7 @@ TEST(GrafanaDashboard, EveryExpressionIsValidPromqlAndHasDataForTheScenario) {
                      "--interval", "200ms", "--window", "2s", "--evaluate-every", "400ms",
                      "--facts-every", "1h", "--no-kernel-log", "--expected-gpus", "3",
                      "--run-for", "120s", "--listen", instance}),
-      FakeNvmlEnv(std::string(TEST_DATA_DIR) + "/scenarios/agent_trouble.json"),
-      (data.path() / "agent.log").string());
+      FakeNvmlEnv(scenario_path), (data.path() / "agent.log").string());
   ASSERT_TRUE(agent.started());
   TestPrometheus prometheus({instance});
   ASSERT_TRUE(prometheus.started());
