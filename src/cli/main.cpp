@@ -9,9 +9,9 @@
 
 namespace {
 
-// The language of the help's headings: --lang on the command line, else the
-// environment's (LANG=zh_CN.UTF-8 gives Chinese), as for the reports.
-gpudoctor::Lang HelpLang(int argc, char** argv) {
+// The --lang anywhere on the command line (a command's own, or the global
+// one after any command); nullopt when none names a language.
+std::optional<gpudoctor::Lang> CommandLineLang(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--lang" && i + 1 < argc) {
@@ -21,15 +21,16 @@ gpudoctor::Lang HelpLang(int argc, char** argv) {
       if (auto l = gpudoctor::ParseLang(std::string(arg.substr(7)))) return *l;
     }
   }
-  return gpudoctor::LangFromEnvironment();
+  return std::nullopt;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace gpudoctor;
-  // The language of help, errors and progress lines: --lang, else LANG.
-  const bool zh = HelpLang(argc, argv) == Lang::kZh;
+  // The language of help, findings, errors and progress lines: --lang, else LANG.
+  SetCommandLineLang(CommandLineLang(argc, argv));
+  const bool zh = LangFromEnvironment() == Lang::kZh;
   // Every command's output and every error message, whatever outside bytes
   // they quote, reaches the screen as printable text (errors in Chinese under zh).
   PrintableOutput printable(zh);
@@ -49,6 +50,13 @@ int main(int argc, char** argv) {
   app.add_option("--nvml-timeout", global.nvml_timeout,
                  "Longest wait for one driver call before its GPU counts as hung (default 5s)");
   app.add_flag("--no-color", global.no_color, "Never colour the output");
+  // Read above, before parsing (help and errors need it); declared here so
+  // that every command takes it: a command's own --lang has the same meaning.
+  std::string lang_option;
+  app.add_option("--lang", lang_option,
+                 "Language of findings, errors and progress lines: en or zh (default: from "
+                 "LC_ALL / LANG); every command takes it")
+      ->check(CLI::IsMember({"en", "zh"}));
   app.require_subcommand(0, 1);
   app.fallthrough();
 

@@ -77,6 +77,8 @@ constexpr Template kTemplates[] = {
     {"missing (nvidia kernel module not loaded)", "不存在（nvidia 内核模块未加载）"},
     {"cannot open shared object file", "无法打开共享库文件"},
     {"no GPU with bus id {}", "没有总线地址为 {} 的 GPU"},
+    {"no such GPU (give an index, a UUID or a PCI bus id; {} GPU(s) present)",
+     "没有这块 GPU（请给出序号、UUID 或 PCI 总线地址；本机有 {} 块 GPU）"},
     {"no GPU to test", "没有可测试的 GPU"},
     {"unknown test '{}' (hbm, memory, pcie, p2p, power)", "未知的测试“{}”（hbm、memory、pcie、p2p、power）"},
     {"NVML initialisation failed: {*}", "NVML 初始化失败：{}"},

@@ -142,7 +142,10 @@ TEST(FirstUse, ErrorsFollowTheLanguage) {
   struct Case {
     std::vector<std::string> args;
     std::string english;  // what the English line says, gone under zh
+    std::string zh = {};  // what the Chinese line must say, where given
+    bool one_gpu = false;  // on the fake NVML with one GPU (else: no driver loaded)
   };
+  const std::string one_gpu = dir.Write("one-gpu.json", R"({"gpus": [{}]})");
   const std::vector<Case> cases = {
       {{"analyze", "--lang", "zh", (dir.path() / "missing.log").string()}, "no such file"},
       {{"analyze", "--lang", "zh", text}, "not an nvidia-smi, bug report or kernel log file"},
@@ -150,14 +153,24 @@ TEST(FirstUse, ErrorsFollowTheLanguage) {
       {{"status", "--lang", "zh", "--bogus"}, "The following argument was not expected"},
       {{"diagnose", "--lang=zh", "-o", "/nonexistent/x.txt"}, "does not exist"},
       {{"report", "--lang", "zh", "--data-dir", dir.path().string(), "--since", "3h"}, "no gpudoctor store here"},
+      // Commands without a language of their own take the global --lang.
+      // (a command that refused --lang would say so, in Chinese too).
+      {{"rules", "--severity", "--lang", "zh", "--config", (dir.path() / "missing.toml").string()},
+       "No such file or directory", "没有那个文件或目录"},
+      {{"agent", "--lang", "zh", "--interval", "0"}, "invalid duration", "无效的时长"},
+      {{"watch", "--lang", "zh", "--interval", "0"}, "invalid duration", "无效的时长"},
+      {{"--lang", "zh", "status", "--gpu", "9"}, "no such GPU", "没有这块 GPU", true},
   };
   for (const Case& c : cases) {
-    auto r = RunGpudoctor(c.args, "", InEnglish());
+    auto r = RunGpudoctor(c.args, c.one_gpu ? one_gpu : "", InEnglish());
     std::string joined;
     for (const auto& a : c.args) joined += a + " ";
     EXPECT_NE(r.exit_code, 0) << joined << r.err;
     ASSERT_FALSE(r.err.empty()) << joined;
     EXPECT_EQ(r.err.find(c.english), std::string::npos) << joined << "\n" << r.err;
+    if (!c.zh.empty()) {
+      EXPECT_NE(r.err.find(c.zh), std::string::npos) << joined << "\n" << r.err;
+    }
     std::size_t start = 0;
     while (start < r.err.size()) {
       std::size_t nl = r.err.find('\n', start);

@@ -27,7 +27,17 @@ std::optional<Lang> ParseLang(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+std::optional<Lang>& CommandLineLangSlot() {
+  static std::optional<Lang> lang;
+  return lang;
+}
+}  // namespace
+
+void SetCommandLineLang(std::optional<Lang> lang) { CommandLineLangSlot() = lang; }
+
 Lang LangFromEnvironment() {
+  if (CommandLineLangSlot()) return *CommandLineLangSlot();
   for (const char* var : {"LC_ALL", "LC_MESSAGES", "LANG"}) {
     const char* value = std::getenv(var);
     if (value == nullptr || *value == '\0') continue;
