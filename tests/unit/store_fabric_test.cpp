@@ -79,7 +79,9 @@ void ExpectSamePorts(const RdmaFacts& got, const RdmaFacts& want) {
         EXPECT_EQ(gp.state->name, wp.state->name);
       }
       ASSERT_EQ(gp.phys_state.has_value(), wp.phys_state.has_value());
-      if (wp.phys_state) EXPECT_EQ(gp.phys_state->name, wp.phys_state->name);
+      if (wp.phys_state) {
+        EXPECT_EQ(gp.phys_state->name, wp.phys_state->name);
+      }
       EXPECT_EQ(gp.rate_gbps, wp.rate_gbps);
       EXPECT_EQ(gp.rate_text, wp.rate_text);
       EXPECT_EQ(gp.link_layer, wp.link_layer);
