@@ -30,8 +30,13 @@ std::string TextOf(const std::filesystem::path& path) {
   return s.str();
 }
 
+// Written aside and renamed over the file, so that the agent never reads a
+// file cut short (an empty state would be a change of its own).
 void WriteMlx4(const TempDir& root, const std::string& file, const std::string& text) {
-  std::ofstream(InfinibandPort(root.path(), "mlx5_4") / file, std::ios::trunc) << text << "\n";
+  const auto path = InfinibandPort(root.path(), "mlx5_4") / file;
+  const auto aside = root.path() / "aside.tmp";  // outside the port's directories
+  std::ofstream(aside, std::ios::trunc) << text << "\n";
+  std::filesystem::rename(aside, path);
 }
 
 bool WaitForLine(const std::filesystem::path& path, const std::string& what,
