@@ -40,11 +40,12 @@ CREATE INDEX findings_by_end ON findings(end_ms);
 )sql";
 
 // Version 3: the RDMA port readings, one row per reading of every port.
+// "IF NOT EXISTS": a store whose version was set back by hand may hold them.
 constexpr const char* kRdmaSchema = R"sql(
-CREATE TABLE rdma_pending(t_ms INTEGER PRIMARY KEY, blob BLOB NOT NULL);
-CREATE TABLE rdma_chunks(t_start INTEGER NOT NULL, t_end INTEGER NOT NULL, n INTEGER NOT NULL,
-                         blob BLOB NOT NULL);
-CREATE INDEX rdma_chunks_by_time ON rdma_chunks(t_end);
+CREATE TABLE IF NOT EXISTS rdma_pending(t_ms INTEGER PRIMARY KEY, blob BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS rdma_chunks(t_start INTEGER NOT NULL, t_end INTEGER NOT NULL,
+                                       n INTEGER NOT NULL, blob BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS rdma_chunks_by_time ON rdma_chunks(t_end);
 )sql";
 
 std::string JoinGpus(const std::vector<std::string>& gpus) {
