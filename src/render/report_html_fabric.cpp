@@ -47,7 +47,8 @@ ChartSpec ErrorRateChart(const Timeline& t, const ChartRange& range, Lang l) {
   std::size_t next_class = 0;
   for (const RdmaPortSeries& p : t.rdma_ports) {
     if (p.max_errors_per_s <= 0) continue;  // a flat zero line per healthy port is noise
-    ChartSeries series{p.port, kPortSeriesClasses[next_class++ % std::size(kPortSeriesClasses)], {}};
+    ChartSeries series{
+        p.port, kPortSeriesClasses[next_class++ % std::size(kPortSeriesClasses)], {}};
     for (const PortErrorRate& e : p.error_rates) {
       series.points.push_back(ChartPoint{UnixSeconds(e.at), e.errors_per_s});
     }
@@ -56,27 +57,29 @@ ChartSpec ErrorRateChart(const Timeline& t, const ChartRange& range, Lang l) {
   for (const StateChange& c : t.changes) {
     if (c.kind != "rdma_port" || c.mark.empty()) continue;
     if (s.markers.size() >= kMaxMarkersPerGpu) break;
-    s.markers.push_back(ChartMarker{UnixSeconds(c.at), c.mark + ": " + ChangeText(c, l),
-                                    "port-" + c.mark});
+    s.markers.push_back(
+        ChartMarker{UnixSeconds(c.at), c.mark + ": " + ChangeText(c, l), "port-" + c.mark});
   }
   return s;
 }
 
 std::string ChangesTable(const Timeline& t, Lang l) {
-  std::string out = TableStart("changes", {Pick(l, "Time", "时间"), Pick(l, "What", "内容"),
-                                           Pick(l, "Mark", "标记"), "GPU",
-                                           Pick(l, "Change", "变化")});
+  std::string out =
+      TableStart("changes", {Pick(l, "Time", "时间"), Pick(l, "What", "内容"),
+                             Pick(l, "Mark", "标记"), "GPU", Pick(l, "Change", "变化")});
   std::size_t rows = 0;
   for (const StateChange& c : t.changes) {
     if (rows++ == kMaxChangeRows) break;
     std::string gpus;
-    for (const auto& g : c.gpus) gpus += (gpus.empty() ? "" : " ") + ("<code>" + HtmlEscape(g) + "</code>");
+    for (const auto& g : c.gpus)
+      gpus += (gpus.empty() ? "" : " ") + ("<code>" + HtmlEscape(g) + "</code>");
     std::string mark = c.mark.empty() ? ""
                                       : fmt::format(R"(<span class="mark mark-{0}">{0}</span>)",
                                                     HtmlEscape(c.mark));
-    out += fmt::format(R"(<tr data-kind="{}"><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>)",
-                       HtmlEscape(c.kind), HtmlEscape(FormatRfc3339(c.at)), HtmlEscape(c.kind), mark,
-                       gpus, HtmlEscape(ChangeText(c, l)));
+    out += fmt::format(
+        R"(<tr data-kind="{}"><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>)",
+        HtmlEscape(c.kind), HtmlEscape(FormatRfc3339(c.at)), HtmlEscape(c.kind), mark, gpus,
+        HtmlEscape(ChangeText(c, l)));
   }
   out += "</tbody></table>";
   if (t.changes.size() > kMaxChangeRows) {
@@ -95,8 +98,9 @@ std::string FabricHtml(const ReportContext& r, const ChartRange& gpu_range) {
   const Timeline& t = *r.timeline;
   if (t.rdma_ports.empty() && t.changes.empty()) return "";
   const Lang l = r.lang;
-  std::string out = fmt::format(R"(<section class="fabric"><h2>{}</h2>)",
-                                Pick(l, "Fabric: RDMA ports and NVLink", "互连：RDMA 端口与 NVLink"));
+  std::string out =
+      fmt::format(R"(<section class="fabric"><h2>{}</h2>)",
+                  Pick(l, "Fabric: RDMA ports and NVLink", "互连：RDMA 端口与 NVLink"));
   if (!t.rdma_ports.empty()) {
     unsigned flaps = 0, drops = 0;
     for (const RdmaPortSeries& p : t.rdma_ports) {
@@ -105,11 +109,12 @@ std::string FabricHtml(const ReportContext& r, const ChartRange& gpu_range) {
     }
     out += fmt::format(
         R"(<p class="note">{}</p>)",
-        fmt::format(fmt::runtime(Pick(l, "{} RDMA port(s) recorded; {} flap(s), {} drop(s) in the window.",
-                                      "记录了 {} 个 RDMA 端口；窗口内抖动 {} 次，掉线 {} 次。")),
-                    t.rdma_ports.size(), flaps, drops));
-    out += R"(<div class="charts">)" + RenderSvgChart(ErrorRateChart(t, RangeWith(t, gpu_range), l)) +
-           "</div>";
+        fmt::format(
+            fmt::runtime(Pick(l, "{} RDMA port(s) recorded; {} flap(s), {} drop(s) in the window.",
+                              "记录了 {} 个 RDMA 端口；窗口内抖动 {} 次，掉线 {} 次。")),
+            t.rdma_ports.size(), flaps, drops));
+    out += R"(<div class="charts">)" +
+           RenderSvgChart(ErrorRateChart(t, RangeWith(t, gpu_range), l)) + "</div>";
   }
   if (!t.changes.empty()) {
     out += fmt::format("<h3>{}</h3>", Pick(l, "State changes", "状态变化")) + ChangesTable(t, l);

@@ -58,11 +58,17 @@ void WalkPort(const RdmaPortHistory& h, double drop_s, Timeline& t) {
       series.error_rates.push_back(PortErrorRate{*r.at, per_s});
       series.max_errors_per_s = std::max(series.max_errors_per_s, per_s);
     }
-    const bool changed = previous != nullptr && r.at &&
-                         StateText(*previous->port) != StateText(*r.port);
+    const bool changed =
+        previous != nullptr && r.at && StateText(*previous->port) != StateText(*r.port);
     if (changed) {
-      StateChange c{*r.at, "rdma_port", series.port, series.gpus, StateText(*previous->port),
-                    StateText(*r.port), "", std::nullopt};
+      StateChange c{*r.at,
+                    "rdma_port",
+                    series.port,
+                    series.gpus,
+                    StateText(*previous->port),
+                    StateText(*r.port),
+                    "",
+                    std::nullopt};
       if (seen_active && previous->port->active && !r.port->active) {
         c.mark = "down";
         open_down = t.changes.size();
@@ -98,8 +104,14 @@ void WalkGpuFabric(const GpuSeries& g, Timeline& t) {
     if (!fabric || !g.times[i]) continue;
     std::string now = FabricSummary(*fabric);
     if (previous && *previous != now) {
-      t.changes.push_back(StateChange{*g.times[i], "nvlink_fabric", g.pci_bus_id,
-                                      {g.pci_bus_id}, *previous, now, "", std::nullopt});
+      t.changes.push_back(StateChange{*g.times[i],
+                                      "nvlink_fabric",
+                                      g.pci_bus_id,
+                                      {g.pci_bus_id},
+                                      *previous,
+                                      now,
+                                      "",
+                                      std::nullopt});
     }
     previous = std::move(now);
   }

@@ -7,10 +7,16 @@
 namespace gpudoctor {
 namespace fabric_cells_detail {
 
-constexpr std::string_view kMembers[] = {
-    "state",        "status_code", "status",         "clique_id",       "cluster_uuid",
-    "health_mask",  "degraded_bandwidth", "route_recovery", "route_unhealthy",
-    "access_timeout_recovery"};
+constexpr std::string_view kMembers[] = {"state",
+                                         "status_code",
+                                         "status",
+                                         "clique_id",
+                                         "cluster_uuid",
+                                         "health_mask",
+                                         "degraded_bandwidth",
+                                         "route_recovery",
+                                         "route_unhealthy",
+                                         "access_timeout_recovery"};
 constexpr unsigned kFirstCondition = 6;
 constexpr std::optional<bool> GpuFabric::*kConditions[] = {
     &GpuFabric::degraded_bandwidth, &GpuFabric::route_recovery, &GpuFabric::route_unhealthy,

@@ -29,13 +29,15 @@ enum class Member {
 };
 
 constexpr std::pair<std::string_view, Member> kPortMembers[] = {
-    {"state", Member::kState},        {"state_name", Member::kStateName},
-    {"phys", Member::kPhys},          {"phys_name", Member::kPhysName},
-    {"rate", Member::kRate},          {"rate_text", Member::kRateText},
+    {"state", Member::kState},         {"state_name", Member::kStateName},
+    {"phys", Member::kPhys},           {"phys_name", Member::kPhysName},
+    {"rate", Member::kRate},           {"rate_text", Member::kRateText},
     {"link_layer", Member::kLinkLayer}};
-constexpr std::pair<std::string_view, Member> kDeviceMembers[] = {
-    {"fw", Member::kFw},     {"hca", Member::kHca},   {"pci", Member::kPci},
-    {"numa", Member::kNuma}, {"near", Member::kNear}};
+constexpr std::pair<std::string_view, Member> kDeviceMembers[] = {{"fw", Member::kFw},
+                                                                  {"hca", Member::kHca},
+                                                                  {"pci", Member::kPci},
+                                                                  {"numa", Member::kNuma},
+                                                                  {"near", Member::kNear}};
 
 void Put(std::vector<NamedCell>& cells, std::string name, Cell value) {
   cells.push_back(NamedCell{std::move(name), std::move(value)});
@@ -156,7 +158,8 @@ bool Apply(const Target& t, const Cell& cell, std::vector<RdmaDevice>& devices) 
     }
     case Member::kRate:
       if (const auto* r = std::get_if<double>(&cell)) p.rate_gbps = *r;
-      if (number && !std::holds_alternative<double>(cell)) p.rate_gbps = static_cast<double>(*number);
+      if (number && !std::holds_alternative<double>(cell))
+        p.rate_gbps = static_cast<double>(*number);
       return true;
     case Member::kRateText:
       if (text) p.rate_text = *text;
@@ -203,7 +206,8 @@ void RdmaToCells(const RdmaFacts& facts, std::vector<NamedCell>& cells) {
     if (!d.hca_type.empty()) Put(cells, dev + "hca", d.hca_type);
     if (!d.pci_bus_id.empty()) Put(cells, dev + "pci", d.pci_bus_id);
     if (d.numa_node) Put(cells, dev + "numa", std::int64_t{*d.numa_node});
-    if (!d.nearest_gpus.empty()) Put(cells, dev + "near", rdma_cells_detail::Joined(d.nearest_gpus));
+    if (!d.nearest_gpus.empty())
+      Put(cells, dev + "near", rdma_cells_detail::Joined(d.nearest_gpus));
     for (const RdmaPort& p : d.ports) {
       const std::string port = d.name + "/" + std::to_string(p.port) + ".";
       // Each port has at least its state cell, so that a port with nothing
@@ -244,7 +248,8 @@ std::vector<RdmaFacts> DecodeRdmaReadings(const ColumnSet& set) {
     });
     RdmaFacts facts;
     facts.read_at = std::chrono::system_clock::time_point(
-        std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::milliseconds(t)));
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            std::chrono::milliseconds(t)));
     for (std::size_t d = 0; d < devices.size(); ++d) {
       RdmaDevice& dev = devices[d];
       std::vector<RdmaPort> ports;

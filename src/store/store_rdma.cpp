@@ -3,7 +3,6 @@
 #include <limits>
 
 #include "core/time_format.h"
-
 #include "store/rdma_cells.h"
 #include "store/store_sqlite.h"
 
@@ -24,9 +23,8 @@ Result<bool> SqliteStore::AppendRdma(WallTime time, const RdmaFacts& facts) {
   RdmaToCells(facts, cells);
   const std::string blob = EncodeRow(now, cells, /*zlib_level=*/1);
   return Transaction(now, [&]() -> Result<bool> {
-    if (rdma_pending_.count > 0 &&
-        (rdma_pending_.first_ms / kChunkSpanMs != now / kChunkSpanMs ||
-         rdma_pending_.count >= store_rdma_detail::kMaxRdmaChunkRows)) {
+    if (rdma_pending_.count > 0 && (rdma_pending_.first_ms / kChunkSpanMs != now / kChunkSpanMs ||
+                                    rdma_pending_.count >= store_rdma_detail::kMaxRdmaChunkRows)) {
       if (auto sealed = SealRdma(); !sealed) return sealed;
     }
     auto stmt = db_->Cached("INSERT OR REPLACE INTO rdma_pending(t_ms, blob) VALUES(?, ?)");
@@ -87,8 +85,7 @@ Result<bool> SqliteStore::SealRdma() {
   return true;
 }
 
-Result<bool> SqliteStore::ReadRdma(std::int64_t from_ms, std::int64_t to_ms,
-                                   StoredWindow& window) {
+Result<bool> SqliteStore::ReadRdma(std::int64_t from_ms, std::int64_t to_ms, StoredWindow& window) {
   if (schema_version_ < 3) return true;  // an older store opened read-only
   std::vector<RdmaFacts> readings;
   auto keep = [&](std::vector<RdmaFacts> decoded) {

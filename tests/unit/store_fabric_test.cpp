@@ -25,7 +25,8 @@ RdmaPort IbPort(int state, std::uint64_t symbol_error, std::uint64_t rcv_bytes) 
   p.rate_text = "400 Gb/sec (4X NDR)";
   p.link_layer = "InfiniBand";
   p.active = state == 4;
-  p.counters = {RdmaCounter{"link_downed", false, 255}, RdmaCounter{"port_rcv_data", false, rcv_bytes},
+  p.counters = {RdmaCounter{"link_downed", false, 255},
+                RdmaCounter{"port_rcv_data", false, rcv_bytes},
                 RdmaCounter{"symbol_error", false, symbol_error},
                 RdmaCounter{"out_of_buffer", true, 0xffff'ffff'ffff'ffffULL}};
   return p;
@@ -102,9 +103,10 @@ TEST(RdmaCells, ReadingsRoundTripThroughAChunk) {
   for (const RdmaFacts& f : want) {
     std::vector<NamedCell> cells;
     RdmaToCells(f, cells);
-    builder.AddRow(std::chrono::duration_cast<std::chrono::milliseconds>(
-                       f.read_at->time_since_epoch()).count(),
-                   cells);
+    builder.AddRow(
+        std::chrono::duration_cast<std::chrono::milliseconds>(f.read_at->time_since_epoch())
+            .count(),
+        cells);
   }
   auto blob = EncodeColumnSet(builder.Take());
   ASSERT_TRUE(blob.ok());
@@ -144,9 +146,9 @@ TEST(RdmaCells, ThinningKeepsEveryStateChange) {
   EXPECT_TRUE(down);
   EXPECT_EQ(thin.front().read_at, At(0));
   EXPECT_EQ(thin.back().read_at, At(1999));
-  EXPECT_EQ(ThinRdmaReadings(std::vector<RdmaFacts>(readings.begin(), readings.begin() + 50), 100)
-                .size(),
-            50u);
+  EXPECT_EQ(
+      ThinRdmaReadings(std::vector<RdmaFacts>(readings.begin(), readings.begin() + 50), 100).size(),
+      50u);
 }
 
 StoreOptions FabricStoreOptions(const test::TempDir& dir, bool read_only = false) {
