@@ -67,7 +67,7 @@ TEST(ReportFabricE2E, RecordedFlapAndSymbolErrorsShowInTheReport) {
   std::this_thread::sleep_for(std::chrono::milliseconds(2000));
   WriteMlx4(root, "state", "1: DOWN");
   WriteMlx4(root, "phys_state", "2: Polling");
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // several readings, even under load
   WriteMlx4(root, "state", "4: ACTIVE");
   WriteMlx4(root, "phys_state", "5: LinkUp");
   for (int step = 1; step <= 6; ++step) {
