@@ -307,6 +307,9 @@ void Agent::ReadRdmaPorts(WallTime now) {
   RdmaFacts facts = ReadRdma(ctx);
   if (base_.pci) AssignNearestGpus(facts, *base_.pci);
   metrics_.OnRdma(facts);
+  if (auto stored = store_->AppendRdma(now, facts); !stored) {
+    store_trouble_.Failed(stored.error().message);
+  }
   rdma_.push_back(std::move(facts));
   while (rdma_.size() > kRdmaMaxReadings ||
          (rdma_.size() > 1 && rdma_.front().read_at && *rdma_.front().read_at < now - kRdmaKeep)) {

@@ -33,6 +33,11 @@ inline constexpr std::size_t kMaxMarkersPerGpu = 200;
 std::string GpuSectionHtml(const ReportContext& report, const GpuSeries& gpu,
                            const GpuVerdict* verdict, const ChartRange& range);
 
+// <section class="fabric"> of a recorded window: the RDMA ports' error-rate
+// chart with downs, drops and flaps marked, and the table of state changes
+// (ports, NVLink fabric); "" when the window recorded neither.
+std::string FabricHtml(const ReportContext& report, const ChartRange& gpu_range);
+
 // A severity badge: <span class="badge sev-warning">WARNING</span>.
 std::string SeverityBadge(Severity severity, Lang lang);
 

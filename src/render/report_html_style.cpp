@@ -72,6 +72,12 @@ svg.chart .threshold-label { font-size: 11px; fill: #cf222e; }
 svg.chart .marker line { stroke: #8250df; stroke-width: 1.5; }
 svg.chart .marker.finding line { stroke: #bf3989; stroke-dasharray: 2 2; }
 svg.chart .marker .hit { fill: transparent; }
+svg.chart .marker.port-down line { stroke: #bc4c00; stroke-dasharray: 4 2; }
+svg.chart .marker.port-drop line { stroke: #cf222e; stroke-width: 2.5; }
+svg.chart .marker.port-flap line { stroke: #cf222e; stroke-dasharray: 2 2; }
+.mark { font-weight: 600; padding: 0 4px; border-radius: 3px; }
+.mark-flap, .mark-drop { color: #fff; background: #cf222e; }
+.mark-down { color: #fff; background: #bc4c00; }
 svg.chart .band { fill: #d4a72c; fill-opacity: 0.18; }
 svg.chart .band.band-critical { fill: #cf222e; fill-opacity: 0.15; }
 svg.chart .band.band-info { fill: #0969da; fill-opacity: 0.10; }

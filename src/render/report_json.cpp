@@ -188,7 +188,10 @@ J ReportToJson(const ReportContext& r) {
   }
   doc["not_checked"] = std::move(not_checked);
   doc["rules_run"] = r.diagnosis->rules_run;
-  if (r.timeline != nullptr) doc["timeline"] = TimelineToJson(r);
+  if (r.timeline != nullptr) {
+    doc["timeline"] = TimelineToJson(r);
+    doc["rdma_ports"] = RdmaPortsToJson(r);
+  }
   if (r.input->active) doc["active"] = ActiveRunJson(*r.input);
   return doc;
 }

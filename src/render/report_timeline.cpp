@@ -44,6 +44,15 @@ std::vector<TimelineRow> TimelineRows(const ReportContext& r) {
       rows.push_back(std::move(row));
     }
   }
+  for (const auto& c : r.timeline->changes) {
+    TimelineRow row;
+    row.start = c.at;
+    row.change = &c;
+    row.what = c.mark.empty() ? c.kind : c.kind + " " + c.mark;
+    row.gpus = c.gpus;
+    row.text = ChangeText(c, r.lang);
+    rows.push_back(std::move(row));
+  }
   std::stable_sort(rows.begin(), rows.end(),
                    [](const TimelineRow& a, const TimelineRow& b) { return a.start < b.start; });
   return rows;
@@ -56,6 +65,17 @@ std::string FormatSpan(double seconds, Lang lang) {
   if (h > 0) return zh ? fmt::format("{} 小时 {:02} 分", h, m) : fmt::format("{} h {:02} min", h, m);
   if (m > 0) return zh ? fmt::format("{} 分 {} 秒", m, s) : fmt::format("{} min {} s", m, s);
   return zh ? fmt::format("{} 秒", s) : fmt::format("{} s", s);
+}
+
+std::string ChangeText(const StateChange& c, Lang lang) {
+  std::string out = fmt::format("{}: {} → {}", c.subject, c.from, c.to);
+  if (!c.down_s) return out;
+  const std::string span = FormatSpan(*c.down_s, lang);
+  if (lang == Lang::kZh) {
+    return out + (c.mark == "flap" ? "（断开了 " : "（已断开 ") + span +
+           (c.mark == "drop" ? "，掉线）" : "）");
+  }
+  return out + " (down for " + span + (c.mark == "drop" ? ": a drop)" : ")");
 }
 
 std::vector<std::pair<std::string, std::string>> ThrottleLines(const ReportContext& r) {
@@ -89,6 +109,18 @@ nlohmann::ordered_json TimelineToJson(const ReportContext& r) {
       j["end"] = row.end ? J(FormatRfc3339(*row.end)) : J(nullptr);
       j["duration_s"] = row.end ? J(std::round(Seconds(row.start, *row.end) * 1000) / 1000)
                                 : J(nullptr);
+    } else if (row.change != nullptr) {
+      const StateChange& c = *row.change;
+      j["type"] = "state_change";
+      j["time"] = FormatRfc3339(c.at);
+      j["kind"] = c.kind;
+      j["subject"] = c.subject;
+      j["from"] = c.from;
+      j["to"] = c.to;
+      j["mark"] = c.mark.empty() ? J(nullptr) : J(c.mark);
+      j["down_s"] = c.down_s ? J(std::round(*c.down_s * 1000) / 1000) : J(nullptr);
+      j["gpus"] = row.gpus;
+      j["message"] = row.text;
     } else {
       j["type"] = "event";
       j["time"] = FormatRfc3339(row.start);
@@ -97,6 +129,33 @@ nlohmann::ordered_json TimelineToJson(const ReportContext& r) {
       j["message"] = row.text;
     }
     out.push_back(std::move(j));
+  }
+  return out;
+}
+
+nlohmann::ordered_json RdmaPortsToJson(const ReportContext& r) {
+  using J = nlohmann::ordered_json;
+  if (r.timeline == nullptr) return J(nullptr);
+  J out = J::array();
+  for (const RdmaPortSeries& p : r.timeline->rdma_ports) {
+    J rates = J::array();
+    for (const PortErrorRate& e : p.error_rates) {
+      if (e.errors_per_s <= 0) continue;
+      rates.push_back({{"time", FormatRfc3339(e.at)},
+                       {"errors_per_s", std::round(e.errors_per_s * 1e6) / 1e6}});
+    }
+    J increases = J::object();
+    for (const auto& [name, rise] : p.increases) increases[name] = rise;
+    out.push_back({{"port", p.port},
+                   {"link_layer", p.link_layer},
+                   {"rate", p.rate_text},
+                   {"gpus", p.gpus},
+                   {"flaps", p.flaps},
+                   {"drops", p.drops},
+                   {"steps", p.error_rates.size()},
+                   {"max_errors_per_s", std::round(p.max_errors_per_s * 1e6) / 1e6},
+                   {"error_counters_increase", std::move(increases)},
+                   {"error_rates", std::move(rates)}});
   }
   return out;
 }

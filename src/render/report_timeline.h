@@ -16,7 +16,9 @@ struct TimelineRow {
   WallTime start;
   std::optional<WallTime> end;      // finding intervals; nullopt: still active or an event
   bool is_finding = false;
-  std::string what;                 // finding id, or event kind ("xid 79")
+  const StateChange* change = nullptr;  // a port's or a GPU fabric's change of state
+  std::string what;                 // finding id, event kind ("xid 79"), or change
+                                    // ("rdma_port flap", "nvlink_fabric")
   Severity severity = Severity::kInfo;  // findings
   std::vector<std::string> gpus;    // bus ids; empty: host-wide
   std::string text;                 // title or event message, in the report's language
@@ -31,7 +33,16 @@ std::string FormatSpan(double seconds, Lang lang);
 // One line per GPU with throttling: "sw_thermal_slowdown 28 min 45 s (40 %)".
 std::vector<std::pair<std::string, std::string>> ThrottleLines(const ReportContext& report);
 
-// The JSON `timeline` list: {type: finding|event, ...} in time order.
+// "mlx5_0 port 1: 4: ACTIVE → 1: DOWN (down 2 min 10 s)".
+std::string ChangeText(const StateChange& change, Lang lang);
+
+// The JSON `timeline` list: {type: finding|event|state_change, ...} in time
+// order.
 nlohmann::ordered_json TimelineToJson(const ReportContext& report);
+
+// The JSON `rdma_ports` list of a recorded window: per port its flaps,
+// drops, error counters' rises and the steps with errors (errors per
+// second); null without a timeline.
+nlohmann::ordered_json RdmaPortsToJson(const ReportContext& report);
 
 }  // namespace gpudoctor

@@ -7,9 +7,11 @@
 #include <set>
 #include <tuple>
 
+#include "collect/net_facts.h"
 #include "core/clock_reasons.h"
 #include "core/time_format.h"
 #include "core/time_window.h"
+#include "report/fabric_history.h"
 #include "rules/engine/engine.h"
 #include "rules/engine/finding_fold.h"
 #include "store/store_lock.h"
@@ -243,8 +245,8 @@ Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindow
     return ended.error();
   }
   if (auto f = FilterGpus(r->stored, request, r->from, r->to); !f) return f.error();
-  const bool nothing =
-      r->stored.gpus.empty() && r->stored.events.empty() && r->stored.timeline.findings.empty();
+  const bool nothing = r->stored.gpus.empty() && r->stored.events.empty() &&
+                       r->stored.timeline.findings.empty() && r->stored.rdma.empty();
   if (nothing && !r->stored.damaged.empty()) {
     // Everything in the window is damaged: that, not "nothing recorded".
     std::string more = r->stored.damaged.size() > 1
@@ -276,7 +278,17 @@ Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindow
     input.hostname = u.nodename;
     input.kernel_release = u.release;
   }
+  if (!r->stored.rdma.empty()) {
+    // The RDMA rules judge the recorded port readings as the agent's did:
+    // the last is the latest reading, the others its history.
+    input.network = NetFacts{};
+    input.network->rdma = std::move(r->stored.rdma.back());
+    r->stored.rdma.pop_back();
+    input.rdma_history = std::move(r->stored.rdma);
+    r->stored.rdma.clear();
+  }
   EndAtTheLastSample(input, r->stored.timeline);
+  AddFabricHistory(input, r->stored.timeline);
   r->diagnosis = Diagnose(input);
   // The stretches first, on the per-GPU findings: a GPU that was worse in
   // one stretch raises its own finding, not a finding folded over the others.

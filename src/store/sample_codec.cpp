@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/gpu_fields.h"
+#include "store/fabric_cells.h"
 
 namespace gpudoctor {
 
@@ -245,6 +246,7 @@ void StatusToCells(const GpuStatus& gpu, std::vector<NamedCell>& cells) {
     std::string details = ProcessDetailsText(*gpu.processes);
     if (!details.empty()) Add(cells, "process_details", std::move(details));
   }
+  if (gpu.fabric) FabricToCells(*gpu.fabric, cells);
   if (!gpu.field_errors.empty()) {
     std::string text;
     for (const auto& [k, v] : gpu.field_errors) text += Clean(k) + '\t' + Clean(v) + '\n';
@@ -277,6 +279,13 @@ SampleColumn ResolveSampleColumn(std::string_view name) {
     if (auto n = ParseNumber(name.substr(4))) {
       c.kind = K::kFan;
       c.number = *n;
+    }
+    return c;
+  }
+  if (name.starts_with("fabric.")) {
+    if (auto member = FabricMemberOf(name.substr(7))) {
+      c.kind = K::kFabric;
+      c.number = *member;
     }
     return c;
   }
@@ -393,6 +402,9 @@ void ApplyCell(GpuStatus& gpu, const SampleColumn& column, const Cell& value) {
       }
       return;
     }
+    case K::kFabric:
+      ApplyFabricCell(gpu, column.number, value);
+      return;
     case K::kProcesses:
       if (text) ApplyProcesses(gpu, *text);
       return;

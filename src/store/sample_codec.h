@@ -2,7 +2,8 @@
 // status --json name (core/gpu_fields.h); identity and compound fields get
 // fixed names: index, name, uuid, pci_bus_id, state, state_detail, pstate,
 // clock_event_reasons_mask, fan.N, nvlink.N[.active|.crc_flit_errors|...],
-// processes, process_details (per process: utilisation and owner), field_errors. Unknown names are ignored when decoding, so
+// processes, process_details (per process: utilisation and owner), fabric.<member>
+// (the NVLink fabric registration), field_errors. Unknown names are ignored when decoding, so
 // chunks written by a later version still read.
 #pragma once
 
@@ -34,6 +35,7 @@ struct SampleColumn {
     kProcesses,
     kProcessDetails,
     kFieldErrors,
+    kFabric,  // "fabric.<member>" (store/fabric_cells.h); number: the member
     kMig,  // "mig.<slot>" (its GPU instance id), "mig.<slot>.ci", ".uuid", ".<memory_/gpm_ field>"
   };
   Kind kind = Kind::kIgnored;

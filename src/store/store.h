@@ -41,6 +41,7 @@ struct StoreOptions {
 struct StoreStats {
   std::int64_t file_bytes = 0;       // database + WAL on disk
   std::int64_t raw_samples = 0;      // GPU-samples held raw (sealed + pending)
+  std::int64_t rdma_readings = 0;    // RDMA port readings held (sealed + pending)
   std::int64_t rollup_minutes = 0;   // GPU-minutes of roll-ups
   std::int64_t events = 0;
   std::int64_t finding_intervals = 0;
@@ -65,6 +66,12 @@ struct StoredWindow {
   Timeline timeline;                 // finding intervals overlapping the window, throttle time
   std::optional<WallTime> first_sample;
   std::optional<WallTime> last_sample;
+  // The RDMA port readings in the window, oldest first (read_at set). A
+  // window with more than kMaxRdmaReadings keeps evenly spaced readings plus
+  // every reading in which a port's state changed and the one before it, so
+  // that no flap or drop is lost; `rdma_downsampled` says so.
+  std::vector<RdmaFacts> rdma;
+  bool rdma_downsampled = false;
   // Parts of the window whose stored bytes do not decode (a chunk or a day of
   // roll-ups damaged on disk): left out, so that the rest of the window
   // still reads.
@@ -76,6 +83,10 @@ struct StoredWindow {
   };
   std::vector<DamagedPart> damaged;
 };
+
+// Readings of the RDMA ports a window brings back at most, beside those at
+// state changes.
+inline constexpr std::size_t kMaxRdmaReadings = 720;
 
 // The database's name in the data directory.
 inline constexpr const char* kStoreFile = "gpudoctor.db";
@@ -106,6 +117,10 @@ class Store {
   // the store stops writing (Stats().writes_stopped) and returns the error;
   // later calls retry now and then.
   virtual Result<bool> AppendSample(WallTime time, const SystemStatus& status) = 0;
+  // Records one reading of the RDMA ports (state, rate, counters), sealed
+  // into compressed chunks like GPU samples and kept as long as they. A
+  // reading without devices is not recorded.
+  virtual Result<bool> AppendRdma(WallTime time, const RdmaFacts& facts) = 0;
   virtual Result<bool> AppendEvent(const KernelEvent& event) = 0;
   // Starts or extends an interval: the same (id, gpus) with no end recorded
   // is updated (severity raised to the worst, title refreshed); otherwise a

@@ -261,6 +261,10 @@ Result<StoredWindow> SqliteStore::ReadWindowOnce(WallTime from, WallTime to,
       !findings && !unreadable(findings.error(), nullptr, "the finding intervals")) {
     return findings.error();
   }
+  if (auto rdma = ReadRdma(from_ms, to_ms, window);
+      !rdma && !unreadable(rdma.error(), nullptr, "the RDMA port readings")) {
+    return rdma.error();
+  }
   return window;
 }
 
@@ -339,6 +343,10 @@ StoreStats SqliteStore::Stats() {
   stats.raw_samples =
       count("SELECT coalesce(sum(n), 0) FROM chunks") + count("SELECT count(*) FROM pending");
   stats.rollup_minutes = count("SELECT coalesce(sum(minutes), 0) FROM rollups");
+  if (schema_version_ >= 3) {
+    stats.rdma_readings = count("SELECT coalesce(sum(n), 0) FROM rdma_chunks") +
+                          count("SELECT count(*) FROM rdma_pending");
+  }
   stats.events = count("SELECT count(*) FROM events");
   stats.finding_intervals = count("SELECT count(*) FROM findings");
   auto oldest = db_->Prepare(

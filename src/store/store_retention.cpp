@@ -38,6 +38,7 @@ Result<bool> SqliteStore::ApplyRetention(std::int64_t now_ms) {
   auto deleted = Transaction(now_ms, [&]() -> Result<bool> {
     const std::pair<const char*, std::int64_t> kDeletes[] = {
         {"DELETE FROM chunks WHERE t_end < ?", raw_cut},
+        {"DELETE FROM rdma_chunks WHERE t_end < ?", raw_cut},
         {"DELETE FROM rollups WHERE t_end < ?", rollup_cut},
         {"DELETE FROM events WHERE t_ms < ?", rollup_cut},
         {"DELETE FROM findings WHERE end_ms IS NOT NULL AND end_ms < ?", rollup_cut},
@@ -148,9 +149,10 @@ Result<bool> SqliteStore::CompactRollups(std::int64_t now_ms) {
 Result<bool> SqliteStore::EnforceSizeBound(std::int64_t now_ms) {
   auto target =
       static_cast<std::int64_t>(static_cast<double>(options_.max_store_bytes) * kSizeBoundTarget);
-  // Oldest raw chunks first, then the oldest roll-ups; a tenth of what is
-  // left at a time, measuring the pages in use after each step.
-  for (const char* table : {"chunks", "rollups"}) {
+  // Oldest raw chunks first (the RDMA readings' before the GPUs'), then the
+  // oldest roll-ups; a tenth of what is left at a time, measuring the pages
+  // in use after each step.
+  for (const char* table : {"rdma_chunks", "chunks", "rollups"}) {
     for (int step = 0; step < 64; ++step) {
       auto pages = db_->QueryInt("PRAGMA page_count");
       auto free_pages = db_->QueryInt("PRAGMA freelist_count");

@@ -62,12 +62,14 @@ Result<bool> SqliteStore::SealDue(std::int64_t now_ms) {
   for (const auto& [id, p] : pending_) {
     if (p.count > 0 && p.first_ms / kChunkSpanMs != now_ms / kChunkSpanMs) due.push_back(id);
   }
-  if (due.empty()) return true;
+  const bool rdma_due =
+      rdma_pending_.count > 0 && rdma_pending_.first_ms / kChunkSpanMs != now_ms / kChunkSpanMs;
+  if (due.empty() && !rdma_due) return true;
   return Transaction(now_ms, [&]() -> Result<bool> {
     for (std::int64_t id : due) {
       if (auto sealed = SealGpu(id); !sealed) return sealed;
     }
-    return true;
+    return rdma_due ? SealRdma() : Result<bool>(true);
   });
 }
 

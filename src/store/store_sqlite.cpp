@@ -39,6 +39,15 @@ CREATE INDEX findings_open ON findings(finding_id, gpus, end_ms);
 CREATE INDEX findings_by_end ON findings(end_ms);
 )sql";
 
+// Version 3: the RDMA port readings, one row per reading of every port.
+// "IF NOT EXISTS": a store whose version was set back by hand may hold them.
+constexpr const char* kRdmaSchema = R"sql(
+CREATE TABLE IF NOT EXISTS rdma_pending(t_ms INTEGER PRIMARY KEY, blob BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS rdma_chunks(t_start INTEGER NOT NULL, t_end INTEGER NOT NULL,
+                                       n INTEGER NOT NULL, blob BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS rdma_chunks_by_time ON rdma_chunks(t_end);
+)sql";
+
 std::string JoinGpus(const std::vector<std::string>& gpus) {
   std::string out;
   for (const auto& g : gpus) out += (out.empty() ? "" : ",") + g;
@@ -217,14 +226,19 @@ Result<bool> SqliteStore::Prepare() {
   }
   if (auto set = db_->Exec(pragmas); !set) return set;
   if (*version == 0) {
-    std::string create = std::string("BEGIN;") + kSchema +
+    std::string create = std::string("BEGIN;") + kSchema + kRdmaSchema +
                          "PRAGMA user_version=" + std::to_string(kStoreSchemaVersion) + ";COMMIT;";
     if (auto created = db_->Exec(create); !created) return created;
-  } else if (*version == 1) {
-    auto upgraded = db_->Exec(
-        "BEGIN; ALTER TABLE events ADD COLUMN gpu_number INTEGER; PRAGMA user_version=2; COMMIT;");
-    if (!upgraded) return upgraded;
-    schema_version_ = 2;
+  } else if (*version < kStoreSchemaVersion) {
+    std::string upgrade = "BEGIN;";
+    if (*version < 2) upgrade += "ALTER TABLE events ADD COLUMN gpu_number INTEGER;";
+    upgrade += std::string(kRdmaSchema) + "PRAGMA user_version=" +
+               std::to_string(kStoreSchemaVersion) + "; COMMIT;";
+    if (auto upgraded = db_->Exec(upgrade); !upgraded) {
+      (void)db_->Exec("ROLLBACK");
+      return upgraded;
+    }
+    schema_version_ = kStoreSchemaVersion;
   }
   return true;
 }
@@ -249,8 +263,17 @@ Result<bool> SqliteStore::LoadState() {
   if (!read) return read;
   auto pending = db_->Prepare("SELECT gpu, min(t_ms), count(*) FROM pending GROUP BY gpu");
   if (!pending) return pending.error();
-  return pending->ForEachRow([&]() -> Result<bool> {
+  auto rows = pending->ForEachRow([&]() -> Result<bool> {
     pending_[pending->Int(0)] = PendingState{pending->Int(1), pending->Int(2)};
+    return true;
+  });
+  if (!rows) return rows;
+  rdma_pending_ = PendingState{};
+  if (schema_version_ < 3) return true;
+  auto rdma = db_->Prepare("SELECT coalesce(min(t_ms), 0), count(*) FROM rdma_pending");
+  if (!rdma) return rdma.error();
+  return rdma->ForEachRow([&]() -> Result<bool> {
+    rdma_pending_ = PendingState{rdma->Int(0), rdma->Int(1)};
     return true;
   });
 }
@@ -418,7 +441,7 @@ Result<bool> SqliteStore::Flush() {
     for (std::int64_t id : ids) {
       if (auto sealed = SealGpu(id); !sealed) return sealed;
     }
-    return true;
+    return rdma_pending_.count > 0 ? SealRdma() : Result<bool>(true);
   });
 }
 

@@ -15,9 +15,10 @@
 namespace gpudoctor {
 
 // 1: the first layout; 2: events.gpu_number (the driver's "GPUn" of GSP
-// lines). A version-1 store is upgraded in place when opened for writing
-// and read as it is otherwise.
-inline constexpr int kStoreSchemaVersion = 2;
+// lines); 3: the RDMA port readings (rdma_pending, rdma_chunks). An older
+// store is upgraded in place when opened for writing and read as it is
+// otherwise (without RDMA readings).
+inline constexpr int kStoreSchemaVersion = 3;
 // Samples are sealed into a chunk per GPU per this stretch of wall-clock
 // time (aligned, so a minute never spans two chunks unless Flush cut it).
 inline constexpr std::int64_t kChunkSpanMs = 10 * 60'000;
@@ -38,6 +39,7 @@ class SqliteStore final : public Store {
   ~SqliteStore() override;
 
   Result<bool> AppendSample(WallTime time, const SystemStatus& status) override;
+  Result<bool> AppendRdma(WallTime time, const RdmaFacts& facts) override;
   Result<bool> AppendEvent(const KernelEvent& event) override;
   Result<bool> FindingSeen(const FindingInterval& finding, WallTime time) override;
   Result<bool> FindingCleared(const std::string& finding_id, const std::vector<std::string>& gpus,
@@ -86,6 +88,10 @@ class SqliteStore final : public Store {
   // The pending samples of a GPU between the times, as one set.
   Result<ColumnSet> ReadPending(std::int64_t gpu_id, std::int64_t from_ms, std::int64_t to_ms);
   Result<bool> SealDue(std::int64_t now_ms);
+  // The RDMA readings: pending rows into one chunk (store_rdma.cpp), and
+  // the window's readings, bounded (see StoredWindow::rdma).
+  Result<bool> SealRdma();
+  Result<bool> ReadRdma(std::int64_t from_ms, std::int64_t to_ms, StoredWindow& window);
   Result<bool> ApplyRetention(std::int64_t now_ms);
   Result<bool> CompactRollups(std::int64_t now_ms);
   Result<bool> TrimRollups(std::int64_t cut_ms, std::int64_t now_ms);
@@ -106,6 +112,7 @@ class SqliteStore final : public Store {
   std::int64_t schema_version_ = kStoreSchemaVersion;  // of the file, after Prepare
   std::map<std::string, GpuRow> gpus_;            // by bus id
   std::map<std::int64_t, PendingState> pending_;  // by gpu id
+  PendingState rdma_pending_;
   std::int64_t last_maintenance_ms_ = 0;
   bool writes_stopped_ = false;
   bool size_stopped_ = false;

@@ -1,5 +1,5 @@
 // End-to-end: HTML reports from the real binary (diagnose on the fake NVML,
-// analyze on real captures), loaded in headless Chromium: the page parses
+// analyze on real captures, report on a store with RDMA port readings), loaded in headless Chromium: the page parses
 // into the expected charts, raises no script, resource or CSP error, and
 // renders a screenshot that is not blank and shows the chart lines. Skips
 // when `chromium` is not installed (scripts/bootstrap.sh installs it).
@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "store/store.h"
 #include "support/fixtures.h"
 #include "support/run_process.h"
 #include "support/temp_files.h"
@@ -299,6 +300,24 @@ class HtmlChromium : public ::testing::Test {
     return out;
   }
 
+  // Runs gpudoctor with `args`, which write `page`, then loads the page in
+  // Chromium (--dump-dom) and returns that run: gpudoctor exits 0..2,
+  // Chromium 0, with no console error. `html` gets the page as written.
+  ProcessResult WriteAndLoad(const TempDir& dir, const std::vector<std::string>& args,
+                             const fs::path& page, std::string& html) {
+    ProcessOptions o;
+    o.unset_env = {"LC_ALL", "LC_MESSAGES", "LANG"};
+    std::vector<std::string> argv = {GPUDOCTOR_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto a = RunProcess(argv, o);
+    EXPECT_TRUE(a.exit_code >= 0 && a.exit_code <= 2) << a.exit_code << a.err;
+    html = ReadFile(page);
+    ProcessResult r = RunChromium(chromium_, dir, page, {"--dump-dom"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(ConsoleErrors(r.err).empty()) << ::testing::PrintToString(ConsoleErrors(r.err));
+    return r;
+  }
+
   std::string chromium_;
 };
 
@@ -375,17 +394,11 @@ TEST_F(HtmlChromium, AnalyzeReportOnRealCaptures) {
     GTEST_SKIP() << "../shared/fixtures is not on this machine";
   TempDir dir;
   fs::path report = dir.path() / "analyze.html";
-  ProcessOptions o;
-  o.unset_env = {"LC_ALL", "LC_MESSAGES", "LANG"};
-  auto a = RunProcess({GPUDOCTOR_BINARY, "analyze", "--format", "html", "--lang", "zh", "--output",
-                       report.string(), xml.string(), log.string()},
-                      o);
-  ASSERT_GE(a.exit_code, 0) << a.err;
-  ASSERT_LE(a.exit_code, 2) << a.err;
-  std::string html = ReadFile(report);
-  ProcessResult r = RunChromium(chromium_, dir, report, {"--dump-dom"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(ConsoleErrors(r.err).empty()) << ::testing::PrintToString(ConsoleErrors(r.err));
+  std::string html;
+  ProcessResult r = WriteAndLoad(dir,
+                                 {"analyze", "--format", "html", "--lang", "zh", "--output",
+                                  report.string(), xml.string(), log.string()},
+                                 report, html);
   std::vector<GpuCharts> gpus = ChartsPerGpu(r.out);
   ASSERT_EQ(gpus.size(), 2u) << r.out.substr(0, 3000);
   for (const auto& g : gpus) {
@@ -394,6 +407,55 @@ TEST_F(HtmlChromium, AnalyzeReportOnRealCaptures) {
   }
   EXPECT_NE(r.out.find("<html lang=\"zh-CN\""), std::string::npos);
   EXPECT_NE(r.out.find("内核事件"), std::string::npos);
+  EXPECT_EQ(CountOf(r.out, "<svg class=\"chart\""), CountOf(html, "<svg class=\"chart\""));
+}
+
+// Readings of one NDR port every 10 s over the last 5 min: down for two
+// readings (a flap), then symbol errors rising by 100 a reading.
+void RecordFlappingPort(const fs::path& data_dir) {
+  StoreOptions o;
+  o.data_dir = data_dir.string();
+  auto store = Store::Open(o);
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  const auto now = std::chrono::system_clock::now();
+  for (int i = 0; i < 30; ++i) {
+    const auto at = now - std::chrono::seconds(300 - i * 10);
+    const bool down = i == 10 || i == 11;
+    RdmaPort p;
+    p.port = 1;
+    p.state = IbPortState{down ? 1 : 4, down ? "DOWN" : "ACTIVE"};
+    p.active = !down;
+    p.link_layer = "InfiniBand";
+    p.rate_gbps = 400;
+    p.rate_text = "400 Gb/sec (4X NDR)";
+    p.counters = {RdmaCounter{"symbol_error", false,
+                              static_cast<std::uint64_t>(i >= 20 ? (i - 19) * 100 : 0)}};
+    RdmaDevice d;
+    d.name = "mlx5_0";
+    d.ports = {p};
+    RdmaFacts f;
+    f.read_at = at;
+    f.devices = {d};
+    ASSERT_TRUE((*store)->AppendRdma(at, f).ok());
+  }
+}
+
+TEST_F(HtmlChromium, RecordedFabricChartParsesWithTheFlapMarked) {
+  TempDir dir;
+  RecordFlappingPort(dir.path() / "data");
+  fs::path report = dir.path() / "fabric.html";
+  std::string html;
+  ProcessResult r = WriteAndLoad(dir,
+                                 {"report", "--data-dir", (dir.path() / "data").string(),
+                                  "--since", "10m", "--format", "html", "--lang", "en",
+                                  "--output", report.string()},
+                                 report, html);
+  EXPECT_EQ(CountOf(r.out, "<svg class=\"chart\" data-metric=\"rdma_error_rate\""), 1u)
+      << r.out.substr(0, 3000);
+  EXPECT_EQ(CountOf(r.out, "class=\"marker port-down\""), 1u);
+  EXPECT_EQ(CountOf(r.out, "class=\"marker port-flap\""), 1u);
+  EXPECT_NE(r.out.find("<polyline class=\"line s0\""), std::string::npos);
+  EXPECT_NE(r.out.find("data-finding=\"network.rdma_flap\""), std::string::npos);
   EXPECT_EQ(CountOf(r.out, "<svg class=\"chart\""), CountOf(html, "<svg class=\"chart\""));
 }
 

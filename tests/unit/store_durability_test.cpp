@@ -157,7 +157,7 @@ TEST(StoreOpen, EventGpuNumberAndTheUpgradeFromSchemaOne) {
   sqlite3_stmt* stmt = nullptr;
   ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &stmt, nullptr), SQLITE_OK);
   ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
-  EXPECT_EQ(sqlite3_column_int(stmt, 0), 2);
+  EXPECT_EQ(sqlite3_column_int(stmt, 0), 3);  // upgraded to the newest schema
   sqlite3_finalize(stmt);
   sqlite3_close(db);
 }
