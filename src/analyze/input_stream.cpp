@@ -10,8 +10,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
+#include <system_error>
 #include <vector>
 
+#include "analyze/decode_ahead.h"
 #include "collect/kernel_log_files.h"
 
 namespace gpudoctor {
@@ -130,7 +133,14 @@ struct InputStream::State {
   std::string peeked;
   std::size_t peek_pos = 0;
 
+  // A compressed member's bytes decoded in a thread of its own while the
+  // reader scans (started by the first Read, not by Peek). While it runs,
+  // the decoder's state above (zs, ar, member_end, note, ...) is its
+  // thread's; resetting it joins the thread and hands the state back.
+  std::unique_ptr<DecodeAhead> ahead;
+
   ~State() {
+    ahead.reset();  // before the decoder it uses
     if (z_ready) inflateEnd(&zs);
     if (ar) archive_read_free(ar);
     if (fd >= 0 && own_fd) ::close(fd);
@@ -316,7 +326,30 @@ struct InputStream::State {
     return std::size_t{0};
   }
 
-  Result<std::size_t> Decode(char* buf, std::size_t size) {
+  // The member's next bytes: from the thread decoding ahead when one runs
+  // (or, for a compressed member and `ahead_ok`, is started now), else
+  // decoded here.
+  Result<std::size_t> Decode(char* buf, std::size_t size, bool ahead_ok) {
+    if (!ahead && !member_end && ahead_ok && mode != input_stream_mode::Mode::kPlain) {
+      try {
+        ahead = std::make_unique<DecodeAhead>(
+            [this](char* b, std::size_t n) { return DecodeHere(b, n); });
+      } catch (const std::system_error&) {  // no thread to be had: decode here
+      }
+    }
+    if (!ahead) return DecodeHere(buf, size);
+    auto n = ahead->Read(buf, size);
+    if (!n || *n == 0) {
+      ahead.reset();  // ended: joined, its state (member_end, note) is ours again
+      member_end = true;
+    }
+    return n;
+  }
+
+  // Stops a thread decoding ahead (the member is left before its end).
+  void StopAhead() { ahead.reset(); }
+
+  Result<std::size_t> DecodeHere(char* buf, std::size_t size) {
     if (member_end) return std::size_t{0};
     Result<std::size_t> n = std::size_t{0};
     switch (mode) {
@@ -391,6 +424,7 @@ Result<bool> InputStream::Open(const std::filesystem::path& path) {
 }
 
 Result<std::optional<std::string>> InputStream::NextMember() {
+  s_->StopAhead();
   s_->peeked.clear();
   s_->peek_pos = 0;
   s_->member_end = false;
@@ -418,7 +452,7 @@ Result<std::size_t> InputStream::Read(char* buf, std::size_t size) {
     }
     return n;
   }
-  return s_->Decode(buf, size);
+  return s_->Decode(buf, size, /*ahead_ok=*/true);
 }
 
 Result<std::string_view> InputStream::Peek(std::size_t size) {
@@ -430,7 +464,7 @@ Result<std::string_view> InputStream::Peek(std::size_t size) {
   while (s_->peeked.size() < size) {
     std::size_t have = s_->peeked.size();
     s_->peeked.resize(size);
-    auto n = s_->Decode(s_->peeked.data() + have, size - have);
+    auto n = s_->Decode(s_->peeked.data() + have, size - have, /*ahead_ok=*/false);
     if (!n) {
       s_->peeked.resize(have);
       return n.error();
@@ -447,7 +481,12 @@ const std::string& InputStream::format() const { return s_->format; }
 const std::string& InputStream::name() const { return s_->name; }
 std::optional<std::uint64_t> InputStream::file_size() const { return s_->file_size; }
 std::optional<std::uint64_t> InputStream::gzip_stated_size() const { return s_->gzip_size; }
-const std::string& InputStream::note() const { return s_->note; }
+const std::string& InputStream::note() const {
+  static const std::string kNone;
+  // While a thread decodes ahead it may still write the note.
+  if (s_->ahead && !s_->ahead->finished()) return kNone;
+  return s_->note;
+}
 
 Result<std::string> ReadHead(const std::filesystem::path& path, std::size_t max_bytes) {
   InputStream in;
