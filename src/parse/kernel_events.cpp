@@ -322,12 +322,11 @@ void KernelEventScanner::State::CountInto(const Cause& cause, const KernelEvent&
   for (std::size_t i : cause.members) {  // the process of one of the cause's own events
     if (ev.pid == out[i].pid && ev.process == out[i].process) return;
   }
-  EventProcess p{ev.pid, ev.process};
   for (const EventProcess& known : into.other_processes) {
-    if (known == p) return;
+    if (known.pid == ev.pid && known.name == ev.process) return;  // EventProcess's ==, uncopied
   }
   if (into.other_processes.size() < kMaxOtherProcesses) {
-    into.other_processes.push_back(std::move(p));
+    into.other_processes.push_back(EventProcess{ev.pid, ev.process});
     return;
   }
   if (left_out_processes.size() >= kMaxLeftOutProcessesTracked) {

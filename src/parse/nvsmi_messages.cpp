@@ -50,8 +50,10 @@ void ReadDeviceHandleTarget(std::string_view rest, NvsmiMessage& m) {
 std::optional<NvsmiMessage> MatchNvidiaSmiMessage(std::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   for (const MessageWord& w : kMessageWords) {
-    std::size_t at = line.find(w.word);
-    if (at == std::string_view::npos) continue;
+    // memmem, not find: " the device handle for " would compare at every space.
+    const void* hit = memmem(line.data(), line.size(), w.word.data(), w.word.size());
+    if (!hit) continue;
+    std::size_t at = static_cast<std::size_t>(static_cast<const char*>(hit) - line.data());
     NvsmiMessage m;
     m.kind = w.kind;
     std::size_t word_end = at + w.word.size();
