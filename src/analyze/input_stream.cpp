@@ -10,8 +10,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <system_error>
 #include <vector>
 
+#include "analyze/decode_ahead.h"
 #include "collect/kernel_log_files.h"
 
 namespace gpudoctor {
@@ -130,7 +135,14 @@ struct InputStream::State {
   std::string peeked;
   std::size_t peek_pos = 0;
 
+  // A compressed member's bytes decoded in a thread of its own while the
+  // reader scans (started by the first Read, not by Peek). While it runs,
+  // the decoder's state above (zs, ar, member_end, note, ...) is its
+  // thread's; resetting it joins the thread and hands the state back.
+  std::unique_ptr<DecodeAhead> ahead;
+
   ~State() {
+    ahead.reset();  // before the decoder it uses
     if (z_ready) inflateEnd(&zs);
     if (ar) archive_read_free(ar);
     if (fd >= 0 && own_fd) ::close(fd);
@@ -316,7 +328,30 @@ struct InputStream::State {
     return std::size_t{0};
   }
 
-  Result<std::size_t> Decode(char* buf, std::size_t size) {
+  // The member's next bytes: from the thread decoding ahead when one runs
+  // (or, for a compressed member and `ahead_ok`, is started now), else
+  // decoded here.
+  Result<std::size_t> Decode(char* buf, std::size_t size, bool ahead_ok) {
+    if (!ahead && !member_end && ahead_ok && mode != input_stream_mode::Mode::kPlain) {
+      try {
+        ahead = std::make_unique<DecodeAhead>(
+            [this](char* b, std::size_t n) { return DecodeHere(b, n); });
+      } catch (const std::system_error&) {  // no thread to be had: decode here
+      }
+    }
+    if (!ahead) return DecodeHere(buf, size);
+    auto n = ahead->Read(buf, size);
+    if (!n || *n == 0) {
+      ahead.reset();  // ended: joined, its state (member_end, note) is ours again
+      member_end = true;
+    }
+    return n;
+  }
+
+  // Stops a thread decoding ahead (the member is left before its end).
+  void StopAhead() { ahead.reset(); }
+
+  Result<std::size_t> DecodeHere(char* buf, std::size_t size) {
     if (member_end) return std::size_t{0};
     Result<std::size_t> n = std::size_t{0};
     switch (mode) {
@@ -391,6 +426,7 @@ Result<bool> InputStream::Open(const std::filesystem::path& path) {
 }
 
 Result<std::optional<std::string>> InputStream::NextMember() {
+  s_->StopAhead();
   s_->peeked.clear();
   s_->peek_pos = 0;
   s_->member_end = false;
@@ -418,7 +454,7 @@ Result<std::size_t> InputStream::Read(char* buf, std::size_t size) {
     }
     return n;
   }
-  return s_->Decode(buf, size);
+  return s_->Decode(buf, size, /*ahead_ok=*/true);
 }
 
 Result<std::string_view> InputStream::Peek(std::size_t size) {
@@ -430,7 +466,7 @@ Result<std::string_view> InputStream::Peek(std::size_t size) {
   while (s_->peeked.size() < size) {
     std::size_t have = s_->peeked.size();
     s_->peeked.resize(size);
-    auto n = s_->Decode(s_->peeked.data() + have, size - have);
+    auto n = s_->Decode(s_->peeked.data() + have, size - have, /*ahead_ok=*/false);
     if (!n) {
       s_->peeked.resize(have);
       return n.error();
@@ -447,7 +483,12 @@ const std::string& InputStream::format() const { return s_->format; }
 const std::string& InputStream::name() const { return s_->name; }
 std::optional<std::uint64_t> InputStream::file_size() const { return s_->file_size; }
 std::optional<std::uint64_t> InputStream::gzip_stated_size() const { return s_->gzip_size; }
-const std::string& InputStream::note() const { return s_->note; }
+const std::string& InputStream::note() const {
+  static const std::string kNone;
+  // While a thread decodes ahead it may still write the note.
+  if (s_->ahead && !s_->ahead->finished()) return kNone;
+  return s_->note;
+}
 
 Result<std::string> ReadHead(const std::filesystem::path& path, std::size_t max_bytes) {
   InputStream in;
@@ -490,6 +531,97 @@ InputStreamBuf::int_type InputStreamBuf::underflow() {
   if (*n == 0) return traits_type::eof();
   setg(buf_, buf_, buf_ + *n);
   return traits_type::to_int_type(*gptr());
+}
+
+// DecodeAhead (decode_ahead.h): here, beside its one user.
+DecodeAhead::DecodeAhead(Fill fill) : fill_(std::move(fill)) {
+  thread_ = std::thread([this] { Produce(); });
+}
+
+DecodeAhead::~DecodeAhead() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void DecodeAhead::Produce() {
+  for (;;) {
+    std::size_t slot = 0;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stop_ || filled_ < kDecodeAheadSlots; });
+      if (stop_) return;
+      slot = (head_ + filled_) % kDecodeAheadSlots;
+    }
+    // The slot past the filled ones is the producer's alone.
+    Slot& s = slots_[slot];
+    Result<std::size_t> n = std::size_t{0};
+    try {
+      if (s.data.size() < kDecodeAheadSlotBytes) s.data.resize(kDecodeAheadSlotBytes);
+      n = fill_(s.data.data(), s.data.size());
+    } catch (const std::bad_alloc&) {
+      n = Error{ErrorCode::kIo, "out of memory decompressing"};
+    } catch (const std::exception& e) {
+      n = Error{ErrorCode::kIo, std::string("decompressing failed: ") + e.what()};
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!n) {
+        error_ = n.error();
+        done_ = true;
+      } else if (*n == 0) {
+        done_ = true;
+      } else {
+        s.size = *n;
+        ++filled_;
+      }
+    }
+    cv_.notify_all();
+    if (!n || *n == 0) return;
+  }
+}
+
+Result<std::size_t> DecodeAhead::Read(char* buf, std::size_t size) {
+  if (size == 0) return std::size_t{0};
+  const char* from = nullptr;
+  std::size_t n = 0;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return filled_ > 0 || done_; });
+    if (filled_ == 0) {
+      if (error_ && !error_given_) {
+        error_given_ = true;
+        return *error_;
+      }
+      return std::size_t{0};
+    }
+    // The head slot is the reader's alone while it is filled.
+    const Slot& s = slots_[head_];
+    from = s.data.data() + pos_;
+    n = std::min(size, s.size - pos_);
+  }
+  std::memcpy(buf, from, n);
+  bool freed = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pos_ += n;
+    if (pos_ == slots_[head_].size) {
+      pos_ = 0;
+      head_ = (head_ + 1) % kDecodeAheadSlots;
+      --filled_;
+      freed = true;
+    }
+  }
+  if (freed) cv_.notify_all();
+  return n;
+}
+
+bool DecodeAhead::finished() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return done_;
 }
 
 }  // namespace gpudoctor

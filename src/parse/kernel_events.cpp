@@ -100,6 +100,26 @@ struct KernelEventScanner::State {
   bool needle_found = false;            // AddCandidate's, for the AddText it calls
   KernelLineParser line_parser;         // with the flood's cheap path
 
+  // The flood's cheapest path: an Xid line whose constant bytes up to its
+  // pid ("NVRM: Xid (PCI:0000:3b:00): 13, pid=") are those of a cause that
+  // already has all its separate events (and, for Xid 79, its derived
+  // cause too) is read by comparing those bytes; only the stamp, pid, name
+  // and message are taken from it. Causes stay saturated once they are,
+  // so a template stays valid. Not for Xid 119 and 154, whose derived
+  // cause depends on the message.
+  struct XidTemplate {
+    std::string prefix;
+    int code = 0;
+    std::string pci, detail;
+    Cause* own = nullptr;
+    Cause* derived = nullptr;  // Xid 79's fallen-off-the-bus cause
+  };
+  static constexpr std::size_t kMaxXidTemplates = 16;
+  std::vector<XidTemplate> templates;
+  // The open event's saturated causes when TryRepeat opened it.
+  Cause* open_own = nullptr;
+  Cause* open_derived = nullptr;
+
   void CountGpuLine(bool decoded, const SourceRef& ref, std::string_view message) {
     if (decoded) {
       ++gpu_lines.decoded;
@@ -126,6 +146,8 @@ struct KernelEventScanner::State {
   void Open(const LineMatch& m, std::string_view message, bool is_nvrm, const SourceRef& ref,
             std::optional<WallTime> t, std::optional<double> mono);
   std::optional<WallTime> TimeOf(const KernelLine& kl);
+  bool TryRepeat(std::string_view text, const SourceRef& ref);
+  void NoteTemplate(std::string_view message);
 };
 
 namespace {
@@ -300,12 +322,11 @@ void KernelEventScanner::State::CountInto(const Cause& cause, const KernelEvent&
   for (std::size_t i : cause.members) {  // the process of one of the cause's own events
     if (ev.pid == out[i].pid && ev.process == out[i].process) return;
   }
-  EventProcess p{ev.pid, ev.process};
   for (const EventProcess& known : into.other_processes) {
-    if (known == p) return;
+    if (known.pid == ev.pid && known.name == ev.process) return;  // EventProcess's ==, uncopied
   }
   if (into.other_processes.size() < kMaxOtherProcesses) {
-    into.other_processes.push_back(std::move(p));
+    into.other_processes.push_back(EventProcess{ev.pid, ev.process});
     return;
   }
   if (left_out_processes.size() >= kMaxLeftOutProcessesTracked) {
@@ -474,6 +495,14 @@ void KernelEventScanner::State::Emit(KernelEvent& ev) {
 
 void KernelEventScanner::State::Close() {
   if (!open) return;
+  if (open_own) {  // what TryFoldSaturated does, its causes known
+    FoldSaturated(*open_own, *open);
+    if (open_derived) FoldSaturated(*open_derived, *open);
+    open_own = open_derived = nullptr;
+    spare = std::move(*open);
+    open.reset();
+    return;
+  }
   if (!open_probe_head && open->kind != KernelEventKind::kPcieAer && TryFoldSaturated(*open)) {
     spare = std::move(*open);
     open.reset();
@@ -551,6 +580,93 @@ void KernelEventScanner::State::Open(const LineMatch& m, std::string_view messag
   open_probe_head = m.probe_head;
   open_nvidia = m.nvidia;
   open_probe_lines = 0;
+  open_own = open_derived = nullptr;
+}
+
+// After the general path opened an Xid event from `message` ("NVRM: Xid
+// (...): N, pid=..."): its template, when its causes are saturated.
+void KernelEventScanner::State::NoteTemplate(std::string_view message) {
+  const KernelEvent& ev = *open;
+  if (templates.size() >= kMaxXidTemplates || !ev.code || *ev.code == 119 || *ev.code == 154 ||
+      ev.pci_bus_id.empty() || ev.gpu_number || message.substr(0, 11) != "NVRM: Xid (")
+    return;
+  std::size_t at = message.find("): ");
+  if (at == std::string_view::npos) return;
+  at += 3;
+  std::size_t end = at;
+  while (end < message.size() && message[end] >= '0' && message[end] <= '9') ++end;
+  if (end == at || message.substr(end, 6) != ", pid=") return;
+  std::string_view prefix = message.substr(0, end + 6);
+  for (const XidTemplate& t : templates) {
+    if (t.prefix == prefix) return;
+  }
+  Cause* own = SaturatedCause(KernelEventKind::kXid, ev, ev.detail);
+  if (!own) return;
+  Cause* derived = nullptr;
+  if (*ev.code == 79 && !(derived = SaturatedCause(KernelEventKind::kFallenOffBus, ev, "Xid 79")))
+    return;
+  templates.push_back(XidTemplate{std::string(prefix), *ev.code, ev.pci_bus_id, ev.detail, own, derived});
+}
+
+// AddText for a line of a template's cause: the same events, the same
+// counts. False (nothing done) when the line is not one, or when anything
+// about it asks for the general path (a follow-up of the open event, a
+// GPU number, a message to cut, a record, nvidia-smi's words).
+bool KernelEventScanner::State::TryRepeat(std::string_view text, const SourceRef& ref) {
+  if (templates.empty() || relative_mode || record_time || MayBeLogRecord(text)) return false;
+  if (nvsmi_messages.size() < kMaxNvsmiMessages && MatchNvidiaSmiMessage(text)) return false;
+  KernelLine kl = line_parser.Parse(text, opts.time);
+  if (kl.relative_s || kl.prefix == LinePrefix::kDmesgHuman) return false;  // TimeOf keeps them
+  std::string_view msg = kl.message;
+  if (msg.substr(0, 11) != "NVRM: Xid (") return false;
+  const XidTemplate* tp = nullptr;
+  for (const XidTemplate& t : templates) {
+    if (msg.size() > t.prefix.size() && msg.compare(0, t.prefix.size(), t.prefix) == 0) {
+      tp = &t;
+      break;
+    }
+  }
+  if (!tp) return false;
+  // As MatchXid reads them: the pid up to its comma, the name up to ", ".
+  std::size_t i = tp->prefix.size(), digits = 0;
+  std::int64_t pid = 0;
+  while (i < msg.size() && msg[i] >= '0' && msg[i] <= '9' && digits < 18) {
+    pid = pid * 10 + (msg[i++] - '0');
+    ++digits;
+  }
+  if (digits == 0 || msg.substr(i, 7) != ", name=") return false;
+  i += 7;
+  std::size_t comma = msg.find(", ", i);
+  if (comma == std::string_view::npos) return false;
+  std::string_view name = msg.substr(i, comma - i);
+  std::string_view rest = msg.substr(comma + 2);
+  if (rest.empty() || rest.size() > kMaxEvidenceLineBytes) return false;
+  std::string_view nvrm = msg.substr(5);
+  if (kevents::GpuNumberIn(nvrm)) return false;
+  if (open && open_nvrm && (open_probe_head || kevents::IsNvrmFollowUp(nvrm, *open))) return false;
+
+  Close();
+  KernelEvent ev = std::move(spare);  // its buffers, not its content
+  ResetEvent(ev);
+  ev.code = tp->code;
+  ev.pci_bus_id.assign(tp->pci);
+  ev.pid = pid;
+  if (name != "<unknown>") ev.process.assign(name);
+  ev.detail.assign(tp->detail);
+  ev.message.assign(rest);
+  ev.source.file.assign(ref.file);
+  ev.source.line = ref.line;
+  ev.time = kl.time;
+  ev.monotonic_s = kl.monotonic_s;
+  open = std::move(ev);
+  open_nvrm = true;
+  open_probe_head = false;
+  open_nvidia = true;
+  open_probe_lines = 0;
+  open_own = tp->own;
+  open_derived = tp->derived;
+  ++gpu_lines.decoded;
+  return true;
 }
 
 KernelEventScanner::KernelEventScanner(ExtractOptions opts) : s_(std::make_unique<State>()) {
@@ -617,11 +733,17 @@ void KernelEventScanner::AddText(std::string_view text, const SourceRef& ref,
   if (kl.prefix != LinePrefix::kContinuation || !was_open) {
     m = is_nvrm ? kevents::MatchNvrm(nvrm) : kevents::MatchOther(kl.message, kl.ident);
   }
-  if (m) s_->Open(*m, kl.message, is_nvrm, ref, t, mono);
+  if (m) {
+    s_->Open(*m, kl.message, is_nvrm, ref, t, mono);
+    if (is_nvrm && m->kind == KernelEventKind::kXid && s_->opts.flood_fast_path &&
+        s_->opts.fold_repeats && !wrapper_time && !time)
+      s_->NoteTemplate(kl.message);
+  }
   if (mentions) s_->CountGpuLine(m.has_value(), ref, kl.message);
 }
 
 void KernelEventScanner::AddCandidate(std::string_view text, const SourceRef& ref) {
+  if (s_->opts.flood_fast_path && s_->opts.fold_repeats && s_->TryRepeat(text, ref)) return;
   s_->needle_found = true;
   AddText(text, ref);
 }

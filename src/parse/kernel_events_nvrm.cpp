@@ -320,8 +320,8 @@ bool IsNvrmFollowUp(std::string_view nvrm, const KernelEvent& open) {
   if (open.kind == KernelEventKind::kXid && Has(s, "PMU has halted")) return true;
   // The device line that follows an Xid 79 line (not another Xid 79 line of
   // the same GPU, which says "fallen off the bus" too: that is a repeat).
-  if (open.kind == KernelEventKind::kXid && open.code == 79 && Has(s, "fallen off the bus") &&
-      s.substr(0, 4) != "Xid ") {
+  if (open.kind == KernelEventKind::kXid && open.code == 79 && s.substr(0, 4) != "Xid " &&
+      Has(s, "fallen off the bus")) {
     return NormalizeKernelPci(FindPci(s)) == open.pci_bus_id;
   }
   return false;

@@ -13,16 +13,34 @@ namespace {
 struct MessageWord {
   std::string_view word;
   NvsmiMessageKind kind;
+  std::size_t anchor;  // a byte of the word that kernel-log lines rarely hold
 };
 
-// The fixed words of each message. The device-handle one follows "Unable to
-// determine" (or "Unable to detect", as Windows builds print it).
 constexpr MessageWord kMessageWords[] = {
-    {" the device handle for ", NvsmiMessageKind::kNoDeviceHandle},
-    {"No devices were found", NvsmiMessageKind::kNoDevices},
-    {"Failed to initialize NVML", NvsmiMessageKind::kNvmlInitFailed},
-    {"NVIDIA-SMI has failed because it couldn't communicate", NvsmiMessageKind::kDriverUnreachable},
+    {" the device handle for ", NvsmiMessageKind::kNoDeviceHandle, 7},    // 'v'
+    {"No devices were found", NvsmiMessageKind::kNoDevices, 5},           // 'v'
+    {"Failed to initialize NVML", NvsmiMessageKind::kNvmlInitFailed, 18},  // 'z'
+    {"NVIDIA-SMI has failed because it couldn't communicate", NvsmiMessageKind::kDriverUnreachable,
+     39},  // the apostrophe
 };
+
+// The first occurrence of w.word in `line` (as find), found by its anchor
+// byte: every line a flood scans is asked for the four words, and find
+// would compare at every space, memmem set up its tables each time.
+std::size_t FindWord(std::string_view line, const MessageWord& w) {
+  const char anchor = w.word[w.anchor];
+  for (std::size_t pos = w.anchor; pos < line.size();) {
+    const void* hit = std::memchr(line.data() + pos, anchor, line.size() - pos);
+    if (!hit) break;
+    std::size_t at = static_cast<std::size_t>(static_cast<const char*>(hit) - line.data());
+    std::size_t start = at - w.anchor;
+    if (start + w.word.size() <= line.size() &&
+        std::memcmp(line.data() + start, w.word.data(), w.word.size()) == 0)
+      return start;
+    pos = at + 1;
+  }
+  return std::string_view::npos;
+}
 
 bool IsDecimal(char c) { return c >= '0' && c <= '9'; }
 
@@ -50,7 +68,7 @@ void ReadDeviceHandleTarget(std::string_view rest, NvsmiMessage& m) {
 std::optional<NvsmiMessage> MatchNvidiaSmiMessage(std::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   for (const MessageWord& w : kMessageWords) {
-    std::size_t at = line.find(w.word);
+    std::size_t at = FindWord(line, w);
     if (at == std::string_view::npos) continue;
     NvsmiMessage m;
     m.kind = w.kind;

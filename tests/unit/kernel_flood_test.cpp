@@ -302,6 +302,109 @@ TEST(KernelFlood, CheapPathCountsLikeTheGeneralOneOnAStorm) {
   ExpectSameScan(Xid13Storm(150000, 100000));
 }
 
+// A flood whose Xid causes saturate early, so that their lines are read by
+// the template of their constant bytes, mixed with lines that share a
+// template's bytes but ask for the general path: a pid that is no number,
+// no name, no ", " after the name, no message, a message over the cut, a
+// GPU number ("from GPU0 GSP"), MIG details, a follow-up line after an Xid
+// ("PMU has halted", an indented line), CR line ends, nvidia-smi's words,
+// JSON records, a process renamed mid-flood, and dmesg -H stamps at the end.
+std::string TemplateFlood(std::size_t lines, unsigned seed) {
+  std::mt19937 rng(seed);
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  static const char* kBuses[] = {"PCI:0000:3b:00", "PCI:0000:86:00", "PCI:0000:3b:00 GPU-I:01",
+                                 "0000:3b:00"};
+  static const char* kNames[] = {"python3", "<unknown>", "a, b", "torchrun", "\xff"};
+  std::string text;
+  char buf[700];
+  std::size_t ms = 0;
+  for (std::size_t i = 0; i < lines; ++i) {
+    ms += pick(30) == 0 ? 400000 : pick(3);  // sometimes past the fold window
+    const std::size_t second = ms / 1000;
+    char stamp[80];
+    std::snprintf(stamp, sizeof stamp, "Feb %2zu %02zu:%02zu:%02zu gpu-node-07 kernel: [%zu.%03zu000] ",
+                  15 + second / 86400, (second / 3600) % 24, (second / 60) % 60, second % 60,
+                  80000 + second, ms % 1000);
+    const char* bus = kBuses[pick(4)];
+    const int code = pick(3) == 0 ? 79 : (pick(5) == 0 ? 31 : 13);
+    const int pid = 100 + static_cast<int>(pick(pick(2) ? 12 : 400));
+    const char* name = pid == 101 && i > lines / 2 ? "renamed" : kNames[pick(3) ? 0 : pick(5)];
+    const char* msg = code == 79 ? "GPU has fallen off the bus." : "Graphics Exception: ESR 0x1";
+    // dmesg -H stamps put the scanner in relative time for good (every
+    // line then takes the general path): only in the last lines.
+    std::size_t shape = pick(40);
+    if (shape == 36 && i < lines - lines / 50) shape = 0;
+    if (shape < 28) {
+      std::snprintf(buf, sizeof buf, "%sNVRM: Xid (%s): %d, pid=%d, name=%s, %s%s\n", stamp, bus, code,
+                    pid, name, msg, pick(4) == 0 ? " (x)" : "");
+    } else if (shape == 28) {
+      std::snprintf(buf, sizeof buf, "%sNVRM: Xid (%s): %d, pid='<unknown>', name=<unknown>, %s\n",
+                    stamp, bus, code, msg);
+    } else if (shape == 29) {
+      std::snprintf(buf, sizeof buf, "%sNVRM: Xid (%s): %d, pid=%d, name=%s\n", stamp, bus, code, pid,
+                    name);
+    } else if (shape == 30) {
+      std::snprintf(buf, sizeof buf, "%sNVRM: Xid (%s): %d, pid=%d, name=%s, \n", stamp, bus, code, pid,
+                    name);
+    } else if (shape == 31) {
+      std::snprintf(buf, sizeof buf, "%sNVRM: Xid (%s): %d, pid=%d, name=%s, %s\n", stamp, bus, code,
+                    pid, name, std::string(398 + pick(5), 'F').c_str());
+    } else if (shape == 32) {
+      std::snprintf(buf, sizeof buf,
+                    "%sNVRM: Xid (%s): %d, pid=%d, name=%s, RPC response from GPU%zu GSP!\n", stamp,
+                    bus, code, pid, name, pick(2));
+    } else if (shape == 33) {
+      std::snprintf(buf, sizeof buf, "%sNVRM: Xid (%s): 13, pid=%d, name=%s, PMU has halted\n", stamp,
+                    bus, pid, name);
+    } else if (shape == 34) {
+      std::snprintf(buf, sizeof buf, "%s    NVRM: Xid (%s): %d, pid=%d, name=%s, indented\n", stamp,
+                    bus, code, pid, name);
+    } else if (shape == 35) {
+      std::snprintf(buf, sizeof buf, "%sNVRM: Xid (%s): %d, pid=%d, name=%s, %s\r\n", stamp, bus, code,
+                    pid, name, msg);
+    } else if (shape == 36) {
+      std::snprintf(buf, sizeof buf, "[Feb15 17:%02zu] NVRM: Xid (%s): %d, pid=%d, name=%s, %s\n",
+                    second % 60, bus, code, pid, name, msg);
+    } else if (shape == 37) {
+      std::snprintf(buf, sizeof buf,
+                    "%sNVRM: Xid (%s): %d, pid=%d, name=%s, No devices were found\n", stamp, bus, code,
+                    pid, name);
+    } else if (shape == 38) {
+      std::snprintf(buf, sizeof buf,
+                    "{\"MESSAGE\":\"NVRM: Xid (%s): %d, pid=%d, name=%s, %s\","
+                    "\"__REALTIME_TIMESTAMP\":\"1739641065%06zu\"}\n",
+                    bus, code, pid, name, msg, ms % 1000000);
+    } else {
+      std::snprintf(buf, sizeof buf, "%sNVRM: GPU %s.0: GPU has fallen off the bus.\n", stamp,
+                    "0000:3b:00");
+    }
+    text += buf;
+  }
+  return text;
+}
+
+TEST(KernelFlood, TemplatePathCountsLikeTheGeneralOne) {
+  for (unsigned seed : {5u, 6u, 7u, 8u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const std::string text = TemplateFlood(20000, seed);
+    ExpectSameScan(text);
+    // Saturated causes on several GPUs and codes, each with many lines.
+    FloodScan fast = ScanWith(text, true);
+    std::size_t varied = 0;
+    for (const KernelEvent& e : fast.events) varied += e.varied_count;
+    EXPECT_GT(varied, 8000u);
+  }
+  // Every other line a different cause, so that each line changes template.
+  std::string alternating;
+  for (int i = 0; i < 4000; ++i) {
+    alternating += "Feb 15 17:37:45 gpu-node-07 kernel: NVRM: Xid (PCI:0000:" +
+                   std::string(i % 2 ? "3b" : "86") + ":00): " + (i % 3 ? "13" : "79") +
+                   ", pid=" + std::to_string(1000 + i % 50) + ", name=p" + std::to_string(i % 7) +
+                   ", x\n";
+  }
+  ExpectSameScan(alternating);
+}
+
 TEST(KernelFlood, CheapPathCountsLikeTheGeneralOneWithoutFolding) {
   ExpectSameScan(MixedFlood(6000, 4), /*fold=*/false);
 }
