@@ -40,7 +40,8 @@ std::string HelpOf(const MetricField& f) {
 // pod, namespace and container of the GPU's single pod (of the single pod
 // in GPU instance `gpu_instance_id` on MIG), dcgm-exporter's attributes;
 // empty when the GPU (the instance) is shared or idle.
-std::string DcgmPodLabels(const GpuStatus& g, std::optional<unsigned> gpu_instance_id = std::nullopt) {
+std::string DcgmPodLabels(const GpuStatus& g,
+                          std::optional<unsigned> gpu_instance_id = std::nullopt) {
   const GpuProcess* pod = SinglePodOf(g, gpu_instance_id);
   if (pod == nullptr) return "";
   std::string container = ContainerLabelOf(*pod);

@@ -1,7 +1,6 @@
-#include "agent/evidence_times.h"
-
 #include <gtest/gtest.h>
 
+#include "agent/evidence_times.h"
 #include "agent/finding_tracker.h"
 #include "agent/sliding_window.h"
 #include "rules/engine/engine.h"
@@ -124,7 +123,8 @@ TEST(AgentEvidenceTimes, HeldConditionIsEvidencedNowAndAnUnknownRuleIsLeftUnset)
       ASSERT_TRUE(f.last_evidence);
       EXPECT_EQ(*f.last_evidence, TestTime(9));
       ASSERT_TRUE(f.first_evidence);
-      EXPECT_EQ(*f.first_evidence, TestTime(4)) << "the searched stretch starts at the reading before";
+      EXPECT_EQ(*f.first_evidence, TestTime(4))
+          << "the searched stretch starts at the reading before";
     }
     if (f.id == "no.such_rule") {
       EXPECT_FALSE(f.last_evidence);
