@@ -6,11 +6,13 @@
 #include <deque>
 #include <fstream>
 #include <future>
+#include <set>
 #include <thread>
 
 #include "agent/agent_events.h"
 #include "agent/agent_log.h"
 #include "agent/agent_state.h"
+#include "agent/evidence_times.h"
 #include "agent/finding_tracker.h"
 #include "agent/http_snapshot.h"
 #include "agent/sliding_window.h"
@@ -116,6 +118,7 @@ class Agent {
   std::unique_ptr<AgentEventSources> events_;
   SlidingWindow window_;
   FindingTracker tracker_;
+  std::optional<WallTime> last_evaluated_;  // the `now` of the last Evaluate
   DiagnosisInput base_;  // host, PCI, versions, network facts; config
   std::deque<RdmaFacts> rdma_;  // RDMA port readings, oldest first (kRdmaKeep)
   std::future<Evidence> facts_job_;
@@ -215,8 +218,22 @@ void Agent::Evaluate(WallTime now) {
   }
   input.kernel->nvml_xid_events = events_->watching_nvml_xids();
   Diagnosis diagnosis = Diagnose(input);
+  // What is new since the last evaluation tells when each finding was last
+  // (and, for a new one, first) shown, so that intervals do not trail their
+  // evidence by the rules window.
+  StampEvidenceTimes(input, last_evaluated_, diagnosis.findings,
+                     [&](const Finding& f) { return !tracker_.IsOpen(f); });
+  last_evaluated_ = now;
   FindingChanges changes = tracker_.Update(diagnosis.findings, now);
+  // A new interval is stored from its first evidence; an open one extended.
+  std::set<FindingKey> started;
+  for (const auto& f : changes.started) {
+    started.insert(FindingKey{f.finding_id, f.gpus});
+    auto r = store_->FindingSeen(f, f.start);
+    if (!r) store_trouble_.Failed(r.error().message);
+  }
   for (const auto& f : changes.seen) {
+    if (started.count(FindingKey{f.finding_id, f.gpus}) != 0) continue;
     auto r = store_->FindingSeen(f, now);
     if (!r) store_trouble_.Failed(r.error().message);
   }
@@ -225,8 +242,8 @@ void Agent::Evaluate(WallTime now) {
     auto r = store_->FindingCleared(f.finding_id, f.gpus, *f.end);
     if (!r) store_trouble_.Failed(r.error().message);
   }
-  for (const auto& f : changes.seen) {
-    if (f.start == now) Log(LogLevel::kInfo, "finding started: " + f.finding_id + ": " + f.title.en);
+  for (const auto& f : changes.started) {
+    Log(LogLevel::kInfo, "finding started: " + f.finding_id + ": " + f.title.en);
   }
   state_.active_findings = tracker_.Active();
   metrics_.OnFindings(state_.active_findings);

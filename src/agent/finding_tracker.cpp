@@ -1,5 +1,6 @@
 #include "agent/finding_tracker.h"
 
+#include <algorithm>
 #include <set>
 
 namespace gpudoctor {
@@ -16,29 +17,44 @@ FindingChanges FindingTracker::Update(const std::vector<Finding>& findings, Wall
     if (inserted) {
       o.interval.finding_id = f.id;
       o.interval.gpus = f.gpus;
-      o.interval.start = now;
+      // Not after `now`: an evidence time from a clock step must not make
+      // an interval that starts in the future.
+      o.interval.start = std::min(f.first_evidence.value_or(now), now);
       o.interval.severity = f.severity;
     } else if (f.severity > o.interval.severity) {
       o.interval.severity = f.severity;
     }
     o.interval.title = f.title;
     o.last_seen = now;
+    if (f.last_evidence && (!o.last_evidence || *f.last_evidence > *o.last_evidence)) {
+      o.last_evidence = f.last_evidence;
+    }
     o.misses = 0;
     changes.seen.push_back(o.interval);
+    if (inserted) changes.started.push_back(o.interval);
   }
   for (auto it = open_.begin(); it != open_.end();) {
     if (present.count(it->first) != 0 || ++it->second.misses < clear_after_) {
       ++it;
       continue;
     }
-    // Ends where it was last seen: the evaluations after it only confirmed
-    // that it was gone.
+    // Ends at its last evidence, else where it was last seen: the
+    // evaluations after it only confirmed that it was gone.
     FindingInterval done = it->second.interval;
-    done.end = it->second.last_seen;
+    done.end = it->second.End();
     changes.cleared.push_back(std::move(done));
     it = open_.erase(it);
   }
   return changes;
+}
+
+bool FindingTracker::IsOpen(const Finding& finding) const {
+  return open_.count(FindingKey{finding.id, finding.gpus}) != 0;
+}
+
+WallTime FindingTracker::Open::End() const {
+  if (!last_evidence) return last_seen;
+  return std::clamp(*last_evidence, interval.start, last_seen);
 }
 
 std::vector<FindingInterval> FindingTracker::Active() const {
@@ -51,7 +67,7 @@ std::vector<FindingInterval> FindingTracker::CloseAll() {
   std::vector<FindingInterval> out;
   for (auto& [key, o] : open_) {
     out.push_back(o.interval);
-    out.back().end = o.last_seen;
+    out.back().end = o.End();
   }
   open_.clear();
   return out;

@@ -27,8 +27,8 @@ std::vector<std::string> NeedNames(unsigned needs) {
   return out;
 }
 
-int RunRules(bool json) {
-  if (json) {
+int RunRules(bool as_json) {
+  if (as_json) {
     nlohmann::ordered_json doc = nlohmann::ordered_json::array();
     for (const Rule* r : AllRules()) {
       doc.push_back({{"id", r->id}, {"category", r->category}, {"needs", NeedNames(r->needs)},
@@ -74,7 +74,7 @@ std::vector<SeverityRow> SeverityRows(const SeverityOverrides& overrides) {
   return rows;
 }
 
-int RunSeverity(bool json, const std::string& config_path) {
+int RunSeverity(bool as_json, const std::string& config_path) {
   auto config =
       LoadConfig(config_path.empty() ? std::nullopt : std::optional<std::string>(config_path));
   if (!config) {
@@ -82,7 +82,7 @@ int RunSeverity(bool json, const std::string& config_path) {
     return kExitCannotRun;
   }
   std::vector<SeverityRow> rows = SeverityRows(config->severity);
-  if (json) {
+  if (as_json) {
     nlohmann::ordered_json doc = nlohmann::ordered_json::array();
     for (const SeverityRow& r : rows) {
       doc.push_back({{"code", r.key},
@@ -107,18 +107,18 @@ int RunSeverity(bool json, const std::string& config_path) {
 }  // namespace
 
 void RegisterRules(CLI::App& app, int* exit_code) {
-  auto json = std::make_shared<bool>(false);
+  auto as_json = std::make_shared<bool>(false);
   auto severity = std::make_shared<bool>(false);
   auto config = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("rules", "List the diagnosis rules, in the order they run, "
                                               "with the evidence each needs");
-  cmd->add_flag("--json", *json, "Print the list as JSON");
+  cmd->add_flag("--json", *as_json, "Print the list as JSON");
   cmd->add_flag("--severity", *severity,
                 "List the level of every Xid and SXid code and why, with the config file's "
                 "[severity] overrides");
   cmd->add_option("--config", *config, "Configuration file (its [severity] overrides)");
-  cmd->callback([json, severity, config, exit_code] {
-    *exit_code = *severity ? RunSeverity(*json, *config) : RunRules(*json);
+  cmd->callback([as_json, severity, config, exit_code] {
+    *exit_code = *severity ? RunSeverity(*as_json, *config) : RunRules(*as_json);
   });
 }
 

@@ -29,6 +29,10 @@ struct GpuProcess {
   std::uint32_t pid = 0;
   std::string name;
   std::optional<std::int64_t> used_memory_bytes;
+  // On a GPU in MIG mode, the GPU instance and compute instance it runs in
+  // (NVML's process record; MigDeviceStatus's ids); nullopt otherwise.
+  std::optional<unsigned> gpu_instance_id;
+  std::optional<unsigned> compute_instance_id;
   // Its share of the driver's last sample period, in percent, of the SMs
   // (time any of its kernels ran) and of the memory interface
   // (nvmlDeviceGetProcessesUtilizationInfo, else ...GetProcessUtilization);

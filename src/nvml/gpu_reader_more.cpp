@@ -297,6 +297,10 @@ void ReadProcesses(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
     GpuProcess p;
     p.pid = record.pid;
     p.used_memory_bytes = record.used_memory_bytes;
+    if (!g.mig_devices.empty() || g.mig_mode_enabled.value_or(false)) {
+      p.gpu_instance_id = record.gpu_instance_id;
+      p.compute_instance_id = record.compute_instance_id;
+    }
     char name[256] = {};
     if (r.Get("nvmlSystemGetProcessName", "processes", f.nvmlSystemGetProcessName,
               p.pid, name, static_cast<unsigned>(sizeof name))) {

@@ -49,6 +49,15 @@ std::vector<ProcessRecord> DecodeProcessRecords(std::span<const unsigned char> b
     const auto used = ProcessRecordField<unsigned long long>(
         bytes, at + offsetof(nvmlProcessInfo_t, usedGpuMemory));
     if (used != ~0ULL) r.used_memory_bytes = static_cast<std::int64_t>(used);
+    if (record_bytes >= kProcessRecordBytes) {
+      // The 24- and 32-byte layouts agree up to computeInstanceId.
+      const auto gi =
+          ProcessRecordField<unsigned>(bytes, at + offsetof(nvmlProcessInfo_t, gpuInstanceId));
+      const auto ci =
+          ProcessRecordField<unsigned>(bytes, at + offsetof(nvmlProcessInfo_t, computeInstanceId));
+      if (gi != ~0U) r.gpu_instance_id = gi;
+      if (ci != ~0U) r.compute_instance_id = ci;
+    }
     out.push_back(r);
   }
   return out;

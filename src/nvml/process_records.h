@@ -32,6 +32,11 @@ constexpr unsigned char kProcessSentinel = 0xA5;
 struct ProcessRecord {
   std::uint32_t pid = 0;
   std::optional<std::int64_t> used_memory_bytes;  // nullopt: NVML_VALUE_NOT_AVAILABLE
+  // The MIG GPU and compute instance the process runs in (24- and 32-byte
+  // records); nullopt in 16-byte records and where the driver writes
+  // 0xFFFFFFFF (not in MIG mode).
+  std::optional<unsigned> gpu_instance_id;
+  std::optional<unsigned> compute_instance_id;
 };
 
 // `record_bytes` arguments of QueryProcessRecords that ask it to probe: _v3's

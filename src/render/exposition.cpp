@@ -36,14 +36,16 @@ const MetricGpuLabels& LabelsOf(const AgentLiveSnapshot& s, const GpuStatus& g,
   return scratch;
 }
 
-const GpuProcess* SinglePodOf(const GpuStatus& g) {
-  if (!g.processes || g.processes->empty()) return nullptr;
-  const GpuProcess& first = g.processes->front();
-  if (first.pod_uid.empty() || first.pod_name.empty()) return nullptr;
+const GpuProcess* SinglePodOf(const GpuStatus& g, std::optional<unsigned> gpu_instance_id) {
+  if (!g.processes) return nullptr;
+  const GpuProcess* first = nullptr;
   for (const auto& p : *g.processes) {
-    if (p.pod_uid != first.pod_uid) return nullptr;
+    if (gpu_instance_id && p.gpu_instance_id != gpu_instance_id) continue;
+    if (first == nullptr) first = &p;
+    if (p.pod_uid != first->pod_uid) return nullptr;
   }
-  return &first;
+  if (first == nullptr || first->pod_uid.empty() || first->pod_name.empty()) return nullptr;
+  return first;
 }
 
 const std::string& ContainerLabelOf(const GpuProcess& p) {

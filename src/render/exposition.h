@@ -26,8 +26,11 @@ const MetricGpuLabels& LabelsOf(const AgentLiveSnapshot& s, const GpuStatus& g,
                                 MetricGpuLabels& scratch);
 
 // The Kubernetes pod of every process on the GPU, when all of them run in
-// one pod whose name is known; null otherwise.
-const GpuProcess* SinglePodOf(const GpuStatus& g);
+// one pod whose name is known; null otherwise. With `gpu_instance_id`: of
+// every process in that MIG GPU instance (as NVML's process record names
+// it), null when none runs there.
+const GpuProcess* SinglePodOf(const GpuStatus& g,
+                              std::optional<unsigned> gpu_instance_id = std::nullopt);
 
 // The `container` label of a process: the container's name where the
 // kubelet names it, else the runtime's 12-digit id; empty outside one.

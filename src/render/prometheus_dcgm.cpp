@@ -37,13 +37,16 @@ std::string HelpOf(const MetricField& f) {
                      f.names.status_name);
 }
 
-// pod, namespace and container of the GPU's single pod, dcgm-exporter's
-// attributes; empty when the GPU is shared or idle.
-std::string DcgmPodLabels(const GpuStatus& g) {
-  const GpuProcess* pod = SinglePodOf(g);
+// pod, namespace and container of the GPU's single pod (of the single pod
+// in GPU instance `gpu_instance_id` on MIG), dcgm-exporter's attributes;
+// empty when the GPU (the instance) is shared or idle.
+std::string DcgmPodLabels(const GpuStatus& g,
+                          std::optional<unsigned> gpu_instance_id = std::nullopt) {
+  const GpuProcess* pod = SinglePodOf(g, gpu_instance_id);
   if (pod == nullptr) return "";
   std::string container = ContainerLabelOf(*pod);
   for (const auto& p : *g.processes) {
+    if (gpu_instance_id && p.gpu_instance_id != gpu_instance_id) continue;
     if (ContainerLabelOf(p) != container) container.clear();
   }
   return PromLabel("container", container) + "," + PromLabel("namespace", pod->pod_namespace) +
@@ -69,10 +72,13 @@ class DcgmWriter {
     return DcgmGpuLabelText(LabelsOf(s_, g, scratch), o_.hostname, s_.status.driver_version);
   }
 
-  // A GPU instance's series: the GPU's labels and the instance's, without
-  // the GPU's pod (its processes are not told apart by instance).
+  // A GPU instance's series: the GPU's labels, the instance's, and the pod
+  // whose processes run in that instance (dcgm-exporter 3.x maps pods to
+  // MIG devices through the kubelet; NVML's process records name the
+  // instance of each process).
   std::string InstanceLabels(const GpuStatus& g, const MigDeviceStatus& mig) const {
-    return JoinLabels(IdentityLabels(g), MigLabels(mig));
+    return JoinLabels(JoinLabels(IdentityLabels(g), MigLabels(mig)),
+                      DcgmPodLabels(g, mig.gpu_instance_id));
   }
 
   std::string Labels(const GpuStatus& g) const { return JoinLabels(IdentityLabels(g), DcgmPodLabels(g)); }

@@ -213,12 +213,14 @@ const GpuMetric kGpuMetrics[] = {
      }},
 };
 
-// The GPU's identity and, while a single pod uses it, that pod: the series
-// read from the latest sample say whose work they measure.
-std::string GpuSeriesLabels(const AgentLiveSnapshot& s, const GpuStatus& g) {
+// The GPU's identity and, while a single pod uses it (the GPU instance
+// `gpu_instance_id` on MIG), that pod: the series read from the latest
+// sample say whose work they measure.
+std::string GpuSeriesLabels(const AgentLiveSnapshot& s, const GpuStatus& g,
+                            std::optional<unsigned> gpu_instance_id = std::nullopt) {
   MetricGpuLabels scratch;
   std::string labels = GpuLabelText(LabelsOf(s, g, scratch));
-  if (const GpuProcess* pod = SinglePodOf(g)) {
+  if (const GpuProcess* pod = SinglePodOf(g, gpu_instance_id)) {
     labels += "," + PromLabel("pod", pod->pod_name) + "," + PromLabel("namespace", pod->pod_namespace);
   }
   return labels;
@@ -238,7 +240,7 @@ void WriteMigMetrics(const AgentLiveSnapshot& s, Exposition& e) {
         if (!family) e.Family(name, m.type, std::string("MIG device: ") + m.help);
         family = true;
         std::string labels =
-            JoinLabels(GpuSeriesLabels(s, g),
+            JoinLabels(GpuSeriesLabels(s, g, mig.gpu_instance_id),
                  PromLabel("gpu_instance", std::to_string(mig.gpu_instance_id)) + "," +
                      PromLabel("compute_instance", mig.compute_instance_id
                                                    ? std::to_string(*mig.compute_instance_id)

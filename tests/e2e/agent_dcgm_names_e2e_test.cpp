@@ -3,11 +3,14 @@
 // dcgm-exporter's names returns the fake's values in dcgm-exporter's units
 // and labels (FB in MiB, the Xid gauge of the last code, Hostname from
 // $NODE_NAME), and gpudoctor's names are there too.
+// A second test: a failing DCGM health watch served this way reaches
+// `report --prometheus` as the gpu.dcgm_health finding.
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include "support/background_process.h"
 #include "support/loopback.h"
+#include "support/run_process.h"
 #include "support/temp_files.h"
 #include "support/test_prometheus.h"
 
@@ -28,6 +31,12 @@ const char* kDcgmScenario = R"({"driver_version": "550.54.15", "gpus": [
    "faults": [{"kind": "xid", "code": 13, "at_s": 1}]}
 ]})";
 
+// A quiet host for the agent's --root.
+void WriteQuietHost(const TempDir& root) {
+  root.Write("proc/stat", "cpu  1000 0 1000 80000 0 0 0 0 0 0\nbtime 1700000000\n");
+  root.Write("proc/meminfo", "MemTotal:       1073741824 kB\nMemAvailable:    900000000 kB\n");
+}
+
 std::string ValueOf(const json& result) {
   return result.empty() ? "" : result[0]["value"][1].get<std::string>();
 }
@@ -37,8 +46,7 @@ TEST(AgentDcgmNamesE2e, PrometheusReadsDcgmExporterNamesAndUnits) {
     GTEST_SKIP() << "prometheus not installed (Debian package prometheus)";
   }
   TempDir root, data;
-  root.Write("proc/stat", "cpu  1000 0 1000 80000 0 0 0 0 0 0\nbtime 1700000000\n");
-  root.Write("proc/meminfo", "MemTotal:       1073741824 kB\nMemAvailable:    900000000 kB\n");
+  WriteQuietHost(root);
   const int agent_port = FreeLoopbackPort();
   ASSERT_GT(agent_port, 0);
   auto env = FakeNvmlEnv(data.Write("s.json", kDcgmScenario));
@@ -98,6 +106,76 @@ TEST(AgentDcgmNamesE2e, PrometheusReadsDcgmExporterNamesAndUnits) {
   EXPECT_FALSE(ValueOf(ResultOf(prometheus.Query(
                    "count(DCGM_EXP_CLOCK_EVENTS_COUNT{window_size_in_ms=\"300000\"})")))
                    .empty());
+
+  EXPECT_TRUE(prometheus.Stop());
+  agent.Signal(SIGTERM);
+  EXPECT_NE(agent.Wait(std::chrono::seconds(20)), -1);
+}
+
+// DCGM_EXP_GPU_HEALTH_STATUS from a real Prometheus to `report --prometheus`:
+// the agent serves `--metrics-names dcgm` on the fake NVML with a GPU in
+// thermal slowdown near its shutdown temperature, so its THERMAL watch fails
+// (20); Prometheus scrapes it keeping only the DCGM_* series (a metric
+// relabelling drops gpudoctor's own), as it would hold a dcgm-exporter's;
+// the report of that node names the gpu.dcgm_health finding with the
+// failing watch.
+// Thermal slowdown (the HW thermal reason) at 91 °C, 1 °C under shutdown:
+// thermal.slowdown is critical from the first evaluation.
+const char* kHealthScenario = R"({"driver_version": "550.54.15", "gpus": [
+  {"name": "NVIDIA H100 80GB HBM3", "temperature_c": 91, "temperature_slowdown_c": 87,
+   "temperature_shutdown_c": 92, "clock_event_reasons": ["hw_thermal_slowdown"]}
+]})";
+
+// Prometheus keeps only dcgm-exporter's names of this target.
+const char* kOnlyDcgmNames =
+    "    metric_relabel_configs:\n"
+    "      - source_labels: [__name__]\n"
+    "        regex: 'gpudoctor_.*'\n"
+    "        action: drop\n";
+
+TEST(AgentDcgmHealthE2e, AFailingWatchInPrometheusIsTheReportsDcgmHealthFinding) {
+  if (!TestPrometheus::Installed()) {
+    GTEST_SKIP() << "prometheus not installed (Debian package prometheus)";
+  }
+  TempDir root, data;
+  WriteQuietHost(root);
+  const int agent_port = FreeLoopbackPort();
+  ASSERT_GT(agent_port, 0);
+  const std::string target = "127.0.0.1:" + std::to_string(agent_port);
+  BackgroundProcess agent(
+      GpudoctorArgv({"agent", "--data-dir", data.path().string(), "--root", root.path().string(),
+                     "--interval", "200ms", "--window", "2s", "--evaluate-every", "400ms",
+                     "--facts-every", "1h", "--no-kernel-log", "--run-for", "120s",
+                     "--metrics-names", "dcgm", "--listen", target}),
+      FakeNvmlEnv(data.Write("s.json", kHealthScenario)), (data.path() / "agent.log").string());
+  ASSERT_TRUE(agent.started());
+  TestPrometheus prometheus({target}, {}, kOnlyDcgmNames);
+  ASSERT_TRUE(prometheus.started());
+
+  const json failing = ResultOf(prometheus.WaitForResult(
+      "DCGM_EXP_GPU_HEALTH_STATUS{health_watch=\"THERMAL\"} == 20", std::chrono::seconds(60)));
+  ASSERT_EQ(failing.size(), 1u) << failing.dump() << "\nsee " << prometheus.log_path();
+  EXPECT_EQ(failing[0]["metric"].value("health_error_code", ""), "DCGM_FR_CLOCK_THROTTLE_THERMAL");
+  // Only dcgm-exporter's names are in Prometheus: the report reads the node
+  // as a dcgm-exporter, not as an agent with verdicts of its own.
+  EXPECT_TRUE(ResultOf(prometheus.Query("gpudoctor_gpu_verdict")).empty());
+
+  const std::string url = "http://127.0.0.1:" + std::to_string(prometheus.port());
+  auto r = RunGpudoctor({"report", "--prometheus", url, "--node", target, "--since", "2m",
+                         "--format", "json", "--lang", "en"},
+                        "");
+  ASSERT_EQ(r.exit_code, 2) << r.err << r.out.substr(0, 2000);
+  json doc = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << r.out.substr(0, 2000);
+  const json* health = nullptr;
+  for (const auto& f : doc["findings"]) {
+    if (f["id"] == "gpu.dcgm_health") health = &f;
+  }
+  ASSERT_NE(health, nullptr) << doc["findings"].dump(2);
+  EXPECT_EQ((*health)["severity"], "critical") << health->dump(2);
+  EXPECT_NE(health->dump().find("THERMAL"), std::string::npos) << health->dump(2);
+  ASSERT_EQ((*health)["gpus"].size(), 1u);
+  EXPECT_EQ((*health)["gpus"][0], "0000:01:00.0");
 
   EXPECT_TRUE(prometheus.Stop());
   agent.Signal(SIGTERM);

@@ -37,6 +37,30 @@ const char* kPodScenario = R"({"gpus": [
                   "sm_util_percent": 40, "memory_util_percent": 20}]}
 ]})";
 
+// An H100 in MIG mode: the training pod's process in GPU instance 1, the
+// inference pod's in GPU instance 2, nothing in GPU instance 3.
+const char* kMigPodScenario = R"({"gpus": [
+  {"name": "NVIDIA H100 80GB HBM3", "gpm_supported": true, "mig_mode_enabled": true,
+   "mig_devices": [
+     {"gpu_instance_id": 1, "compute_instance_id": 0, "uuid": "MIG-11111111-1111-1111-1111-111111111111",
+      "name": "NVIDIA H100 80GB HBM3 MIG 3g.40gb", "memory_total_bytes": 42949672960,
+      "memory_used_bytes": 32212254720, "memory_free_bytes": 10737418240,
+      "gpm_graphics_activity_percent": 70},
+     {"gpu_instance_id": 2, "compute_instance_id": 0, "uuid": "MIG-22222222-2222-2222-2222-222222222222",
+      "name": "NVIDIA H100 80GB HBM3 MIG 2g.20gb", "memory_total_bytes": 21474836480,
+      "memory_used_bytes": 1073741824, "memory_free_bytes": 20401094656,
+      "gpm_graphics_activity_percent": 20},
+     {"gpu_instance_id": 3, "compute_instance_id": 0, "uuid": "MIG-33333333-3333-3333-3333-333333333333",
+      "name": "NVIDIA H100 80GB HBM3 MIG 1g.10gb", "memory_total_bytes": 10737418240,
+      "memory_used_bytes": 0, "memory_free_bytes": 10737418240,
+      "gpm_graphics_activity_percent": 0}],
+   "processes": [
+     {"pid": 4242, "name": "python3", "used_memory_bytes": 32212254720,
+      "gpu_instance_id": 1, "compute_instance_id": 0},
+     {"pid": 7070, "name": "tritonserver", "used_memory_bytes": 1073741824,
+      "gpu_instance_id": 2, "compute_instance_id": 0}]}
+]})";
+
 std::string PodCgroup(const std::string& uid, char container_digit) {
   std::string slice_uid = uid;
   for (char& c : slice_uid) c = c == '-' ? '_' : c;
@@ -92,13 +116,14 @@ std::vector<std::string> FamilyLines(const std::string& text, const std::string&
 class AgentPodMetrics : public ::testing::Test {
  protected:
   void SetUp() override { WritePodHost(root_); }
-  BackgroundProcess StartAgent(int port, std::vector<std::string> extra) {
+  BackgroundProcess StartAgent(int port, std::vector<std::string> extra,
+                               const char* scenario = kPodScenario) {
     std::vector<std::string> args = {
         "agent", "--data-dir", data_.path().string(), "--root", root_.path().string(),
         "--interval", "200ms", "--facts-every", "1h", "--no-kernel-log", "--run-for", "60s",
         "--listen", "127.0.0.1:" + std::to_string(port)};
     args.insert(args.end(), extra.begin(), extra.end());
-    return BackgroundProcess(GpudoctorArgv(args), FakeNvmlEnv(data_.Write("s.json", kPodScenario)),
+    return BackgroundProcess(GpudoctorArgv(args), FakeNvmlEnv(data_.Write("s.json", scenario)),
                              (data_.path() / "agent.log").string());
   }
   TempDir root_, data_;
@@ -162,6 +187,42 @@ TEST_F(AgentPodMetrics, ConfigFileSetsTheLimitAndWithoutPodDirsPodsStayUnnamed) 
             std::string::npos)
       << memory[0];
   EXPECT_EQ(text.find(",pod=\"triton"), std::string::npos);
+  agent.Signal(SIGTERM);
+  EXPECT_NE(agent.Wait(std::chrono::seconds(20)), -1);
+}
+
+// dcgm-exporter 3.x labels each GPU instance's series with the pod that
+// uses that MIG device; so do both namings here, from NVML's process
+// records (their GPU instance) and the pods of those processes.
+TEST_F(AgentPodMetrics, OnMigEachInstancesSeriesNameThePodRunningInIt) {
+  const int port = FreeLoopbackPort();
+  ASSERT_GT(port, 0);
+  BackgroundProcess agent = StartAgent(port, {"--metrics-names", "both"}, kMigPodScenario);
+  ASSERT_TRUE(agent.started());
+  const std::string text = MetricsShowing(port, "DCGM_FI_PROF_GR_ENGINE_ACTIVE{");
+  const auto active = FamilyLines(text, "DCGM_FI_PROF_GR_ENGINE_ACTIVE");
+  ASSERT_EQ(active.size(), 3u) << text;
+  auto instance = [&](const std::vector<std::string>& lines, const std::string& id) {
+    for (const auto& l : lines) {
+      if (l.find(id) != std::string::npos) return l;
+    }
+    return std::string();
+  };
+  const std::string one = instance(active, "GPU_I_ID=\"1\"");
+  EXPECT_NE(one.find("container=\"trainer\",namespace=\"ml-team\",pod=\"trainer-0\"} 0.7"),
+            std::string::npos)
+      << one;
+  const std::string two = instance(active, "GPU_I_ID=\"2\"");
+  EXPECT_NE(two.find("namespace=\"serving\",pod=\"triton-7d9f\"} 0.2"), std::string::npos) << two;
+  const std::string three = instance(active, "GPU_I_ID=\"3\"");
+  ASSERT_FALSE(three.empty()) << text;
+  EXPECT_EQ(three.find("pod="), std::string::npos) << three;
+  // The Xid series per instance, and gpudoctor's own MIG series.
+  const std::string xid = instance(FamilyLines(text, "DCGM_FI_DEV_XID_ERRORS"), "GPU_I_ID=\"1\"");
+  EXPECT_NE(xid.find("pod=\"trainer-0\""), std::string::npos) << text;
+  const auto mig = FamilyLines(text, "gpudoctor_mig_graphics_activity_ratio");
+  const std::string own = instance(mig, "gpu_instance=\"2\"");
+  EXPECT_NE(own.find("pod=\"triton-7d9f\",namespace=\"serving\""), std::string::npos) << text;
   agent.Signal(SIGTERM);
   EXPECT_NE(agent.Wait(std::chrono::seconds(20)), -1);
 }

@@ -153,6 +153,42 @@ TEST(AgentE2E, RecordsTroubleAndTheReportHasEventsFindingIntervalsAndMetrics) {
   EXPECT_NE(text.out.find("power.brake"), std::string::npos);
 }
 
+// One GPU at 90 °C from 1 s to 3 s (above the 85 °C high mark, no clock
+// event reason: thermal.high_temperature, not a throttling finding).
+const char* kHotSpellScenario = R"({"driver_version": "550.90.07", "gpus": [
+  {"name": "NVIDIA H100 80GB HBM3", "temperature_c": 60, "temperature_slowdown_c": 95,
+   "temperature_shutdown_c": 100,
+   "metrics": {"temperature_c": {"steps": [[1, 90], [3, 60]]}}}
+]})";
+
+// The interval of a finding that is not throttling ends at the last sample
+// that showed it, not a rules window (2 s) later (events: the unit tests of
+// agent/evidence_times.h).
+TEST(AgentE2E, NonThrottleIntervalsEndAtTheirLastEvidence) {
+  TempDir root, data;
+  root.Write("proc/stat", "cpu  1000 0 1000 80000 0 0 0 0 0 0\nbtime 1700000000\n");
+  root.Write("proc/meminfo", "MemTotal:       1073741824 kB\nMemAvailable:    900000000 kB\n");
+  std::vector<std::string> args = AgentArgs(root, data, "6s");
+  args.push_back("--no-kernel-log");
+  ProcessOptions po;
+  po.timeout = std::chrono::seconds(90);
+  auto run = RunGpudoctor(args, data.Write("hot.json", kHotSpellScenario), po);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  json doc = Report(data);
+  ASSERT_TRUE(doc.is_object());
+  std::map<std::string, json> intervals;
+  for (const auto& row : doc["timeline"]) {
+    if (row["type"] == "finding") intervals[row["id"].get<std::string>()] = row;
+  }
+  ASSERT_TRUE(intervals.count("thermal.high_temperature")) << doc["timeline"].dump(2);
+  const json& hot = intervals["thermal.high_temperature"];
+  ASSERT_FALSE(hot["end"].is_null()) << hot.dump();
+  // Hot for 2 s, sampled every 200 ms: within a sample of 2 s (it was 2 s
+  // plus most of the window before).
+  EXPECT_GT(hot["duration_s"].get<double>(), 1.3) << hot.dump();
+  EXPECT_LT(hot["duration_s"].get<double>(), 2.5) << hot.dump();
+}
+
 TEST(AgentE2E, KillNineThenRestartKeepsTheStoreAndTheReportWorks) {
   TempDir root, data;
   AgentHost(root);

@@ -66,8 +66,8 @@ nvmlReturn_t GetProcesses(const char* function, nvmlDevice_t device,
           list[i].used_memory_bytes
               ? static_cast<unsigned long long>(*list[i].used_memory_bytes)
               : ~0ULL;
-      record.gpuInstanceId = 0xFFFFFFFFu;
-      record.computeInstanceId = 0xFFFFFFFFu;
+      record.gpuInstanceId = list[i].gpu_instance_id.value_or(0xFFFFFFFFu);
+      record.computeInstanceId = list[i].compute_instance_id.value_or(0xFFFFFFFFu);
       record.usedGpuCcProtectedMemory = 0;
       std::memcpy(out + i * record_bytes, &record, record_bytes);
     }

@@ -96,7 +96,7 @@ std::optional<std::vector<gpudoctor::GpuProcess>> ParseProcesses(
     std::string at = where + "[" + std::to_string(i) + "]";
     CheckKeys(value[i], at,
               {"pid", "name", "name_hex", "used_memory_bytes", "sm_util_percent",
-               "memory_util_percent"});
+               "memory_util_percent", "gpu_instance_id", "compute_instance_id"});
     gpudoctor::GpuProcess p;
     p.pid = static_cast<std::uint32_t>(Number(value[i].at("pid"), at + ".pid"));
     p.name = value[i].value("name", "");
@@ -109,6 +109,14 @@ std::optional<std::vector<gpudoctor::GpuProcess>> ParseProcesses(
     }
     if (value[i].contains("memory_util_percent")) {
       p.memory_util_percent = OptionalInt(value[i]["memory_util_percent"], at);
+    }
+    // The MIG instance it runs in (a GPU in MIG mode); absent: 0xFFFFFFFF.
+    if (value[i].contains("gpu_instance_id")) {
+      p.gpu_instance_id = static_cast<unsigned>(Number(value[i]["gpu_instance_id"], at + ".gpu_instance_id"));
+    }
+    if (value[i].contains("compute_instance_id")) {
+      p.compute_instance_id =
+          static_cast<unsigned>(Number(value[i]["compute_instance_id"], at + ".compute_instance_id"));
     }
     out.push_back(p);
   }

@@ -76,5 +76,32 @@ TEST(AgentFindingTracker, CloseAllEndsEveryOpenIntervalWhereLastSeen) {
   EXPECT_TRUE(t.Active().empty());
 }
 
+// With the times of its evidence, an interval runs from the first to the
+// last of them, not from the evaluation that first saw it to the last one
+// that still did; an evaluation without an evidence time (the finding's
+// evidence lies in older readings) keeps the last one known.
+TEST(AgentFindingTracker, IntervalsRunFromFirstToLastEvidence) {
+  FindingTracker t(2);
+  Finding f = Make("thermal.high_temperature", Severity::kWarning);
+  f.first_evidence = TestTime(5);
+  f.last_evidence = TestTime(9);
+  auto c1 = t.Update({f}, TestTime(10));
+  ASSERT_EQ(c1.started.size(), 1u);
+  EXPECT_EQ(c1.started[0].start, TestTime(5));
+  f.first_evidence.reset();
+  f.last_evidence = TestTime(14);
+  auto c2 = t.Update({f}, TestTime(20));
+  EXPECT_TRUE(c2.started.empty()) << "already open";
+  ASSERT_EQ(c2.seen.size(), 1u);
+  EXPECT_EQ(c2.seen[0].start, TestTime(5));
+  f.last_evidence.reset();
+  t.Update({f}, TestTime(30));  // the window still holds it; nothing newer shows it
+  t.Update({}, TestTime(40));
+  auto c5 = t.Update({}, TestTime(50));
+  ASSERT_EQ(c5.cleared.size(), 1u);
+  ASSERT_TRUE(c5.cleared[0].end);
+  EXPECT_EQ(*c5.cleared[0].end, TestTime(14)) << "not 30 s, where it was last seen";
+}
+
 }  // namespace
 }  // namespace gpudoctor::testing

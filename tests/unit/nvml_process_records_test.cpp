@@ -179,6 +179,40 @@ TEST(ProcessRecords, UnknownMemoryIsNulloptAndShortBytesDecodeFewer) {
   EXPECT_TRUE(DecodeProcessRecords(bytes, 2, 0).empty());
 }
 
+// On MIG each record names the GPU and compute instance of its process;
+// 0xFFFFFFFF (not in MIG mode) and v1's 16-byte records name none.
+TEST(ProcessRecords, MigInstanceIdsOfEachLayout) {
+  nvmlProcessInfoCc_t cc[2] = {};
+  cc[0].pid = 7;
+  cc[0].gpuInstanceId = 1;
+  cc[0].computeInstanceId = 0;
+  cc[1].pid = 8;
+  cc[1].gpuInstanceId = 0xFFFFFFFFu;
+  cc[1].computeInstanceId = 0xFFFFFFFFu;
+  std::span<const unsigned char> bytes(reinterpret_cast<const unsigned char*>(cc), sizeof cc);
+  auto wide = DecodeProcessRecords(bytes, 2, kProcessRecordCcBytes);
+  ASSERT_EQ(wide.size(), 2u);
+  EXPECT_EQ(wide[0].gpu_instance_id, 1u);
+  EXPECT_EQ(wide[0].compute_instance_id, 0u);
+  EXPECT_FALSE(wide[1].gpu_instance_id.has_value());
+  EXPECT_FALSE(wide[1].compute_instance_id.has_value());
+  nvmlProcessInfo_t r[1] = {};
+  r[0].pid = 9;
+  r[0].gpuInstanceId = 13;
+  r[0].computeInstanceId = 2;
+  std::span<const unsigned char> b24(reinterpret_cast<const unsigned char*>(r), sizeof r);
+  auto mid = DecodeProcessRecords(b24, 1, kProcessRecordBytes);
+  ASSERT_EQ(mid.size(), 1u);
+  EXPECT_EQ(mid[0].gpu_instance_id, 13u);
+  EXPECT_EQ(mid[0].compute_instance_id, 2u);
+  nvmlProcessInfo_v1_t v1[1] = {};
+  v1[0].pid = 10;
+  std::span<const unsigned char> b16(reinterpret_cast<const unsigned char*>(v1), sizeof v1);
+  auto old = DecodeProcessRecords(b16, 1, kProcessRecordV1Bytes);
+  ASSERT_EQ(old.size(), 1u);
+  EXPECT_FALSE(old[0].gpu_instance_id.has_value());
+}
+
 TEST(ProcessRecords, ErrorsAndEndlessGrowthStop) {
   int calls = 0;
   ProcessList refused = QueryProcessRecords(

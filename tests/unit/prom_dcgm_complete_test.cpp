@@ -205,6 +205,74 @@ TEST(PromDcgmComplete, XidOfAGpuWithItsPodCarriesThePod) {
       << text;
 }
 
+// A MIG GPU with three GPU instances: instance 1 runs one pod's process,
+// instance 2 two pods' (shared), instance 3 nothing.
+AgentLiveSnapshot MigPodsSnapshot() {
+  auto s = Snapshot();
+  GpuStatus& g = s.status.gpus[0];
+  g.mig_mode_enabled = true;
+  for (unsigned gi : {1u, 2u, 3u}) {
+    MigDeviceStatus m;
+    m.gpu_instance_id = gi;
+    m.compute_instance_id = 0;
+    m.status.uuid = "MIG-" + std::to_string(gi);
+    m.status.name = "NVIDIA H100 80GB HBM3 MIG 1g.10gb";
+    m.status.gpm_graphics_activity_percent = 10.0 * gi;
+    m.status.memory_used_bytes = (1LL << 20) * gi;
+    g.mig_devices.push_back(m);
+  }
+  auto process = [](std::uint32_t pid, unsigned gi, const std::string& pod) {
+    GpuProcess p(pid, "python3", 1LL << 30);
+    p.gpu_instance_id = gi;
+    p.compute_instance_id = 0;
+    p.pod_uid = "uid-" + pod;
+    p.pod_name = pod;
+    p.pod_namespace = "ml";
+    p.container_name = "main";
+    return p;
+  };
+  g.processes = std::vector<GpuProcess>{process(11, 1, "embedder-0"), process(21, 2, "a-0"),
+                                        process(22, 2, "b-0")};
+  return s;
+}
+
+TEST(PromDcgmComplete, OnMigEachInstanceCarriesThePodRunningInIt) {
+  const std::string text = Render(MigPodsSnapshot());
+  const std::string one = std::string(kIdentity) + ",GPU_I_PROFILE=\"1g.10gb\",GPU_I_ID=\"1\"";
+  const std::string two = std::string(kIdentity) + ",GPU_I_PROFILE=\"1g.10gb\",GPU_I_ID=\"2\"";
+  const std::string three = std::string(kIdentity) + ",GPU_I_PROFILE=\"1g.10gb\",GPU_I_ID=\"3\"";
+  const std::string pod = ",container=\"main\",namespace=\"ml\",pod=\"embedder-0\"";
+  EXPECT_TRUE(HasLine(text, "DCGM_FI_PROF_GR_ENGINE_ACTIVE{" + one + pod + "} 0.1")) << text;
+  // Shared by two pods, or idle: no pod, as dcgm-exporter leaves it.
+  EXPECT_TRUE(HasLine(text, "DCGM_FI_PROF_GR_ENGINE_ACTIVE{" + two + "} 0.2")) << text;
+  EXPECT_TRUE(HasLine(text, "DCGM_FI_PROF_GR_ENGINE_ACTIVE{" + three + "} 0.3")) << text;
+  // The instance's memory and its Xid series carry the pod too.
+  EXPECT_TRUE(HasLine(text, "DCGM_FI_DEV_FB_USED{" + one + pod + "} 1")) << text;
+  EXPECT_TRUE(HasLine(text, "DCGM_FI_DEV_XID_ERRORS{" + one + pod +
+                                ",err_code=\"48\",err_msg=\"Double Bit ECC Error\"} 48"))
+      << text;
+  EXPECT_TRUE(HasLine(text, "DCGM_EXP_XID_ERRORS_COUNT{" + one + pod +
+                                ",window_size_in_ms=\"300000\",xid=\"48\"} 2"))
+      << text;
+}
+
+TEST(PromDcgmComplete, OnMigGpudoctorsInstanceSeriesCarryThePodRunningInIt) {
+  MetricsRenderOptions o;
+  o.names = MetricNames::kGpudoctor;
+  const std::string text =
+      RenderPrometheusMetrics(MigPodsSnapshot(), ExpositionFormat::kPrometheusText, o);
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) {
+    if (l.rfind("gpudoctor_mig_graphics_activity_ratio{", 0) == 0) lines.push_back(l);
+  }
+  ASSERT_EQ(lines.size(), 3u) << text;
+  EXPECT_NE(lines[0].find("pod=\"embedder-0\",namespace=\"ml\""), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("gpu_instance=\"1\""), std::string::npos) << lines[0];
+  EXPECT_EQ(lines[1].find("pod="), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[2].find("pod="), std::string::npos) << lines[2];
+}
+
 TEST(DcgmXidMessages, AreDcgmExportersTexts) {
   EXPECT_EQ(DcgmXidErrorMessage(0), "No Error");
   EXPECT_EQ(DcgmXidErrorMessage(13), "Graphics Engine Exception");
@@ -278,6 +346,33 @@ AgentLiveSnapshot RichSnapshot() {
   g.memory_free_bytes = 1LL << 30;
   g.gpm_tensor_activity_percent = 5;
   return s;
+}
+
+// The labels of a real dcgm-exporter 3.3's MIG instance series with a pod
+// (capture 06: H100 in MIG mode, pods on GPU instances) are ours.
+TEST(PromDcgmComplete, MigInstanceWithAPodHasTheLabelsOfTheRealCapture) {
+  const auto captures = Captures();
+  std::string capture;
+  for (const auto& [file, text] : captures) {
+    if (file.find("06_") != std::string::npos) capture = text;
+  }
+  if (capture.empty()) GTEST_SKIP() << "capture 06 of ../shared/fixtures/dcgm-exporter missing";
+  std::set<std::string> theirs;
+  for (const auto& s : Samples(capture)) {
+    if (s.name == "DCGM_FI_PROF_GR_ENGINE_ACTIVE" && s.labels.count("pod") != 0 &&
+        s.labels.count("GPU_I_ID") != 0) {
+      for (const auto& [k, v] : s.labels) theirs.insert(k);
+      break;
+    }
+  }
+  ASSERT_FALSE(theirs.empty()) << "capture 06 has a MIG instance series with a pod";
+  std::set<std::string> ours;
+  for (const auto& s : Samples(Render(MigPodsSnapshot()))) {
+    if (s.name == "DCGM_FI_PROF_GR_ENGINE_ACTIVE" && s.labels.count("pod") != 0) {
+      for (const auto& [k, v] : s.labels) ours.insert(k);
+    }
+  }
+  EXPECT_EQ(ours, theirs);
 }
 
 TEST(PromDcgmComplete, NamesLabelsAndTypesAsRealCapturesShowThem) {

@@ -83,6 +83,13 @@ struct Finding {
   // 0000:02:00.0": that GPU pair); later keys are causes which, when another
   // finding has one as its own, explain this one too. Empty: none shared.
   std::vector<std::string> causes;
+  // When the readings or events that show it were taken, where known: the
+  // agent stamps them (StampEvidenceTimes, agent/evidence_times.h) so that a
+  // finding's interval runs from its first to its last evidence rather than
+  // from the evaluation that first saw it to the one whose sliding window no
+  // longer held it. nullopt: not known (rules leave them unset).
+  std::optional<WallTime> first_evidence;
+  std::optional<WallTime> last_evidence;
 };
 
 struct NotChecked {

@@ -1,0 +1,101 @@
+#include "agent/evidence_times.h"
+
+#include <algorithm>
+
+#include "rules/engine/engine.h"
+#include "rules/engine/registry.h"
+
+namespace gpudoctor {
+namespace evidence_times_detail {
+
+// The times of the input's readings and events, ascending, each once.
+std::vector<WallTime> TimesOf(const DiagnosisInput& in) {
+  std::vector<WallTime> times;
+  for (const GpuSeries& g : in.gpus) {
+    for (const auto& t : g.times) {
+      if (t) times.push_back(*t);
+    }
+  }
+  if (in.kernel) {
+    for (const KernelEvent& e : in.kernel->events) {
+      if (e.time) times.push_back(*e.time);
+    }
+  }
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  return times;
+}
+
+// The input with only the readings and events taken in [from, to].
+DiagnosisInput Stretch(const DiagnosisInput& in, WallTime from, WallTime to) {
+  DiagnosisInput s = in;
+  KeepReadingsWhere(s, [&](WallTime t) { return t >= from && t <= to; });
+  if (s.kernel) {
+    std::erase_if(s.kernel->events,
+                  [&](const KernelEvent& e) { return !e.time || *e.time < from || *e.time > to; });
+  }
+  s.window_from = from;
+  s.window_to = to;
+  return s;
+}
+
+bool Shows(const Diagnosis& d, const Finding& f) {
+  for (const Finding& g : d.findings) {
+    if (g.id != f.id) continue;
+    if (f.gpus.empty() && g.gpus.empty()) return true;
+    for (const std::string& bus : f.gpus) {
+      if (std::find(g.gpus.begin(), g.gpus.end(), bus) != g.gpus.end()) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace evidence_times_detail
+
+void StampEvidenceTimes(const DiagnosisInput& window, std::optional<WallTime> since,
+                        std::vector<Finding>& findings,
+                        const std::function<bool(const Finding&)>& wants_first,
+                        const std::vector<const Rule*>* rules) {
+  using namespace evidence_times_detail;
+  if (findings.empty()) return;
+  const std::vector<const Rule*>& all = rules ? *rules : AllRules();
+  std::vector<WallTime> cuts = TimesOf(window);
+  if (since) {
+    // Keep the last time at or before `since` and everything after it.
+    auto after = std::upper_bound(cuts.begin(), cuts.end(), *since);
+    if (after != cuts.begin()) --after;
+    cuts.erase(cuts.begin(), after);
+  }
+  if (cuts.empty()) return;
+  const DiagnosisInput newest = Stretch(window, cuts.front(), cuts.back());
+  const std::size_t n = cuts.size();
+  for (Finding& f : findings) {
+    auto rule = std::find_if(all.begin(), all.end(), [&](const Rule* r) { return r->id == f.id; });
+    if (rule == all.end()) continue;
+    const std::vector<const Rule*> one{*rule};
+    auto shows = [&](std::size_t a, std::size_t b) {
+      return Shows(Diagnose(Stretch(newest, cuts[a], cuts[b]), one), f);
+    };
+    // The shortest stretch ending now that shows it, then the shortest
+    // start of that stretch that still does: its end is the last evidence
+    // (a reading for a rule that judges one, the reading after a counter's
+    // increase, the last of the readings a share needs).
+    for (std::size_t j = n; j-- > 0;) {
+      if (!shows(j, n - 1)) continue;
+      std::size_t m = j;
+      while (m < n - 1 && !shows(j, m)) ++m;
+      f.last_evidence = cuts[m];
+      break;
+    }
+    if (!f.last_evidence || !wants_first || !wants_first(f)) continue;
+    for (std::size_t m = 0; m < n; ++m) {
+      if (!shows(0, m)) continue;
+      std::size_t j = m;
+      while (j > 0 && !shows(j, m)) --j;
+      f.first_evidence = cuts[j];
+      break;
+    }
+  }
+}
+
+}  // namespace gpudoctor
