@@ -144,7 +144,7 @@ TEST(ProcessRecords, V1ProbeTellsSixteenFromTwentyFourByteRecords) {
   // 450.66 to 465.31 declare the legacy call with 24-byte records.
   for (std::size_t record_bytes : {kProcessRecordV1Bytes, kProcessRecordBytes}) {
     for (unsigned n : {0u, 1u, 2u, 3u, 8u, 40u}) {
-      SCOPED_TRACE(testing::Message() << record_bytes << " bytes, " << n << " processes");
+      SCOPED_TRACE(::testing::Message() << record_bytes << " bytes, " << n << " processes");
       StubDriver driver{record_bytes, StubProcesses(n)};
       ProcessList list = Query(driver, kProbeV1Records);
       ExpectRecords(list, driver.processes);
