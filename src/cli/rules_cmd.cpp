@@ -27,8 +27,8 @@ std::vector<std::string> NeedNames(unsigned needs) {
   return out;
 }
 
-int RunRules(bool json) {
-  if (json) {
+int RunRules(bool as_json) {
+  if (as_json) {
     nlohmann::ordered_json doc = nlohmann::ordered_json::array();
     for (const Rule* r : AllRules()) {
       doc.push_back({{"id", r->id}, {"category", r->category}, {"needs", NeedNames(r->needs)},
@@ -74,7 +74,7 @@ std::vector<SeverityRow> SeverityRows(const SeverityOverrides& overrides) {
   return rows;
 }
 
-int RunSeverity(bool json, const std::string& config_path) {
+int RunSeverity(bool as_json, const std::string& config_path) {
   auto config =
       LoadConfig(config_path.empty() ? std::nullopt : std::optional<std::string>(config_path));
   if (!config) {
@@ -82,7 +82,7 @@ int RunSeverity(bool json, const std::string& config_path) {
     return kExitCannotRun;
   }
   std::vector<SeverityRow> rows = SeverityRows(config->severity);
-  if (json) {
+  if (as_json) {
     nlohmann::ordered_json doc = nlohmann::ordered_json::array();
     for (const SeverityRow& r : rows) {
       doc.push_back({{"code", r.key},
