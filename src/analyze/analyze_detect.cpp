@@ -5,6 +5,7 @@
 #include "parse/fabricmanager_log.h"
 #include "parse/kernel_line.h"
 #include "parse/log_record.h"
+#include "parse/nvsmi_nvlink.h"
 #include "parse/nvsmi_messages.h"
 #include "parse/nvsmi_table.h"
 #include "parse/nvsmi_text.h"
@@ -109,6 +110,8 @@ const char* InputKindName(InputKind kind) {
       return "nvidia-smi-text";
     case InputKind::kNvidiaSmiTable:
       return "nvidia-smi-table";
+    case InputKind::kNvidiaSmiNvlink:
+      return "nvidia-smi-nvlink";
     case InputKind::kBugReport:
       return "nvidia-bug-report";
     case InputKind::kKernelLog:
@@ -137,6 +140,7 @@ InputKind DetectInputKind(std::string_view content) {
   // Before the kernel-log test: a table of a GPU in trouble mentions no log
   // words, but a pasted table may sit under a shell prompt with a date.
   if (LooksLikeNvidiaSmiTable(head)) return InputKind::kNvidiaSmiTable;
+  if (LooksLikeNvidiaSmiNvlink(head)) return InputKind::kNvidiaSmiNvlink;
   if (HasStampedLogLine(head) || MentionsGpuLogWords(head) || LooksLikeLogRecords(head))
     return InputKind::kKernelLog;
   // nvidia-smi's output when it failed: "No devices were found", ...

@@ -11,11 +11,13 @@
 #include "analyze/dump_time.h"
 #include "analyze/input_file.h"
 #include "analyze/input_stream.h"
+#include "analyze/nvlink_merge.h"
 #include "analyze/smi_messages_input.h"
 #include "collect/kernel_log_files.h"
 #include "parse/kernel_events.h"
 #include "parse/log_record.h"
 #include "parse/nvsmi_messages.h"
+#include "parse/nvsmi_nvlink.h"
 #include "parse/nvsmi_table.h"
 #include "parse/nvsmi_text.h"
 #include "parse/nvsmi_xml.h"
@@ -69,6 +71,7 @@ struct Gathered {
   std::vector<Reading> readings;
   std::vector<PendingLog> logs;
   std::vector<PendingArchive> archives;
+  std::vector<SystemStatus> nvlink_outputs;  // nvidia-smi nvlink -s / -e, merged at the end
   std::optional<std::string> proc_driver_version;
   std::string hostname, kernel_release;
 };
@@ -164,6 +167,19 @@ void AddLogSmiMessages(const std::vector<NvsmiMessage>& messages, AnalyzedFile& 
   }
 }
 
+void AddNvlinkOutput(std::string_view content, AnalyzedFile& file, Gathered& g) {
+  std::vector<std::string> notes;
+  auto status = ParseNvidiaSmiNvlink(content, file.path, &notes);
+  for (const std::string& note : notes) AddNote(file, note);
+  if (!status) {
+    file.error = status.error().message;
+    return;
+  }
+  file.ok = true;
+  file.gpu_count = status->gpus.size();
+  g.nvlink_outputs.push_back(std::move(*status));
+}
+
 std::string SizeText(std::uint64_t bytes) {
   return bytes >= (1u << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes) + " bytes";
 }
@@ -202,6 +218,9 @@ void AddContent(std::string content, std::size_t index, AnalyzedFile& file, Gath
       return;
     case InputKind::kNvidiaSmiTable:
       AddTables(content, index, file, g);
+      return;
+    case InputKind::kNvidiaSmiNvlink:
+      AddNvlinkOutput(content, file, g);
       return;
     case InputKind::kBugReport:
     case InputKind::kKernelLog:
@@ -405,13 +424,29 @@ void Widen(DiagnosisInput& input, std::optional<WallTime> t) {
   if (!input.window_to || *t > *input.window_to) input.window_to = t;
 }
 
-void AddReadings(std::vector<Reading>& readings, DiagnosisInput& input) {
-  // AddReading keeps the newest reading's versions and NVML state: feed them
-  // oldest first, undated dumps before dated ones.
+// Oldest first, undated dumps before dated ones.
+void SortReadings(std::vector<Reading>& readings) {
   std::stable_sort(readings.begin(), readings.end(), [](const Reading& a, const Reading& b) {
     if (a.time.has_value() != b.time.has_value()) return b.time.has_value();
     return a.time && *a.time < *b.time;
   });
+}
+
+// nvlink output names GPUs by index and UUID only: its links go to the
+// newest reading of the same GPUs (the one the rules read), and only GPUs
+// that no dump has form a reading of their own.
+void AddNvlinkOutputs(Gathered& g) {
+  if (g.nvlink_outputs.empty()) return;
+  SystemStatus links = CombineNvlinkOutputs(g.nvlink_outputs);
+  SortReadings(g.readings);
+  if (!g.readings.empty()) links.gpus = MergeNvlinksInto(links.gpus, g.readings.back().status);
+  if (!links.gpus.empty()) g.readings.push_back(Reading{std::move(links), std::nullopt});
+}
+
+void AddReadings(std::vector<Reading>& readings, DiagnosisInput& input) {
+  // AddReading keeps the newest reading's versions and NVML state: feed them
+  // oldest first, undated dumps before dated ones.
+  SortReadings(readings);
   for (const Reading& r : readings) {
     AddReading(input, r.status, r.time);
     Widen(input, r.time);
@@ -564,6 +599,7 @@ AnalyzeResult AnalyzeFiles(const std::vector<std::string>& paths, const Config& 
   }
   // Bug reports add readings as they are streamed: logs first, then the readings.
   AddLogs(g, result.files, result.input);
+  AddNvlinkOutputs(g);
   AddReadings(g.readings, result.input);
   if (!result.input.driver_version) result.input.driver_version = g.proc_driver_version;
   result.input.hostname = g.hostname;

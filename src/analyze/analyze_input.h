@@ -11,6 +11,10 @@
 //     twice, `nvidia-smi -l`), of what the table shows (cells showing ERR! are
 //     failed queries), each at the date line nvidia-smi prints above it when
 //     present. Kernel-log lines pasted with the table are read as a log too.
+//   - `nvidia-smi nvlink -s` / `-e` output: each GPU's links (up or
+//     inactive, speed, error counters), merged into the newest reading of
+//     the other dumps given with it (GPUs matched by UUID, else by index),
+//     else one reading of its own; several such files of one machine merge.
 //   - nvidia-bug-report.log: its kernel-log sections (as the live
 //     --kernel-log path reads them), its `nvidia-smi --query` output as one
 //     reading (a failed run becomes a reading with nvml_loaded = false and the
@@ -21,7 +25,7 @@
 //     (log_record.h), and PyTorch/NCCL logs: kernel events. Text is a kernel
 //     log only when at least one line has a kernel/syslog/journal/glog stamp,
 //     it mentions NVRM, Xid or NCCL, or it holds log records; other text
-//     (topo matrices, nvlink output, CSV queries) is refused as unknown.
+//     (topo matrices, CSV queries) is refused as unknown.
 // The kind is told from the first kDetectHeadBytes of the (decompressed)
 // file. Kernel logs, journals and bug reports are then read in one
 // streaming pass (memory does not grow with the file); nvidia-smi dumps and
@@ -47,13 +51,15 @@ enum class InputKind {
   kNvidiaSmiXml,
   kNvidiaSmiText,
   kNvidiaSmiTable,
+  kNvidiaSmiNvlink,  // nvidia-smi nvlink -s / -e
   kBugReport,
   kKernelLog,
   kArchive,  // tar, zip, 7-Zip, ...: its members are files of their own
   kUnknown
 };
 
-// "nvidia-smi-xml", "nvidia-smi-text", "nvidia-smi-table", "nvidia-bug-report",
+// "nvidia-smi-xml", "nvidia-smi-text", "nvidia-smi-table", "nvidia-smi-nvlink",
+// "nvidia-bug-report",
 // "kernel-log", "unknown".
 const char* InputKindName(InputKind kind);
 
@@ -78,8 +84,8 @@ struct AnalyzedFile {
 // How much of a file's (decompressed) beginning tells its kind.
 constexpr std::size_t kDetectHeadBytes = 64u << 10;
 
-// Formats parsed whole (nvidia-smi XML, -q text and tables, UTF-16 text)
-// are refused beyond this size, before they are read when the size is known.
+// Formats parsed whole (nvidia-smi XML, -q text, tables and nvlink output,
+// UTF-16 text) are refused beyond this size, before they are read when the size is known.
 constexpr std::size_t kWholeFileLimitBytes = 32u << 20;
 
 // True when a line is one a log has: a kernel, syslog, journal or glog

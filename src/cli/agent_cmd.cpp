@@ -77,6 +77,7 @@ Result<AgentOptions> MakeAgentOptions(const AgentCliOptions& c, const GlobalOpti
   auto nvml = MakeNvmlOptions(global);
   if (!nvml) return nvml.error();
   o.nvml = *nvml;
+  o.nvml.nvlink_peers_refresh = kAgentNvlinkPeersRefresh;
   struct {
     const char* name;
     const std::string& text;

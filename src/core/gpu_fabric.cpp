@@ -16,6 +16,16 @@ const char* FabricStateName(FabricState state) {
 }
 
 // NVML_P2P_STATUS_* in nvml.h's order.
+const char* FabricHealthSummaryName(FabricHealthSummary summary) {
+  switch (summary) {
+    case FabricHealthSummary::kNotSupported: return "not_supported";
+    case FabricHealthSummary::kHealthy: return "healthy";
+    case FabricHealthSummary::kUnhealthy: return "unhealthy";
+    case FabricHealthSummary::kLimitedCapacity: return "limited_capacity";
+  }
+  return "not_supported";
+}
+
 const char* P2PStatusName(int status) {
   static constexpr const char* kNames[] = {"ok",
                                            "chipset_not_supported",

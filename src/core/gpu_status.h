@@ -65,6 +65,9 @@ struct NvLinkStatus {
   // or an NVSwitch: a bus id that is no GPU's).
   std::optional<std::int64_t> version;
   std::string remote_pci_bus_id;  // empty when not read
+  // The link's speed, one direction, as `nvidia-smi nvlink -s` prints it
+  // (GB/s); null from NVML, which does not give it.
+  std::optional<double> speed_gb_per_s;
 };
 
 // A GPU's registration in the NVLink fabric (NVSwitch and multi-node NVLink
@@ -74,6 +77,14 @@ enum class FabricState { kNotSupported = 0, kNotStarted = 1, kInProgress = 2, kC
 
 // "not_supported", "not_started", "in_progress", "completed".
 const char* FabricStateName(FabricState state);
+
+// The fabric's own verdict on a GPU (nvmlGpuFabricInfo_v3_t.healthSummary,
+// nvml.h 13.0 / R580 on: NVML_GPU_FABRIC_HEALTH_SUMMARY_*). It also covers
+// conditions the four health-mask fields do not name.
+enum class FabricHealthSummary { kNotSupported = 0, kHealthy = 1, kUnhealthy = 2, kLimitedCapacity = 3 };
+
+// "not_supported", "healthy", "unhealthy", "limited_capacity".
+const char* FabricHealthSummaryName(FabricHealthSummary summary);
 
 struct GpuFabric {
   FabricState state = FabricState::kNotSupported;
@@ -92,6 +103,8 @@ struct GpuFabric {
   std::optional<bool> route_recovery;           // route recovery in progress
   std::optional<bool> route_unhealthy;
   std::optional<bool> access_timeout_recovery;  // access timeout recovery in progress
+  // Null where the driver has no version 3 or reports NOT_SUPPORTED.
+  std::optional<FabricHealthSummary> health_summary;
 };
 
 // Whether this GPU can reach a peer over NVLink (nvmlDeviceGetP2PStatus with
@@ -231,6 +244,10 @@ struct GpuStatus {
   std::optional<std::uint32_t> dcgm_health_fail_watches;
 
   std::vector<NvLinkStatus> nvlinks;  // links that exist on this GPU
+  // The driver said the GPU has NVLink but every link is inactive, without
+  // listing them (`nvidia-smi nvlink -s`: "Unable to retrieve NVLink
+  // information as all links are inActive").
+  bool nvlinks_all_inactive = false;
   // Null where nothing reports it (no such call on this driver, a file
   // without the block, or nvidia-smi's N/A).
   std::optional<GpuFabric> fabric;

@@ -8,6 +8,7 @@
 
 #include "core/gpu_status.h"
 #include "nvml/call_worker.h"
+#include "nvml/gpu_reader.h"
 #include "nvml/nvml_error.h"
 #include "nvml/nvml_library.h"
 
@@ -110,9 +111,12 @@ void ReadPcie(Reader& r, nvmlDevice_t dev, GpuStatus& g);
 void ReadNvLinks(Reader& r, nvmlDevice_t dev, bool topology, GpuStatus& g);
 void ReadProcesses(Reader& r, nvmlDevice_t dev, GpuStatus& g);
 // The fabric registration (fabric_reader.cpp), then, after ReadNvLinks and
-// ReadFabric, the NVLink P2P status towards every other GPU.
+// ReadFabric, the NVLink P2P status towards every other GPU (from `cache`
+// while it is younger than `refresh` and the states it was read under hold:
+// gpu_reader.h).
 void ReadFabric(Reader& r, nvmlDevice_t dev, GpuStatus& g);
-void ReadNvLinkPeers(Reader& r, nvmlDevice_t dev, GpuStatus& g);
+void ReadNvLinkPeers(Reader& r, nvmlDevice_t dev, GpuStatus& g, NvLinkPeerCache* cache,
+                     std::chrono::milliseconds refresh);
 void ReadMemory(Reader& r, nvmlDevice_t dev, GpuStatus& g);
 
 }  // namespace gpudoctor::nvml_detail

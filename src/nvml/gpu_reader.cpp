@@ -251,7 +251,7 @@ void ReadPower(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
 namespace gpudoctor {
 
 void ReadGpu(const NvmlFunctions& fn, unsigned index, const GpuReadOptions& options,
-             CallTracker& tracker, GpuStatus& out, GpmState* gpm) {
+             CallTracker& tracker, GpuStatus& out, GpmState* gpm, NvLinkPeerCache* peers) {
   out.index = index;
   nvmlDevice_t dev = nullptr;
   nvmlReturn_t rc = tracker.Call(
@@ -291,7 +291,7 @@ void ReadGpu(const NvmlFunctions& fn, unsigned index, const GpuReadOptions& opti
   if (options.read_nvlink) {
     ReadNvLinks(r, dev, options.read_nvlink_topology, out);
     ReadFabric(r, dev, out);
-    ReadNvLinkPeers(r, dev, out);
+    ReadNvLinkPeers(r, dev, out, peers, options.nvlink_peers_refresh);
   }
   if (options.read_processes) ReadProcesses(r, dev, out);
   if (gpm != nullptr) {

@@ -407,6 +407,14 @@ enum : unsigned {
   NVML_GPU_FABRIC_HEALTH_MASK_FALSE = 2,
 };
 
+// healthSummary (version 3, 13.0 / R580 on): the fabric's verdict on the GPU.
+enum : unsigned char {
+  NVML_GPU_FABRIC_HEALTH_SUMMARY_NOT_SUPPORTED = 0,
+  NVML_GPU_FABRIC_HEALTH_SUMMARY_HEALTHY = 1,
+  NVML_GPU_FABRIC_HEALTH_SUMMARY_UNHEALTHY = 2,
+  NVML_GPU_FABRIC_HEALTH_SUMMARY_LIMITED_CAPACITY = 3,
+};
+
 // nvmlDeviceGetP2PStatus (every header from 11.0): whether two GPUs can
 // talk peer to peer, over the path the caps index names.
 enum : int {

@@ -107,6 +107,13 @@ class Session final : public NvmlSession {
 
   enum class Pass { kPrimeGpm, kRead };
 
+  std::shared_ptr<NvLinkPeerCache> PeersOf(unsigned index) {
+    if (options_.nvlink_peers_refresh.count() <= 0) return nullptr;
+    auto& slot = peer_caches_[index];
+    if (!slot) slot = std::make_shared<NvLinkPeerCache>();
+    return slot;
+  }
+
   std::shared_ptr<GpmState> GpmOf(unsigned index) {
     if (!options_.read_gpm) return nullptr;
     auto& slot = gpm_[index];
@@ -139,7 +146,8 @@ class Session final : public NvmlSession {
   void ReadGpus(std::vector<unsigned> todo, std::map<unsigned, Outcome>& out, Pass pass) {
     GpuReadOptions read{options_.read_processes, options_.read_nvlink,
                         options_.read_nvlink_topology,
-                        ThermalSlowdownFieldId(open_->driver_version)};
+                        ThermalSlowdownFieldId(open_->driver_version),
+                        options_.nvlink_peers_refresh};
     // After a hang, the GPUs left are read each on its own worker: when the
     // whole driver hangs, the sample costs two deadlines, not one per GPU.
     // The first read (lanes_ 0) does the same: its speed is not known yet.
@@ -155,9 +163,13 @@ class Session final : public NvmlSession {
         auto batch = batches[l];
         batch->results.resize(batch->indexes.size());
         std::vector<std::shared_ptr<GpmState>> gpm;
-        for (unsigned index : batch->indexes) gpm.push_back(GpmOf(index));
+        std::vector<std::shared_ptr<NvLinkPeerCache>> peers;
+        for (unsigned index : batch->indexes) {
+          gpm.push_back(GpmOf(index));
+          peers.push_back(PeersOf(index));
+        }
         auto lib = open_->library;
-        Lane(l).Submit([lib, batch, read, pass, gpm](CallTracker& tracker) {
+        Lane(l).Submit([lib, batch, read, pass, gpm, peers](CallTracker& tracker) {
           for (std::size_t k = 0; k < batch->indexes.size(); ++k) {
             if (pass == Pass::kPrimeGpm) {
               gpudoctor::PrimeGpm(lib->fn, batch->indexes[k], tracker, *gpm[k],
@@ -165,7 +177,7 @@ class Session final : public NvmlSession {
             } else {
               tracker.TakeCallNs();  // what an earlier GPU's read left
               ReadGpu(lib->fn, batch->indexes[k], read, tracker, batch->results[k],
-                      gpm[k].get());
+                      gpm[k].get(), peers[k].get());
               batch->results[k].nvml_call_latency_ms = MedianCallMs(tracker.TakeCallNs());
             }
             // A read during which a call was given up on is never complete.
@@ -252,6 +264,8 @@ class Session final : public NvmlSession {
   // GPM samples per GPU, kept from one Sample() to the next; shared with the
   // read jobs, which an abandoned worker may still run.
   std::map<unsigned, std::shared_ptr<GpmState>> gpm_;
+  // NVLink P2P matrices per GPU, likewise (options_.nvlink_peers_refresh).
+  std::map<unsigned, std::shared_ptr<NvLinkPeerCache>> peer_caches_;
 };
 
 }  // namespace

@@ -44,6 +44,11 @@ struct NvmlOptions {
   // Also each active link's NVLink version and remote PCI bus id (two calls
   // a link; what `status` and `stress` show, not what the agent records).
   bool read_nvlink_topology = false;
+  // How long each GPU's NVLink P2P matrix is used again from the session's
+  // last read of it while the GPU's fabric and link states stay the same
+  // (gpu_reader.h: NvLinkPeerCache); 0: read at every Sample(). The agent
+  // sets kAgentNvlinkPeersRefresh.
+  std::chrono::milliseconds nvlink_peers_refresh{0};
   // GPM metrics where the GPU supports them (nvml/gpm_reader.h). The first
   // Sample() of a session then takes about kGpmMinInterval longer.
   bool read_gpm = true;
@@ -53,6 +58,10 @@ struct NvmlOptions {
   // per retry. Null: the session makes its own.
   std::shared_ptr<DriverOpener> opener;
 };
+
+// The agent's P2P matrix rate: at start, every 5 minutes, and at once when a
+// GPU's fabric or link state changes.
+inline constexpr std::chrono::milliseconds kAgentNvlinkPeersRefresh{5 * 60 * 1000};
 
 class NvmlSession {
  public:

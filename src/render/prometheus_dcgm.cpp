@@ -9,6 +9,7 @@
 #include "core/metric_fields.h"
 #include "knowledge/dcgm_xid_messages.h"
 #include "knowledge/dcgm_health_watch.h"
+#include "render/prometheus_dcgm_fabric.h"
 
 namespace gpudoctor {
 namespace {
@@ -290,6 +291,10 @@ class DcgmWriter {
     }
   }
 
+  void Fabric() {
+    WriteDcgmFabric(s_.status.gpus, [this](const GpuStatus& g) { return Labels(g); }, e_);
+  }
+
  private:
   const AgentLiveSnapshot& s_;
   const MetricsRenderOptions& o_;
@@ -329,6 +334,7 @@ void WriteDcgmMetrics(const AgentLiveSnapshot& s, const MetricsRenderOptions& op
   w.Health();
   w.NvLinks();
   w.NvLinkBandwidth();
+  w.Fabric();
 }
 
 bool HasDcgmName(std::string_view gpudoctor_name) {

@@ -25,6 +25,7 @@ nlohmann::ordered_json NvLinksToJson(const std::vector<NvLinkStatus>& links) {
     // Where the link leads, when the topology was read (status, stress).
     if (l.version) link["version"] = *l.version;
     if (!l.remote_pci_bus_id.empty()) link["remote_pci_bus_id"] = l.remote_pci_bus_id;
+    if (l.speed_gb_per_s) link["speed_gb_per_s"] = *l.speed_gb_per_s;  // from nvidia-smi nvlink -s
     out.push_back(std::move(link));
   }
   return out;
@@ -46,7 +47,9 @@ nlohmann::ordered_json FabricToJson(const std::optional<GpuFabric>& fabric) {
           {"degraded_bandwidth", StatusOrNull(f.degraded_bandwidth)},
           {"route_recovery", StatusOrNull(f.route_recovery)},
           {"route_unhealthy", StatusOrNull(f.route_unhealthy)},
-          {"access_timeout_recovery", StatusOrNull(f.access_timeout_recovery)}};
+          {"access_timeout_recovery", StatusOrNull(f.access_timeout_recovery)},
+          {"health_summary", f.health_summary ? nlohmann::ordered_json(FabricHealthSummaryName(*f.health_summary))
+                                              : nlohmann::ordered_json(nullptr)}};
 }
 
 nlohmann::ordered_json NvLinkPeersToJson(const std::vector<NvLinkPeer>& peers) {
@@ -127,6 +130,7 @@ nlohmann::ordered_json GpuToJson(const GpuStatus& gpu) {
   }
   j["fan_speeds_percent"] = gpu.fan_speeds_percent;
   j["nvlinks"] = NvLinksToJson(gpu.nvlinks);
+  if (gpu.nvlinks_all_inactive) j["nvlinks_all_inactive"] = true;
   j["fabric"] = FabricToJson(gpu.fabric);
   j["nvlink_peers"] = NvLinkPeersToJson(gpu.nvlink_peers);
   j["processes"] = ProcessesToJson(gpu.processes);

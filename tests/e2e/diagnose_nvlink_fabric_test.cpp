@@ -166,6 +166,38 @@ TEST_F(NvlinkFabricE2e, OlderDriversReportFewerHealthBits) {
   EXPECT_TRUE(Status(scenario)["gpus"][1]["fabric"].is_null());
 }
 
+// Version 3 (R580, CUDA 13.0) adds the health summary; before it the reader
+// falls back to version 2 and the summary stays unknown.
+TEST_F(NvlinkFabricE2e, TheHealthSummaryOfVersion3) {
+  json scenario = EightOnFabric();
+  scenario["cuda_driver_version"] = 13000;
+  for (json& g : scenario["gpus"]) g["fabric"]["health_summary"] = "healthy";
+  EXPECT_TRUE(FabricFindings(Diagnose(scenario)).empty());
+  EXPECT_EQ(Status(scenario)["gpus"][3]["fabric"]["health_summary"], "healthy");
+  for (const char* summary : {"unhealthy", "limited_capacity"}) {
+    scenario["gpus"][3]["fabric"]["health_summary"] = summary;
+    json doc = Diagnose(scenario);
+    auto found = FabricFindings(doc);
+    ASSERT_EQ(found.size(), 1u) << summary << doc["findings"].dump(2);
+    EXPECT_EQ(found[0]["id"], "nvlink.fabric_health");
+    EXPECT_EQ(found[0]["severity"], std::string(summary) == "unhealthy" ? "critical" : "warning");
+    EXPECT_EQ(found[0]["gpus"], json::array({"0000:5d:00.0"}));
+  }
+  // A mask field naming the condition makes the finding; the summary is its evidence.
+  scenario["gpus"][3]["fabric"]["health_summary"] = "unhealthy";
+  scenario["gpus"][3]["fabric"]["route_unhealthy"] = true;
+  auto found = FabricFindings(Diagnose(scenario));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].dump().find("fabric health summary: unhealthy"), std::string::npos) << found[0].dump();
+  // R570 (CUDA 12.8) answers version 2 only: the summary is unknown, nothing found from it.
+  scenario["cuda_driver_version"] = 12080;
+  scenario["gpus"][3]["fabric"]["route_unhealthy"] = false;
+  EXPECT_TRUE(FabricFindings(Diagnose(scenario)).empty());
+  json status = Status(scenario);
+  EXPECT_TRUE(status["gpus"][3]["fabric"]["health_summary"].is_null());
+  EXPECT_EQ(status["gpus"][3]["fabric"]["state"], "completed");
+}
+
 TEST_F(NvlinkFabricE2e, PairsWithoutNvlinkP2pAreOneFinding) {
   json scenario = EightOnFabric();
   scenario["gpus"][3]["nvlink_p2p"] = "not_supported";

@@ -67,6 +67,10 @@ nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV
     nvmlReturn_t rc = PutFabric(c, gpuFabricInfo);
     if (rc != NVML_SUCCESS) return rc;
     gpuFabricInfo->healthMask = HealthMask(*c.now.fabric);
+    if (v3) {
+      gpuFabricInfo->healthSummary = static_cast<unsigned char>(
+          c.now.fabric->health_summary.value_or(gpudoctor::FabricHealthSummary::kNotSupported));
+    }
     return NVML_SUCCESS;
   });
 }

@@ -30,7 +30,7 @@ struct Timeline {
   std::optional<double> At(double t) const;
 };
 
-enum class FaultKind { kLost, kHang, kXid, kSlow, kError };
+enum class FaultKind { kLost, kHang, kXid, kSlow, kError, kLinkDown };
 
 struct Fault {
   FaultKind kind = FaultKind::kLost;
@@ -39,6 +39,7 @@ struct Fault {
   int delay_ms = 0;                   // kSlow
   std::string field;                  // kError: the field or setter it breaks
   nvmlReturn_t error = NVML_SUCCESS;  // kError
+  unsigned link = 0;                  // kLinkDown: the NVLink link that goes inactive
   bool delivered = false;             // kXid: handed out by nvmlEventSetWait_v2
   // kLost: the handle and nvmlDeviceGetPciInfo_v3 still answer, as for a GPU
   // the driver attached before it fell off the bus.

@@ -32,6 +32,16 @@ int P2PStatusByName(const json& value, const std::string& where) {
   Fail(where, "must be a P2P status name such as ok or not_supported");
 }
 
+std::optional<gpudoctor::FabricHealthSummary> SummaryByName(const json& e, const std::string& where) {
+  if (!e.contains("health_summary") || e["health_summary"].is_null()) return std::nullopt;
+  const json& value = e["health_summary"];
+  for (auto s : {gpudoctor::FabricHealthSummary::kNotSupported, gpudoctor::FabricHealthSummary::kHealthy,
+                 gpudoctor::FabricHealthSummary::kUnhealthy, gpudoctor::FabricHealthSummary::kLimitedCapacity}) {
+    if (value.is_string() && value.get<std::string>() == gpudoctor::FabricHealthSummaryName(s)) return s;
+  }
+  Fail(where + ".health_summary", "must be healthy, unhealthy, limited_capacity, not_supported or null");
+}
+
 std::optional<bool> Health(const json& e, const char* key, const std::string& where) {
   if (!e.contains(key) || e[key].is_null()) return std::nullopt;
   if (!e[key].is_boolean()) Fail(where + "." + key, "must be true, false or null");
@@ -49,7 +59,7 @@ void ApplyFabricJson(const nlohmann::json& value, const std::string& where, Fake
   if (!value.is_object()) Fail(where, "must be an object or null");
   CheckKeys(value, where,
             {"state", "status", "clique_id", "cluster_uuid", "degraded_bandwidth",
-             "route_recovery", "route_unhealthy", "access_timeout_recovery"});
+             "route_recovery", "route_unhealthy", "access_timeout_recovery", "health_summary"});
   gpudoctor::GpuFabric f;
   f.state = value.contains("state") ? StateByName(value["state"], where + ".state")
                                     : gpudoctor::FabricState::kCompleted;
@@ -69,6 +79,7 @@ void ApplyFabricJson(const nlohmann::json& value, const std::string& where, Fake
   f.route_recovery = Health(value, "route_recovery", where);
   f.route_unhealthy = Health(value, "route_unhealthy", where);
   f.access_timeout_recovery = Health(value, "access_timeout_recovery", where);
+  f.health_summary = SummaryByName(value, where);  // answered by version 3 (R580 on) only
   gpu.status.fabric = f;
 }
 

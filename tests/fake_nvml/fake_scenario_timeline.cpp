@@ -55,13 +55,14 @@ FaultKind ParseKind(const json& kind, const std::string& where) {
   if (name == "xid") return FaultKind::kXid;
   if (name == "slow") return FaultKind::kSlow;
   if (name == "error") return FaultKind::kError;
+  if (name == "link_down") return FaultKind::kLinkDown;
   Fail(where, "unknown fault kind " + kind.dump());
 }
 
 Fault ParseFault(const json& spec, const std::string& where) {
   CheckKeys(spec, where,
             {"kind", "at_s", "code", "delay_ms", "field", "error",
-             "keeps_pci_info"});
+             "keeps_pci_info", "link"});
   if (!spec.contains("kind")) Fail(where, "needs a kind");
   Fault f;
   f.kind = ParseKind(spec["kind"], where + ".kind");
@@ -77,6 +78,7 @@ Fault ParseFault(const json& spec, const std::string& where) {
   require("delay_ms", FaultKind::kSlow);
   require("field", FaultKind::kError);
   require("error", FaultKind::kError);
+  require("link", FaultKind::kLinkDown);
   if (spec.contains("keeps_pci_info")) {
     if (f.kind != FaultKind::kLost) Fail(where, "keeps_pci_info does not belong here");
     if (!spec["keeps_pci_info"].is_boolean()) Fail(where, "keeps_pci_info must be true or false");
@@ -88,6 +90,8 @@ Fault ParseFault(const json& spec, const std::string& where) {
   } else if (f.kind == FaultKind::kSlow) {
     f.delay_ms =
         static_cast<int>(Number(spec["delay_ms"], where + ".delay_ms"));
+  } else if (f.kind == FaultKind::kLinkDown) {
+    f.link = static_cast<unsigned>(Number(spec["link"], where + ".link"));
   } else if (f.kind == FaultKind::kError) {
     f.field = spec["field"].get<std::string>();
     if (!IsFaultableField(f.field))

@@ -24,6 +24,12 @@ const gpudoctor::GpuStatus& ApplyMetrics(FakeGpu& gpu, double t) {
     if (auto value = timeline.At(t)) SetMetricField(*gpu.applied, name, *value);
   }
   if (UnderLoad(gpu, t)) ApplyLoad(gpu, t, *gpu.applied);
+  for (const Fault& f : gpu.faults) {
+    if (f.kind != FaultKind::kLinkDown || t < f.at_s) continue;
+    for (gpudoctor::NvLinkStatus& l : gpu.applied->nvlinks) {
+      if (l.link == f.link) l.active = false;
+    }
+  }
   return *gpu.applied;
 }
 
@@ -85,6 +91,7 @@ nvmlReturn_t ErrorFaultFor(const FakeGpu& gpu, std::string_view field,
 }
 
 nvmlReturn_t FunctionAnswerLocked(std::string_view function) {
+  TheState().calls.fetch_add(1, std::memory_order_relaxed);
   const auto& errors = TheState().scenario.function_errors;
   if (errors.empty()) return NVML_SUCCESS;
   auto it = errors.find(function);

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -32,6 +33,9 @@ struct State {
   Scenario scenario;  // meaningful while refcount > 0
   double time_offset_s = 0;
   double start_s = 0;  // steady clock, seconds, when the scenario was loaded
+  // NVML calls answered since the library was loaded (each call passes
+  // FunctionAnswerLocked once); read by tests through fake_nvml_calls.
+  std::atomic<unsigned long long> calls{0};
 };
 
 // Never destroyed, so that a thread stuck in a "hang" fault at exit is safe.

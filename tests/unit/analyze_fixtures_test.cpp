@@ -31,26 +31,27 @@ const std::map<std::string, InputKind>& OtherKinds() {
       {"bugreport-rtx3060-laptop-arch-2022-header-excerpt.log", InputKind::kBugReport},
       // `nvidia-smi -q -d PERFORMANCE`, the command pasted above it.
       {"mangohud-issue-636-nvidia-smi-q-d-PERFORMANCE-495.44.txt", InputKind::kNvidiaSmiText},
-      // Default tables (the rows below marked kNvidiaSmiTable); topology
-      // matrices, nvlink and CSV queries are none of the kinds analyze reads.
+      // Default tables (the rows below marked kNvidiaSmiTable) and nvlink -s /
+      // -e output (kNvidiaSmiNvlink); topology matrices and CSV queries are
+      // none of the kinds analyze reads.
       {"bsyonline-nvidia-smi-table-v100x8-470.129.06.txt", InputKind::kNvidiaSmiTable},
       {"bsyonline-topo-matrix-v100x8-470.129.06.txt", InputKind::kUnknown},
       {"gpud-nvidia-smi-table-err-fan-eprocess-525.125.06.txt", InputKind::kNvidiaSmiTable},
       {"gpud-nvidia-smi-table-h100x8-550.90.07.txt", InputKind::kNvidiaSmiTable},
-      {"gpud-testdata-nvlink-status-a100x8.txt", InputKind::kUnknown},
+      {"gpud-testdata-nvlink-status-a100x8.txt", InputKind::kNvidiaSmiNvlink},
       {"gpuexporter-h100-590.48.01-load-table.txt", InputKind::kNvidiaSmiTable},
-      {"gpuexporter-h100-590.48.01-nvlink-s.txt", InputKind::kUnknown},
+      {"gpuexporter-h100-590.48.01-nvlink-s.txt", InputKind::kNvidiaSmiNvlink},
       {"gpuexporter-h100-590.48.01-query-retired-pages.txt", InputKind::kUnknown},
       {"gpuexporter-h100-590.48.01-topo-m.txt", InputKind::kUnknown},
       {"gpuexporter-h100-mig-590.48.01-idle-table.txt", InputKind::kNvidiaSmiTable},
-      {"gpuexporter-h100-mig-590.48.01-nvlink-s-unsupported.txt", InputKind::kUnknown},
-      {"gpuexporter-h200-590.48.01-nvlink-s.txt", InputKind::kUnknown},
+      {"gpuexporter-h100-mig-590.48.01-nvlink-s-unsupported.txt", InputKind::kNvidiaSmiNvlink},
+      {"gpuexporter-h200-590.48.01-nvlink-s.txt", InputKind::kNvidiaSmiNvlink},
       {"gpuexporter-h200-mig-590.48.01-load-table.txt", InputKind::kNvidiaSmiTable},
       {"gpuexporter-l40s-595.80-load-table.txt", InputKind::kNvidiaSmiTable},
       {"gpuexporter-rtx2080super-610.57.04-idle-table-kmd-header.txt", InputKind::kNvidiaSmiTable},
       {"gpuexporter-rtx2080super-windows-591.86-idle-table-wddm.txt", InputKind::kNvidiaSmiTable},
-      {"mlengineering-h100-nvlink-e-excerpt.txt", InputKind::kUnknown},
-      {"mlengineering-h100-nvlink-status-excerpt.txt", InputKind::kUnknown},
+      {"mlengineering-h100-nvlink-e-excerpt.txt", InputKind::kNvidiaSmiNvlink},
+      {"mlengineering-h100-nvlink-status-excerpt.txt", InputKind::kNvidiaSmiNvlink},
       {"open-gpu-kernel-modules-issue-446-nvidia-smi-table-a30x8-err-after-xid119-525.85.12.txt",
        InputKind::kNvidiaSmiTable},
       {"open-gpu-kernel-modules-issue-446-nvidia-smi-table-a40x8-err-after-xid119-525.60.13.txt",

@@ -55,9 +55,19 @@ TEST(AnalyzeDetect, RefusesTextThatIsNoneOfThem) {
             InputKind::kUnknown);
   EXPECT_EQ(DetectInputKind("hello world\nthis is a shopping list\n"), InputKind::kUnknown);
   EXPECT_EQ(DetectInputKind("<?xml version=\"1.0\"?>\n<project/>\n"), InputKind::kUnknown);
+  // nvidia-smi -L: GPUs without links.
+  EXPECT_EQ(DetectInputKind("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)\n"
+                            "GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-1)\n"),
+            InputKind::kUnknown);
+}
+
+TEST(AnalyzeDetect, NvlinkStatusOutput) {
   EXPECT_EQ(DetectInputKind("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)\n"
                             "\t Link 0: 26.562 GB/s\n"),
-            InputKind::kUnknown);
+            InputKind::kNvidiaSmiNvlink);
+  EXPECT_EQ(DetectInputKind("$ nvidia-smi nvlink -s\nGPU 4: NVIDIA H100 80GB HBM3 (UUID: GPU-4)\n"
+                            "\t NVML: Unable to retrieve Nvlink information as all links are inActive\n"),
+            InputKind::kNvidiaSmiNvlink);
 }
 
 TEST(AnalyzeDetect, CrashDumpMessageNamingTheScriptIsStillAKernelLog) {
@@ -73,6 +83,7 @@ TEST(AnalyzeDetect, KindNames) {
   EXPECT_STREQ(InputKindName(InputKind::kNvidiaSmiXml), "nvidia-smi-xml");
   EXPECT_STREQ(InputKindName(InputKind::kNvidiaSmiText), "nvidia-smi-text");
   EXPECT_STREQ(InputKindName(InputKind::kNvidiaSmiTable), "nvidia-smi-table");
+  EXPECT_STREQ(InputKindName(InputKind::kNvidiaSmiNvlink), "nvidia-smi-nvlink");
   EXPECT_STREQ(InputKindName(InputKind::kBugReport), "nvidia-bug-report");
   EXPECT_STREQ(InputKindName(InputKind::kKernelLog), "kernel-log");
   EXPECT_STREQ(InputKindName(InputKind::kUnknown), "unknown");

@@ -39,8 +39,8 @@ AgentLiveSnapshot DcgmSnapshot() {
   g.violation_power_ns = 1500;
   g.clock_event_reasons_mask = 0x48;
   g.pstate = 0;
-  g.nvlinks.push_back(NvLinkStatus{0, true, 3, 0, 1, 0, {}, ""});
-  g.nvlinks.push_back(NvLinkStatus{2, true, 4, 0, 5, 0, {}, ""});
+  g.nvlinks.push_back(NvLinkStatus{0, true, 3, 0, 1, 0, {}, "", std::nullopt});
+  g.nvlinks.push_back(NvLinkStatus{2, true, 4, 0, 5, 0, {}, "", std::nullopt});
   s.status.gpus.push_back(g);
   GpuCounters& c = s.gpus["0000:18:00.0"];
   c.labels = {0, g.uuid, g.pci_bus_id, g.name};
@@ -118,6 +118,46 @@ TEST(PromDcgm, NvLinkCountersPerLinkAndInTotal) {
   EXPECT_TRUE(HasDcgmLine(text, "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L2" + l + " 5"));
   EXPECT_EQ(text.find("DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L1{"), std::string::npos);
   EXPECT_EQ(text.find("gpudoctor_gpu_nvlink_errors_total{"), std::string::npos);
+}
+
+// DCGM's fabric fields 170, 171, 173, 174 and 175, valued as DCGM encodes
+// them; gpudoctor's fabric series stay (their shape is not DCGM's).
+TEST(PromDcgm, FabricFieldsInDcgmNamesAndEncodings) {
+  auto s = DcgmSnapshot();
+  GpuFabric f;
+  f.state = FabricState::kCompleted;
+  f.status_code = 0;
+  f.clique_id = 7;
+  f.health_mask = 0xAA;
+  f.health_summary = FabricHealthSummary::kLimitedCapacity;
+  s.status.gpus[0].fabric = f;
+  const std::string l = std::string("{") + kDcgmLabels + "}";
+  std::string text = RenderDcgmNames(s, MetricNames::kDcgm);
+  EXPECT_TRUE(HasDcgmLine(text, "DCGM_FI_DEV_FABRIC_MANAGER_STATUS" + l + " 3")) << text;
+  EXPECT_TRUE(HasDcgmLine(text, "DCGM_FI_DEV_FABRIC_MANAGER_ERROR_CODE" + l + " 0"));
+  EXPECT_TRUE(HasDcgmLine(text, "DCGM_FI_DEV_FABRIC_CLIQUE_ID" + l + " 7"));
+  EXPECT_TRUE(HasDcgmLine(text, "DCGM_FI_DEV_FABRIC_HEALTH_MASK" + l + " 170"));
+  EXPECT_TRUE(HasDcgmLine(text, "DCGM_FI_DEV_FABRIC_HEALTH_SUMMARY" + l + " 3"));
+  EXPECT_NE(text.find("# TYPE DCGM_FI_DEV_FABRIC_MANAGER_STATUS gauge"), std::string::npos);
+  EXPECT_NE(text.find("gpudoctor_gpu_fabric_state{"), std::string::npos);
+  // A failed registration: status 4, and no error code (DCGM's own code for
+  // NVML's error is not carried), no summary before version 3.
+  s.status.gpus[0].fabric->status_code = 25;
+  s.status.gpus[0].fabric->health_summary.reset();
+  text = RenderDcgmNames(s, MetricNames::kDcgm);
+  EXPECT_TRUE(HasDcgmLine(text, "DCGM_FI_DEV_FABRIC_MANAGER_STATUS" + l + " 4")) << text;
+  EXPECT_EQ(text.find("DCGM_FI_DEV_FABRIC_MANAGER_ERROR_CODE"), std::string::npos);
+  EXPECT_EQ(text.find("DCGM_FI_DEV_FABRIC_HEALTH_SUMMARY"), std::string::npos);
+  for (auto [state, code] : {std::pair{FabricState::kNotSupported, 0}, std::pair{FabricState::kNotStarted, 1},
+                             std::pair{FabricState::kInProgress, 2}}) {
+    s.status.gpus[0].fabric->state = state;
+    text = RenderDcgmNames(s, MetricNames::kDcgm);
+    EXPECT_TRUE(HasDcgmLine(text, "DCGM_FI_DEV_FABRIC_MANAGER_STATUS" + l + " " + std::to_string(code))) << text;
+    EXPECT_EQ(text.find("DCGM_FI_DEV_FABRIC_CLIQUE_ID{") != std::string::npos, state != FabricState::kNotSupported);
+  }
+  // A GPU without a fabric reading, and gpudoctor's names only: none.
+  s.status.gpus[0].fabric.reset();
+  EXPECT_EQ(RenderDcgmNames(s, MetricNames::kDcgm).find("DCGM_FI_DEV_FABRIC"), std::string::npos);
 }
 
 TEST(PromDcgm, NamesChooseWhichSeriesAreServed) {

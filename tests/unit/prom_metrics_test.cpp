@@ -28,7 +28,7 @@ AgentLiveSnapshot Synthetic() {
   g.power_draw_w = 420.5;
   g.memory_used_bytes = 1LL << 30;
   g.clock_event_reasons_mask = 0x40;
-  g.nvlinks.push_back(NvLinkStatus{0, true, 3, 0, 0, 0, std::nullopt, ""});
+  g.nvlinks.push_back(NvLinkStatus{0, true, 3, 0, 0, 0, std::nullopt, "", std::nullopt});
   s.status.gpus.push_back(g);
   GpuStatus lost;
   lost.index = 1;

@@ -10,7 +10,7 @@ namespace {
 GpuStatus WithLinks(unsigned index, unsigned count, bool active) {
   GpuStatus g = HealthyGpu(index);
   for (unsigned l = 0; l < count; ++l) {
-    g.nvlinks.push_back(NvLinkStatus{l, active, 0, 0, 0, 0, std::nullopt, ""});
+    g.nvlinks.push_back(NvLinkStatus{l, active, 0, 0, 0, 0, std::nullopt, "", std::nullopt});
   }
   return g;
 }
@@ -30,13 +30,53 @@ TEST(NvlinkErrorsRule, LinksDownBesideActiveOnesAreAWarning) {
   EXPECT_EQ(f.actions[0].command, "nvidia-smi nvlink -e -i 2");
 }
 
-TEST(NvlinkErrorsRule, AGpuWithAllLinksDownAmongActivePeersIsAWarning) {
+TEST(NvlinkErrorsRule, AGpuWithAllLinksDownAmongActivePeersIsCritical) {
   std::vector<GpuStatus> gpus;
   for (unsigned i = 0; i < 4; ++i) gpus.push_back(WithLinks(i, 18, i != 1));
   auto d = RunRule(kNvlinkErrorsRule, RepeatedReadings(gpus, 1));
   ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].severity, Severity::kCritical);
   EXPECT_EQ(d.findings[0].gpus[0], gpus[1].pci_bus_id);
   EXPECT_EQ(d.findings[0].evidence[0].value, 18.0);
+  // The driver's "all links are inActive" (no links listed) is the same fault.
+  gpus[1].nvlinks.clear();
+  gpus[1].nvlinks_all_inactive = true;
+  d = RunRule(kNvlinkErrorsRule, RepeatedReadings(gpus, 1));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].severity, Severity::kCritical);
+  EXPECT_NE(d.findings[0].evidence[0].text.en.find("inActive"), std::string::npos);
+}
+
+TEST(NvlinkErrorsRule, AllLinksDownOnAnNvswitchSystemOrTheFabricIsCriticalEvenAlone) {
+  GpuStatus g = WithLinks(0, 18, false);
+  DiagnosisInput alone = RepeatedReadings({g}, 1);
+  EXPECT_TRUE(RunRule(kNvlinkErrorsRule, alone).findings.empty());
+  DiagnosisInput switched = alone;
+  switched.versions.emplace();
+  switched.versions->fabric_manager.nvswitch_present = true;
+  auto d = RunRule(kNvlinkErrorsRule, switched);
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].severity, Severity::kCritical);
+  g.fabric = GpuFabric{};
+  g.fabric->state = FabricState::kCompleted;
+  d = RunRule(kNvlinkErrorsRule, RepeatedReadings({g}, 1));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].severity, Severity::kCritical);
+}
+
+TEST(NvlinkErrorsRule, ALinkSlowerThanTheOthersIsAWarning) {
+  GpuStatus a = WithLinks(0, 4, true), b = WithLinks(1, 4, true);
+  for (GpuStatus* g : {&a, &b}) {
+    for (NvLinkStatus& l : g->nvlinks) l.speed_gb_per_s = 26.562;
+  }
+  EXPECT_TRUE(RunRule(kNvlinkErrorsRule, RepeatedReadings({a, b}, 1)).findings.empty());
+  b.nvlinks[2].speed_gb_per_s = 13.281;
+  auto d = RunRule(kNvlinkErrorsRule, RepeatedReadings({a, b}, 1));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].severity, Severity::kWarning);
+  EXPECT_EQ(d.findings[0].gpus[0], b.pci_bus_id);
+  EXPECT_EQ(d.findings[0].evidence[0].value, 13.281);
+  EXPECT_NE(d.findings[0].evidence[0].text.en.find("links 2 at"), std::string::npos);
 }
 
 TEST(NvlinkErrorsRule, PcieCardsWithoutBridgesStayQuiet) {
@@ -86,7 +126,7 @@ TEST(NvlinkErrorsRule, QuietOnHealthyLinksAndWithoutNvlink) {
                    RepeatedReadings({WithLinks(0, 18, true), WithLinks(1, 18, true)}, 10));
   EXPECT_TRUE(d.findings.empty());
   GpuStatus unknown = HealthyGpu(0);
-  unknown.nvlinks.push_back(NvLinkStatus{0, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, ""});
+  unknown.nvlinks.push_back(NvLinkStatus{0, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, "", std::nullopt});
   d = RunRule(kNvlinkErrorsRule, RepeatedReadings({unknown, HealthyGpu(1)}, 1));
   EXPECT_TRUE(d.findings.empty());
 }

@@ -11,7 +11,7 @@ namespace rule_nvlink_fabric_test_ns {
 
 GpuStatus OnFabric(unsigned index, FabricState state = FabricState::kCompleted) {
   GpuStatus g = HealthyGpu(index);
-  for (unsigned l = 0; l < 18; ++l) g.nvlinks.push_back(NvLinkStatus{l, true, 0, 0, 0, 0, std::nullopt, ""});
+  for (unsigned l = 0; l < 18; ++l) g.nvlinks.push_back(NvLinkStatus{l, true, 0, 0, 0, 0, std::nullopt, "", std::nullopt});
   GpuFabric f;
   f.state = state;
   if (state == FabricState::kCompleted) {
@@ -158,7 +158,7 @@ TEST(NvlinkFabricPeersRule, BridgedPairsAreJudgedByWhereTheirLinksLead) {
   std::vector<GpuStatus> gpus;
   for (unsigned i = 0; i < 4; ++i) gpus.push_back(HealthyGpu(i));
   auto link = [&](unsigned a, unsigned b) {
-    gpus[a].nvlinks.push_back(NvLinkStatus{0, true, 0, 0, 0, 0, 4, gpus[b].pci_bus_id});
+    gpus[a].nvlinks.push_back(NvLinkStatus{0, true, 0, 0, 0, 0, 4, gpus[b].pci_bus_id, std::nullopt});
   };
   link(0, 1), link(1, 0), link(2, 3), link(3, 2);
   for (GpuStatus& g : gpus) {

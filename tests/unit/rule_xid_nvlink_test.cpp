@@ -10,7 +10,7 @@ const std::string kBus = "0000:18:00.0";
 
 TEST(XidNvlinkRule, Xid74IsCriticalWithLinkCounters) {
   GpuStatus g = HealthyGpu(0);
-  g.nvlinks = {NvLinkStatus{0, true, 12, 0, 3, 0, std::nullopt, ""}};
+  g.nvlinks = {NvLinkStatus{0, true, 12, 0, 3, 0, std::nullopt, "", std::nullopt}};
   auto d = RunRule(kXidNvlinkRule, WithEvents({XidEvent(74, kBus, "NVLink: fatal error")},
                                               RepeatedReadings({g}, 2)));
   ASSERT_EQ(d.findings.size(), 1u);

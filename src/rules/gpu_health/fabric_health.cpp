@@ -2,7 +2,11 @@
 // reports (nvmlGpuFabricInfo_v2_t.healthMask, R550 on; or the Health lines
 // of nvidia-smi -q's Fabric block): degraded bandwidth (R550), route
 // recovery in progress, an unhealthy route, access timeout recovery in
-// progress (R570). Fields the driver does not report are not judged.
+// progress (R570); and the health summary (nvmlGpuFabricInfo_v3_t,
+// R580 on): unhealthy is critical, limited capacity a warning, found where
+// no mask field already names the condition (the summary also covers
+// conditions the mask fields do not). Fields the driver does not report
+// are not judged.
 #include <fmt/format.h>
 
 #include "rules/gpu_health/group.h"
@@ -45,6 +49,21 @@ const Condition kConditions[] = {
       "该 GPU 经互联的访问超时，互联正在恢复；期间点对点通信会停顿。反复出现说明链路、NVSwitch 或对端 GPU 有故障。"}},
 };
 
+// The summary's verdicts that make a finding of their own.
+const Condition kUnhealthySummary{
+    nullptr, Severity::kCritical, "summary unhealthy",
+    {"{} is unhealthy on the NVLink fabric", "{} 在 NVLink 互联上处于不健康状态"},
+    {"The fabric's health summary for this GPU is unhealthy: its NVLink traffic fails or stalls, "
+     "so collectives that use it hang or time out (NCCL).",
+     "互联对该 GPU 的健康总结为不健康：它的 NVLink 通信会失败或停顿，使用它的集合通信（NCCL）会挂起或超时。"}};
+const Condition kLimitedSummary{
+    nullptr, Severity::kWarning, "summary limited capacity",
+    {"{} runs on limited NVLink fabric capacity", "{} 的 NVLink 互联容量受限"},
+    {"The fabric's health summary for this GPU is limited capacity: part of its NVLink fabric "
+     "(links or NVSwitch ports) is out, so GPU-to-GPU traffic runs slower while nothing errors.",
+     "互联对该 GPU 的健康总结为容量受限：它的部分 NVLink 互联（链路或 NVSwitch 端口）不可用，"
+     "GPU 之间的通信变慢，但不会报错。"}};
+
 void Add(const GpuSeries& gpu, const Condition& c, RuleOutput& out) {
   const GpuStatus& g = gpu.latest();
   Finding& f = out.Add(c.severity);
@@ -58,6 +77,12 @@ void Add(const GpuSeries& gpu, const Condition& c, RuleOutput& out) {
   f.evidence.push_back(Measured(Text{fmt::format("fabric health: {}{}", c.name, mask),
                                      fmt::format("互联健康状态：{}{}", c.name, mask)},
                                 1, "count"));
+  if (g.fabric->health_summary) {
+    const char* summary = FabricHealthSummaryName(*g.fabric->health_summary);
+    f.evidence.push_back(EvidenceItem{Text{fmt::format("fabric health summary: {}", summary),
+                                           fmt::format("互联健康总结：{}", summary)},
+                                      std::nullopt, "", std::nullopt, std::nullopt});
+  }
   f.actions.push_back(Action{Text{"See the fabric state and health of every GPU.",
                                   "查看每块 GPU 的互联状态和健康状态。"},
                              "nvidia-smi -q | grep -A14 -i '^ *fabric'"});
@@ -75,9 +100,15 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   for (const GpuSeries& gpu : input.gpus) {
     const GpuStatus& g = gpu.latest();
     if (g.state != GpuState::kOk || !g.fabric || g.fabric->state != FabricState::kCompleted) continue;
+    bool named = false;
     for (const Condition& c : kConditions) {
-      if ((*g.fabric).*c.field == true) Add(gpu, c, out);
+      if ((*g.fabric).*c.field != true) continue;
+      Add(gpu, c, out);
+      named = true;
     }
+    if (named || !g.fabric->health_summary) continue;
+    if (*g.fabric->health_summary == FabricHealthSummary::kUnhealthy) Add(gpu, kUnhealthySummary, out);
+    if (*g.fabric->health_summary == FabricHealthSummary::kLimitedCapacity) Add(gpu, kLimitedSummary, out);
   }
 }
 
@@ -86,8 +117,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 
 const Rule kNvlinkFabricHealthRule{
     "nvlink.fabric_health", "nvlink",
-    "The NVLink fabric reports degraded bandwidth, an unhealthy route, or route or access "
-    "timeout recovery for a GPU",
+    "The NVLink fabric reports degraded bandwidth, an unhealthy route, route or access "
+    "timeout recovery, or an unhealthy or limited-capacity health summary for a GPU",
     kNeedsGpuReadings, fabric_health_rule::Evaluate};
 
 }  // namespace gpudoctor

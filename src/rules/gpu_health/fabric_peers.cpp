@@ -23,12 +23,6 @@ bool OnFabric(const GpuStatus& g) {
   return g.fabric && g.fabric->state != FabricState::kNotSupported;
 }
 
-bool NvSwitchSystem(const DiagnosisInput& input) {
-  if (input.versions && input.versions->fabric_manager.nvswitch_present) return true;
-  if (input.pci && !input.pci->nvswitches.empty()) return true;
-  return false;
-}
-
 bool LinkedTo(const GpuStatus& g, const std::string& peer_bus_id) {
   for (const NvLinkStatus& l : g.nvlinks) {
     if (l.active == true && !peer_bus_id.empty() && l.remote_pci_bus_id == peer_bus_id) return true;

@@ -50,6 +50,11 @@ bool SustainedBusy(const GpuSeries& gpu, const DiagnosisInput& input) {
                             input.config.sustained_fraction);
 }
 
+bool NvSwitchSystem(const DiagnosisInput& input) {
+  if (input.versions && input.versions->fabric_manager.nvswitch_present) return true;
+  return input.pci && !input.pci->nvswitches.empty();
+}
+
 EvidenceItem Measured(Text text, double value, std::string unit) {
   return EvidenceItem{std::move(text), value, std::move(unit), std::nullopt, std::nullopt};
 }

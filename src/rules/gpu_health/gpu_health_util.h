@@ -39,6 +39,10 @@ double PerMinute(const CounterGrowth& growth);
 // least config.sustained_fraction of the readings that have one.
 bool SustainedBusy(const GpuSeries& gpu, const DiagnosisInput& input);
 
+// An NVSwitch system: Fabric Manager's check found NVSwitches, or the PCI
+// scan did. False when neither was read (analyze of files).
+bool NvSwitchSystem(const DiagnosisInput& input);
+
 // One measured number as evidence.
 EvidenceItem Measured(Text text, double value, std::string unit);
 

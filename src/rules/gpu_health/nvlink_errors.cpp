@@ -1,8 +1,11 @@
 // nvlink.errors: NVLink links down on a GPU whose other links (or whose
-// peers' links) are up, and link error counters growing. On HGX boards every
-// link of every GPU goes to an NVSwitch, so a link down is a fault; a link
-// that recovers (retrains) or replays stalls the traffic on it; CRC errors
-// matter only at high rates (NVIDIA: 100 or more per second, the DCGM limit).
+// peers' links) are up, a GPU with NVLink and no link up on an NVSwitch
+// system or among peers whose links are up (critical: its collectives fall
+// back to PCIe or fail), links slower than the node's others, and link error
+// counters growing. On HGX boards every link of every GPU goes to an
+// NVSwitch, so a link down is a fault; a link that recovers (retrains) or
+// replays stalls the traffic on it; CRC errors matter only at high rates
+// (NVIDIA: 100 or more per second, the DCGM limit).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -20,10 +23,15 @@ constexpr double kCrcPerSecondLimit = 100;
 // knowing (captures of healthy H100 nodes show 0 on every link).
 constexpr double kStaticTotalWorthTelling = 1000;
 
+// A link slower than the node's fastest by more than this share is slow
+// (nvidia-smi prints every healthy link of a generation at the same speed).
+constexpr double kSlowLinkShare = 0.99;
+
 struct LinkCounts {
   std::size_t links = 0;
   std::size_t active = 0;
   std::vector<unsigned> inactive;
+  bool all_inactive = false;  // NVLink present, no link up (listed or as the driver said)
 };
 
 LinkCounts CountLinks(const GpuStatus& g) {
@@ -33,6 +41,7 @@ LinkCounts CountLinks(const GpuStatus& g) {
     ++c.links;
     if (*l.active) ++c.active; else c.inactive.push_back(l.link);
   }
+  c.all_inactive = c.active == 0 && (!c.inactive.empty() || g.nvlinks_all_inactive);
   return c;
 }
 
@@ -72,28 +81,105 @@ void AddActions(Finding& f, const GpuStatus& g) {
       fmt::format("sudo nvidia-smi nvlink -r -i {}", g.index)});
 }
 
-void Inactive(const GpuSeries& gpu, bool peers_all_active, RuleOutput& out) {
+// Every link down, where the GPU should have them up: an NVSwitch system,
+// a GPU on the NVLink fabric, or peers whose links are all up.
+void AllInactive(const GpuSeries& gpu, const LinkCounts& c, RuleOutput& out) {
+  const GpuStatus& g = gpu.latest();
+  Finding& f = out.Add(Severity::kCritical);
+  f.gpus.push_back(gpu.pci_bus_id);
+  std::string label = GpuLabel(g);
+  f.title = Text{fmt::format("{} has no NVLink link up", label),
+                 fmt::format("{} 没有任何连通的 NVLink 链路", label)};
+  f.explanation = Text{
+      "This GPU has NVLink, and on this system (an NVSwitch board, or peers whose links are all "
+      "up) its links should be up. Without them its GPU-to-GPU traffic (NCCL all-reduce) falls "
+      "back to PCIe at a fraction of the speed or fails, and on NVSwitch systems CUDA may refuse "
+      "to start. Causes: the GPU's NVLink or its NVSwitch ports, the fabric manager, or a bridge "
+      "that is not seated; a GPU reset or a reboot retrains the links.",
+      "该 GPU 具备 NVLink，在本系统上（NVSwitch 主板，或其他 GPU 的链路全部连通）它的链路应当连通。"
+      "没有这些链路，它与其他 GPU 之间的通信（NCCL `all-reduce`）会退回 PCIe、速度大降，或直接失败；"
+      "在 NVSwitch 系统上 CUDA 可能无法启动。原因可能是该 GPU 的 NVLink 或 NVSwitch 端口、"
+      "`nvidia-fabricmanager`，或 NVLink 桥未插好；GPU 重置或重启会重新训练链路。"};
+  if (c.links > 0) {
+    f.evidence.push_back(Measured(Text{fmt::format("links down: all {}", c.links),
+                                       fmt::format("未连通的链路：全部 {} 条", c.links)},
+                                  static_cast<double>(c.links), "count"));
+  } else {
+    EvidenceItem e;
+    e.text = Text{"the driver reports every NVLink link inactive (nvidia-smi: \"all links are inActive\")",
+                  "驱动报告所有 NVLink 链路均未激活（nvidia-smi：\"all links are inActive\"）"};
+    f.evidence.push_back(std::move(e));
+  }
+  AddActions(f, g);
+}
+
+void Inactive(const GpuSeries& gpu, bool expected_up, RuleOutput& out) {
   const GpuStatus& g = gpu.latest();
   LinkCounts c = CountLinks(g);
-  if (c.inactive.empty() || (c.active == 0 && !peers_all_active)) return;
+  if (c.all_inactive) {
+    if (expected_up) AllInactive(gpu, c, out);
+    return;
+  }
+  if (c.inactive.empty()) return;
   Finding& f = out.Add(Severity::kWarning);
   f.gpus.push_back(gpu.pci_bus_id);
   std::string label = GpuLabel(g);
   f.title = Text{fmt::format("{} has {} of {} NVLink links down", label, c.inactive.size(), c.links),
                  fmt::format("{} 的 {} 条 NVLink 链路中有 {} 条未连通", label, c.links, c.inactive.size())};
   f.explanation = Text{
-      "The other NVLink links of this GPU, or of its peers, are up, so these should be too. "
-      "With links down, "
+      "The other NVLink links of this GPU are up, so these should be too. With links down, "
       "GPU-to-GPU traffic (NCCL all-reduce) runs slower or falls back to PCIe, and on NVSwitch "
       "systems CUDA may refuse to start. Causes: a link or NVSwitch fault, the fabric manager, "
       "or a bridge that is not seated.",
-      "该 GPU 的其他 NVLink 链路或同系统其他 GPU 的链路是连通的，因此这些链路也应连通。链路断开后，GPU 之间的通信（NCCL `all-reduce`）"
+      "该 GPU 的其他 NVLink 链路是连通的，因此这些链路也应连通。链路断开后，GPU 之间的通信（NCCL `all-reduce`）"
       "会变慢或退回 PCIe，在 NVSwitch 系统上 CUDA 可能无法启动。原因可能是链路或 NVSwitch 故障、"
       "`nvidia-fabricmanager` 问题，或 NVLink 桥未插好。"};
   f.evidence.push_back(Measured(
       Text{fmt::format("links down: {} ({} of {} up)", LinkList(c.inactive), c.active, c.links),
            fmt::format("未连通的链路：{}（{} 条中 {} 条连通）", LinkList(c.inactive), c.links, c.active)},
       static_cast<double>(c.inactive.size()), "count"));
+  AddActions(f, g);
+}
+
+// The fastest speed of any up link on the node (nvidia-smi nvlink -s);
+// null when no speed is known.
+std::optional<double> FastestLink(const DiagnosisInput& input) {
+  std::optional<double> fastest;
+  for (const GpuSeries& gpu : input.gpus) {
+    for (const NvLinkStatus& l : gpu.latest().nvlinks) {
+      if (l.active == true && l.speed_gb_per_s) fastest = std::max(fastest.value_or(0), *l.speed_gb_per_s);
+    }
+  }
+  return fastest;
+}
+
+// Up links that trained slower than the node's fastest.
+void Slow(const GpuSeries& gpu, double fastest, RuleOutput& out) {
+  const GpuStatus& g = gpu.latest();
+  std::vector<unsigned> slow;
+  double slowest = fastest;
+  for (const NvLinkStatus& l : g.nvlinks) {
+    if (l.active != true || !l.speed_gb_per_s || *l.speed_gb_per_s >= fastest * kSlowLinkShare) continue;
+    slow.push_back(l.link);
+    slowest = std::min(slowest, *l.speed_gb_per_s);
+  }
+  if (slow.empty()) return;
+  Finding& f = out.Add(Severity::kWarning);
+  f.gpus.push_back(gpu.pci_bus_id);
+  std::string label = GpuLabel(g);
+  f.title = Text{fmt::format("{} has {} NVLink links slower than the others", label, slow.size()),
+                 fmt::format("{} 有 {} 条 NVLink 链路比其他链路慢", label, slow.size())};
+  f.explanation = Text{
+      "NVLink links of one generation run at one speed; a link that trained slower carries less, "
+      "and collectives that spread over all links wait for it. Causes: a link or NVSwitch port "
+      "going bad, or a bridge not fully seated.",
+      "同一代 NVLink 链路的速率相同；训练到较低速率的链路传输更少，分布在所有链路上的集合通信会等待它。"
+      "原因可能是链路或 NVSwitch 端口劣化，或 NVLink 桥未完全插好。"};
+  std::string speed = FormatNumber(slowest, 3), top = FormatNumber(fastest, 3);
+  f.evidence.push_back(Measured(
+      Text{fmt::format("links {} at down to {} GB/s, others at {} GB/s", LinkList(slow), speed, top),
+           fmt::format("链路 {} 低至 {} GB/s，其他链路为 {} GB/s", LinkList(slow), speed, top)},
+      slowest, "GB/s"));
   AddActions(f, g);
 }
 
@@ -144,16 +230,24 @@ void Counters(const GpuSeries& gpu, RuleOutput& out) {
 // links up, so that a lone card beside a bridged pair is not taken for one.
 constexpr std::size_t kPeersForWholeGpuDown = 3;
 
+bool OnFabric(const GpuStatus& g) {
+  return g.fabric && g.fabric->state != FabricState::kNotSupported;
+}
+
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   std::size_t gpus_with_active = 0;
   for (const GpuSeries& gpu : input.gpus) {
     if (CountLinks(gpu.latest()).active > 0) ++gpus_with_active;
   }
+  const bool nvswitch = NvSwitchSystem(input);
+  const std::optional<double> fastest = FastestLink(input);
   for (const GpuSeries& gpu : input.gpus) {
-    bool self_active = CountLinks(gpu.latest()).active > 0;
+    const GpuStatus& g = gpu.latest();
+    bool self_active = CountLinks(g).active > 0;
     std::size_t peers = input.gpus.size() - 1;
     bool peers_all_active = !self_active && peers >= kPeersForWholeGpuDown && gpus_with_active == peers;
-    Inactive(gpu, peers_all_active, out);
+    Inactive(gpu, peers_all_active || nvswitch || OnFabric(g), out);
+    if (fastest) Slow(gpu, *fastest, out);
     Counters(gpu, out);
   }
 }
@@ -162,7 +256,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 }  // namespace
 
 const Rule kNvlinkErrorsRule{"nvlink.errors", "nvlink",
-                             "NVLink links down where others are up, or link error counters growing",
+                             "NVLink links down where others are up, a GPU without a link up on an NVSwitch system, "
+                             "slow links, or link error counters growing",
                              kNeedsGpuReadings, nvlink_errors_rule::Evaluate};
 
 }  // namespace gpudoctor
