@@ -1,6 +1,7 @@
 #include "prom/fleet_build.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <future>
 #include <set>
@@ -204,17 +205,37 @@ std::vector<FleetQuery> PlanQueries(const FleetRequest& r, const std::string& m,
   return q;
 }
 
+// Queries in flight at once. Each engine evaluates a query on one core, so
+// some run side by side; but VictoriaMetrics answers 503 to requests beyond
+// -search.maxConcurrentRequests once they have waited
+// -search.maxQueueDuration (defaults: twice its cores, 10 s), which on a
+// 2-core server is 4: more at once loses answers under load.
+constexpr std::size_t kQueriesInFlight = 4;
+
 std::vector<Result<PromAnswer>> RunAll(const PromClient& client,
                                        const std::vector<FleetQuery>& queries) {
-  std::vector<std::future<Result<PromAnswer>>> pending;
-  pending.reserve(queries.size());
-  for (const FleetQuery& q : queries) {
-    pending.push_back(std::async(std::launch::async, [&client, &q]() {
-      return q.range ? client.QueryRange(q.expr, q.from, q.to, q.step) : client.Query(q.expr, q.at);
-    }));
+  // The heaviest first (the dcgm-exporter reads, then its last-seen and Xid
+  // queries), so that the light ones fill in behind them.
+  std::vector<std::size_t> order;
+  for (std::size_t i = kFirstDcgmRead; i < queries.size(); ++i) order.push_back(i);
+  for (std::size_t i : {kDcgmLastSeen, kDcgmXid, kDcgmXidCount}) order.push_back(i);
+  for (std::size_t i = 0; i < kDcgmLastSeen; ++i) order.push_back(i);
+  std::vector<std::optional<Result<PromAnswer>>> answers(queries.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&]() {
+    for (std::size_t k; (k = next++) < order.size();) {
+      const FleetQuery& q = queries[order[k]];
+      answers[order[k]] =
+          q.range ? client.QueryRange(q.expr, q.from, q.to, q.step) : client.Query(q.expr, q.at);
+    }
+  };
+  std::vector<std::future<void>> workers;
+  for (std::size_t w = 0; w < std::min(kQueriesInFlight, queries.size()); ++w) {
+    workers.push_back(std::async(std::launch::async, work));
   }
+  for (auto& w : workers) w.get();
   std::vector<Result<PromAnswer>> out;
-  for (auto& p : pending) out.push_back(p.get());
+  for (auto& a : answers) out.push_back(std::move(*a));
   return out;
 }
 
@@ -368,32 +389,6 @@ void FleetAssembly::AddAgentAnswers(const std::vector<Result<PromAnswer>>& a) {
 }
 
 void FleetAssembly::AddDcgmAnswers(const std::vector<Result<PromAnswer>>& a) {
-  SeriesReadings readings([this](const PromLabels& labels) { return ids_.NodeOf(labels); });
-  for (std::size_t id = kFirstDcgmRead; id < a.size(); ++id) {
-    for (const auto& s : a[id]->series) {
-      if (HasAgent(NodeOf(s))) continue;  // the agent's own verdicts win
-      // Extremes carry the field in gpudoctor_field (functions drop the name).
-      const std::string& field = s.Label("gpudoctor_field");
-      readings.AddFieldSeries(s, field.empty() ? s.Label("__name__") : field);
-    }
-  }
-  for (const auto& s : a[kDcgmXid]->series) {
-    if (HasAgent(NodeOf(s))) continue;
-    readings.AddDcgmXidSeries(s, static_cast<double>(request_.resolution.count()),
-                              UnixSecondsOf(request_.from));
-  }
-  for (const auto& s : a[kDcgmXidCount]->series) {
-    if (HasAgent(NodeOf(s))) continue;
-    if (!s.Label("health_watch").empty()) {
-      PromSeries in_window = s;
-      const double from_s = UnixSecondsOf(request_.from);
-      std::erase_if(in_window.points, [&](const PromPoint& p) { return p.time_s < from_s; });
-      readings.AddDcgmHealthSeries(in_window);
-      continue;
-    }
-    readings.AddDcgmXidCountSeries(s, static_cast<double>(request_.resolution.count()),
-                                   UnixSecondsOf(request_.from));
-  }
   // Exact sample times of the GPUs that report now (within the engine's
   // lookback); the others' last bucket with data is their last sign of life.
   for (const auto& s : a[kDcgmLastSeen]->series) {
@@ -403,8 +398,41 @@ void FleetAssembly::AddDcgmAnswers(const std::vector<Result<PromAnswer>>& a) {
     double& t = dcgm_fresh_[{node, g.uuid.empty() ? g.Key() : g.uuid}];
     t = std::max(t, s.points.front().value);  // an exporter's restart: its newest series
   }
-  for (const auto& node : readings.Nodes()) {
-    if (!HasAgent(node)) DiagnoseDcgmNode(node, readings);
+  // Each node's series of the dcgm reads, in query order, so that readings
+  // (a GpuStatus per GPU and stretch) are held for one node at a time, not
+  // for the whole fleet at once.
+  std::map<std::string, std::vector<std::pair<std::size_t, const PromSeries*>>> by_node;
+  std::vector<std::size_t> ids;
+  for (std::size_t id = kFirstDcgmRead; id < a.size(); ++id) ids.push_back(id);
+  ids.push_back(kDcgmXid);
+  ids.push_back(kDcgmXidCount);
+  for (std::size_t id : ids) {
+    for (const auto& s : a[id]->series) {
+      std::string node = NodeOf(s);
+      if (HasAgent(node)) continue;  // the agent's own verdicts win
+      by_node[std::move(node)].emplace_back(id, &s);
+    }
+  }
+  const double step_s = static_cast<double>(request_.resolution.count());
+  const double from_s = UnixSecondsOf(request_.from);
+  for (const auto& [node, series] : by_node) {
+    SeriesReadings readings([this](const PromLabels& labels) { return ids_.NodeOf(labels); });
+    for (const auto& [id, s] : series) {
+      if (id == kDcgmXid) {
+        readings.AddDcgmXidSeries(*s, step_s, from_s);
+      } else if (id == kDcgmXidCount && !s->Label("health_watch").empty()) {
+        PromSeries in_window = *s;
+        std::erase_if(in_window.points, [&](const PromPoint& p) { return p.time_s < from_s; });
+        readings.AddDcgmHealthSeries(in_window);
+      } else if (id == kDcgmXidCount) {
+        readings.AddDcgmXidCountSeries(*s, step_s, from_s);
+      } else {
+        // Extremes carry the field in gpudoctor_field (functions drop the name).
+        const std::string& field = s->Label("gpudoctor_field");
+        readings.AddFieldSeries(*s, field.empty() ? s->Label("__name__") : field);
+      }
+    }
+    for (const auto& name : readings.Nodes()) DiagnoseDcgmNode(name, readings);
   }
 }
 

@@ -59,9 +59,119 @@ const std::string& PromSeries::Label(const std::string& name) const {
   return it == labels.end() ? kNone : it->second;
 }
 
+namespace {
+
+// Builds the answer's JSON bottom-up like a DOM, except each object of
+// data.result (a series with its labels and points) becomes a PromSeries at
+// its end and is not kept: a range answer of a large fleet is never held as
+// a whole DOM, which costs several times its text.
+class AnswerSax : public nlohmann::json_sax<json> {
+ public:
+  bool null() override { return Value(json(nullptr)); }
+  bool boolean(bool v) override { return Value(json(v)); }
+  bool number_integer(number_integer_t v) override { return Value(json(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return Value(json(v)); }
+  bool number_float(number_float_t v, const string_t&) override { return Value(json(v)); }
+  bool string(string_t& v) override { return Value(json(std::move(v))); }
+  bool binary(binary_t&) override { return Value(json(nullptr)); }
+  bool start_object(std::size_t) override { return Push(json::object()); }
+  bool start_array(std::size_t) override { return Push(json::array()); }
+  bool key(string_t& k) override {
+    stack_.back().key = std::move(k);
+    return true;
+  }
+  bool end_object() override {
+    json obj = std::move(stack_.back().value);
+    stack_.pop_back();
+    if (InResultArray()) {
+      AddSeries(obj);
+      return true;
+    }
+    return Value(std::move(obj));
+  }
+  bool end_array() override {
+    json arr = std::move(stack_.back().value);
+    stack_.pop_back();
+    return Value(std::move(arr));
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+  json doc;                      // the answer without data.result's objects
+  std::vector<PromSeries> series;
+  std::vector<char> kinds;       // per series: 'v' (one "value") or 'm' ("values")
+  std::string first_error;       // what was wrong with the first bad series
+
+ private:
+  struct Frame {
+    json value;
+    std::string key;   // the current key, in an object
+    std::string name;  // the key this value is under in its parent object
+  };
+
+  bool Push(json v) {
+    Frame f{std::move(v), {}, {}};
+    if (!stack_.empty() && stack_.back().value.is_object()) f.name = stack_.back().key;
+    stack_.push_back(std::move(f));
+    return true;
+  }
+  bool Value(json v) {
+    if (stack_.empty()) {
+      doc = std::move(v);
+      return true;
+    }
+    Frame& top = stack_.back();
+    if (top.value.is_object()) {
+      top.value[top.key] = std::move(v);
+    } else {
+      top.value.push_back(std::move(v));
+    }
+    return true;
+  }
+  // The root object's "data" object's "result" array is on top.
+  bool InResultArray() const {
+    return stack_.size() == 3 && stack_[2].value.is_array() && stack_[2].name == "result" &&
+           stack_[1].value.is_object() && stack_[1].name == "data";
+  }
+  void AddSeries(const json& item) {
+    PromSeries s;
+    char kind = 0;
+    std::string why;
+    auto metric = item.find("metric");
+    auto value = item.find("value");
+    auto values = item.find("values");
+    if (metric != item.end() && !ParseLabels(*metric, s)) {
+      why = "bad labels";
+    } else if (value != item.end()) {
+      kind = 'v';
+      PromPoint p;
+      if (!ParsePoint(*value, p)) why = "a bad sample";
+      s.points.push_back(p);
+    } else if (values != item.end() && values->is_array()) {
+      kind = 'm';
+      s.points.reserve(values->size());
+      for (const auto& v : *values) {
+        PromPoint p;
+        if (!ParsePoint(v, p)) why = "a bad sample";
+        s.points.push_back(p);
+      }
+    }
+    if (!why.empty() && first_error.empty()) first_error = why;
+    series.push_back(std::move(s));
+    kinds.push_back(kind);
+  }
+
+  std::vector<Frame> stack_;
+};
+
+}  // namespace
+
 Result<PromAnswer> ParsePromAnswer(std::string_view body, const std::string& what) {
-  json doc = json::parse(body, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) {
+  AnswerSax sax;
+  const bool parsed = json::sax_parse(body, &sax, json::input_format_t::json, /*strict=*/true);
+  json& doc = sax.doc;
+  if (!parsed || !doc.is_object()) {
     std::string start(body.substr(0, 60));
     for (char& c : start) {
       if (c == '\n' || c == '\r') c = ' ';
@@ -89,7 +199,9 @@ Result<PromAnswer> ParsePromAnswer(std::string_view body, const std::string& wha
   if (type == "scalar" || type == "string") {
     PromSeries s;
     PromPoint p;
-    if (type == "scalar" && !ParsePoint(*result, p)) return Malformed(what, "a bad scalar");
+    if (type == "scalar" && (!sax.series.empty() || !ParsePoint(*result, p))) {
+      return Malformed(what, "a bad scalar");
+    }
     if (type == "scalar") s.points.push_back(p);
     answer.series.push_back(std::move(s));
     return answer;
@@ -97,29 +209,14 @@ Result<PromAnswer> ParsePromAnswer(std::string_view body, const std::string& wha
   if ((type != "vector" && type != "matrix") || !result->is_array()) {
     return Malformed(what, "resultType \"" + type + "\"");
   }
-  answer.series.reserve(result->size());
-  for (const auto& item : *result) {
-    if (!item.is_object()) return Malformed(what, "a result that is not an object");
-    PromSeries s;
-    auto metric = item.find("metric");
-    if (metric != item.end() && !ParseLabels(*metric, s)) return Malformed(what, "bad labels");
-    if (type == "vector") {
-      PromPoint p;
-      auto value = item.find("value");
-      if (value == item.end() || !ParsePoint(*value, p)) return Malformed(what, "a bad sample");
-      s.points.push_back(p);
-    } else {
-      auto values = item.find("values");
-      if (values == item.end() || !values->is_array()) return Malformed(what, "a series without values");
-      s.points.reserve(values->size());
-      for (const auto& v : *values) {
-        PromPoint p;
-        if (!ParsePoint(v, p)) return Malformed(what, "a bad sample");
-        s.points.push_back(p);
-      }
-    }
-    answer.series.push_back(std::move(s));
+  // What is left in the array is what was not an object.
+  if (!result->empty()) return Malformed(what, "a result that is not an object");
+  if (!sax.first_error.empty()) return Malformed(what, sax.first_error);
+  const char want = type == "vector" ? 'v' : 'm';
+  for (char kind : sax.kinds) {
+    if (kind != want) return Malformed(what, want == 'v' ? "a bad sample" : "a series without values");
   }
+  answer.series = std::move(sax.series);
   return answer;
 }
 

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <atomic>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -439,6 +440,45 @@ TEST(FleetE2e, SendsTheBearerTokenOrBasicAuthFromAFile) {
   EXPECT_NE(missing.err.find("--prometheus-token-file /nonexistent/t: cannot be read"),
             std::string::npos)
       << missing.err;
+}
+
+TEST(FleetE2e, KeepsWithinVictoriaMetricsConcurrentRequestLimit) {
+  // VictoriaMetrics answers 503 to a request beyond
+  // -search.maxConcurrentRequests (twice its cores: 4 on a 2-core server)
+  // once it has waited -search.maxQueueDuration. This server refuses at
+  // once, and holds each answer a while so that the queries overlap: fleet
+  // must get every answer.
+  std::atomic<int> in_flight{0}, most{0}, refused{0}, answered{0};
+  httplib::Server server;
+  server.Post(".*", [&](const httplib::Request& req, httplib::Response& res) {
+    const int now = ++in_flight;
+    most = std::max(most.load(), now);
+    if (now > 4) {
+      --in_flight;
+      ++refused;
+      res.status = 503;
+      res.set_content("cannot handle more than 4 concurrent search requests", "text/plain");
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const bool range = req.path.ends_with("query_range");
+    res.set_content(std::string(R"({"status":"success","data":{"resultType":")") +
+                        (range ? "matrix" : "vector") + R"(","result":[]}})",
+                    "application/json");
+    ++answered;
+    --in_flight;
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::thread t([&] { server.listen_after_bind(); });
+  auto r = FleetAgainst("http://127.0.0.1:" + std::to_string(port), {"--format", "json"});
+  server.stop();
+  t.join();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(refused.load(), 0) << "at most " << most.load() << " at once";
+  EXPECT_EQ(r.out.find("HTTP 503"), std::string::npos) << r.out;
+  auto fleet = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(fleet.is_object()) << r.out;
+  EXPECT_EQ(answered.load(), fleet["queries"].get<int>());
 }
 
 TEST(FleetE2e, VerifiesHttpsWithTheCaFile) {

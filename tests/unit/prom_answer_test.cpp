@@ -47,6 +47,36 @@ TEST(PromAnswer, ParsesVectorsMatricesScalarsAndSpecialValues) {
   EXPECT_EQ(p->warnings, std::vector<std::string>{"partial response"});
 }
 
+TEST(PromAnswer, ReadsKeysInAnyOrderAndSkipsUnknownOnes) {
+  // The series are read as they stream past: resultType may come after
+  // result, and keys the parser does not know (stats, native histograms'
+  // neighbours) are skipped whatever they hold.
+  auto m = ParsePromAnswer(
+      R"({"data":{"result":[{"values":[[1,"2"],[2,"3"]],"extra":{"a":[1,{"b":2}]},
+          "metric":{"gpu":"0"}},{"metric":{"gpu":"1"},"values":[[1,"4"]]}],
+          "stats":{"seriesFetched":"2"},"resultType":"matrix"},"status":"success"})",
+      "q");
+  ASSERT_TRUE(m) << m.error().message;
+  ASSERT_EQ(m->series.size(), 2u);
+  EXPECT_EQ(m->series[0].Label("gpu"), "0");
+  ASSERT_EQ(m->series[0].points.size(), 2u);
+  EXPECT_DOUBLE_EQ(m->series[0].points[1].value, 3);
+  EXPECT_EQ(m->series[1].Label("gpu"), "1");
+  // A vector's series has one value, a matrix's values: each checked
+  // against the resultType however the keys are ordered.
+  auto wrong = ParsePromAnswer(
+      R"({"data":{"result":[{"metric":{},"values":[[1,"2"]]}],"resultType":"vector"},
+          "status":"success"})",
+      "q");
+  ASSERT_FALSE(wrong);
+  EXPECT_EQ(wrong.error().code, ErrorCode::kCorrupt);
+  // A status error wins over malformed series.
+  auto e = ParsePromAnswer(
+      R"({"data":{"result":[{"metric":{"a":1}}]},"status":"error","error":"x"})", "q");
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error().code, ErrorCode::kInvalid);
+}
+
 TEST(PromAnswer, ErrorsAreOneLineNamingTheQuery) {
   auto e = ParsePromAnswer(
       R"({"status":"error","errorType":"bad_data","error":"1:5: parse error: unexpected"})",
