@@ -1,5 +1,7 @@
 #include "agent/agent_events.h"
 
+#include <iterator>
+
 #include "collect/journal.h"
 #include "collect/pci_devices.h"
 #include "parse/kernel_events.h"
@@ -72,6 +74,10 @@ std::vector<KernelEvent> AgentEventSources::PollJournal() {
   return ExtractKernelEvents(fresh, extract_);
 }
 
+bool AgentEventSources::ReadsKernelLog() const {
+  return follow_ && kernel_status_.rfind("not read", 0) != 0;
+}
+
 bool AgentEventSources::watching_nvml_xids() const {
   return xid_ && xid_->status().rfind("watching", 0) == 0;
 }
@@ -81,6 +87,14 @@ std::vector<KernelEvent> AgentEventSources::Poll() {
   std::vector<KernelEvent> nvml;
   if (xid_) {
     for (const auto& x : xid_->Take()) nvml.push_back(XidEventToKernelEvent(x));
+  }
+  if (!ReadsKernelLog()) {
+    // No kernel line can claim an NVML event (--no-kernel-log, or neither
+    // /dev/kmsg nor the journal readable): recorded at once, not held for the
+    // skew, so a short rules window still sees it.
+    std::vector<KernelEvent> out = xid_paths_.Flush();
+    out.insert(out.end(), std::make_move_iterator(nvml.begin()), std::make_move_iterator(nvml.end()));
+    return out;
   }
   return xid_paths_.Add(std::move(kernel), std::move(nvml), std::chrono::system_clock::now());
 }

@@ -29,7 +29,8 @@ class AgentEventSources {
 
   // New kernel-log and NVML events since the last call. An Xid seen on both
   // paths is returned once (xid_paths.h): NVML's are held for the clock skew
-  // of the two, so that the kernel's line, with its process, can claim them.
+  // of the two, so that the kernel's line, with its process, can claim them
+  // (not held when the kernel log is not read).
   std::vector<KernelEvent> Poll();
   // NVML events still held (the agent stops).
   std::vector<KernelEvent> Flush() { return xid_paths_.Flush(); }
@@ -43,6 +44,8 @@ class AgentEventSources {
  private:
   std::vector<KernelEvent> PollKernel();
   std::vector<KernelEvent> PollJournal();
+  // Kernel lines can reach the agent (followed, and kmsg or the journal read).
+  bool ReadsKernelLog() const;
 
   CollectContext ctx_;
   bool follow_;

@@ -16,8 +16,10 @@ constexpr std::string_view kMembers[] = {"state",
                                          "degraded_bandwidth",
                                          "route_recovery",
                                          "route_unhealthy",
-                                         "access_timeout_recovery"};
+                                         "access_timeout_recovery",
+                                         "health_summary"};
 constexpr unsigned kFirstCondition = 6;
+constexpr unsigned kHealthSummary = 10;
 constexpr std::optional<bool> GpuFabric::*kConditions[] = {
     &GpuFabric::degraded_bandwidth, &GpuFabric::route_recovery, &GpuFabric::route_unhealthy,
     &GpuFabric::access_timeout_recovery};
@@ -44,6 +46,9 @@ void FabricToCells(const GpuFabric& f, std::vector<NamedCell>& cells) {
     if (const auto& v = f.*kConditions[i]) {
       cells.push_back({Name(kFirstCondition + i), Cell(std::int64_t{*v ? 1 : 0})});
     }
+  }
+  if (f.health_summary) {
+    cells.push_back({Name(kHealthSummary), Cell(static_cast<std::int64_t>(*f.health_summary))});
   }
 }
 
@@ -81,6 +86,11 @@ void ApplyFabricCell(GpuStatus& gpu, unsigned member, const Cell& value) {
       return;
     case 5:
       f.health_mask = static_cast<std::uint32_t>(*number);
+      return;
+    case kHealthSummary:
+      if (*number >= 0 && *number <= static_cast<std::int64_t>(FabricHealthSummary::kLimitedCapacity)) {
+        f.health_summary = static_cast<FabricHealthSummary>(*number);
+      }
       return;
     default:
       if (member - kFirstCondition < std::size(kConditions)) {

@@ -189,6 +189,23 @@ TEST(AgentE2E, NonThrottleIntervalsEndAtTheirLastEvidence) {
   EXPECT_LT(hot["duration_s"].get<double>(), 2.5) << hot.dump();
 }
 
+// Without the kernel log an NVML Xid event is not held for a kernel line
+// that cannot come: the rules (a 2 s window here, shorter than the 3 s the
+// two paths may differ) still see it and the agent's finding starts.
+TEST(AgentE2E, NvmlXidWithoutTheKernelLogIsAFindingInAShortWindow) {
+  TempDir root, data;
+  std::vector<std::string> args = AgentArgs(root, data, "5s");
+  args.push_back("--no-kernel-log");
+  ProcessOptions po;
+  po.timeout = std::chrono::seconds(90);
+  auto run = RunGpudoctor(
+      args,
+      data.Write("xid.json", R"({"gpus": [{"faults": [{"at_s": 1, "kind": "xid", "code": 13}]}]})"),
+      po);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("finding started: xid.application"), std::string::npos) << run.err;
+}
+
 TEST(AgentE2E, KillNineThenRestartKeepsTheStoreAndTheReportWorks) {
   TempDir root, data;
   AgentHost(root);

@@ -368,7 +368,7 @@ TEST(FleetE2e, PrometheusDownOrAnsweringErrorsIsOneLineAndExit3) {
     const int p = server.bind_to_any_port("127.0.0.1");
     std::thread t([&] { server.listen_after_bind(); });
     // Only the slow server is held to a short timeout: on a loaded machine
-    // the others' twenty concurrent queries may wait longer than that to be
+    // the others' queries (up to 4 in flight) may wait longer than that to be
     // accepted, which is not what they test.
     auto r = RunGpudoctor({"fleet", "--prometheus", "http://127.0.0.1:" + std::to_string(p),
                            "--prometheus-timeout", mode == "slow" ? "500ms" : "20s"},

@@ -215,6 +215,7 @@ GpuFabric Fabric(FabricState state, bool degraded) {
   f.route_recovery = false;
   f.route_unhealthy = false;
   f.access_timeout_recovery = false;
+  f.health_summary = degraded ? FabricHealthSummary::kLimitedCapacity : FabricHealthSummary::kHealthy;
   return f;
 }
 
@@ -245,6 +246,7 @@ TEST(StoreFabric, GpuFabricStateRoundTripsRawAndPerMinute) {
   EXPECT_EQ(last->cluster_uuid, "9b1f5d4e-0000-4000-8000-00000000abcd");
   EXPECT_EQ(last->health_mask, 0u);
   EXPECT_EQ(last->degraded_bandwidth, false);
+  EXPECT_EQ(last->health_summary, FabricHealthSummary::kHealthy);
   // A long window reads per-minute readings: each keeps the minute's last state.
   auto day = store->ReadWindow(At(0), At(4 * 3600), {});
   ASSERT_TRUE(day.ok());
@@ -254,6 +256,7 @@ TEST(StoreFabric, GpuFabricStateRoundTripsRawAndPerMinute) {
   ASSERT_TRUE(end.has_value());
   EXPECT_EQ(end->state, FabricState::kCompleted);
   EXPECT_EQ(end->degraded_bandwidth, true);
+  EXPECT_EQ(end->health_summary, FabricHealthSummary::kLimitedCapacity);
   EXPECT_EQ(day->gpus[0].readings.front().fabric->state, FabricState::kInProgress);
 }
 
