@@ -8,6 +8,9 @@
 namespace gpudoctor {
 namespace evidence_times_detail {
 
+// The most times a finding's evidence is looked for at (see StampEvidenceTimes).
+constexpr std::size_t kMaxEvidenceCuts = 64;
+
 // The times of the input's readings and events, ascending, each once.
 std::vector<WallTime> TimesOf(const DiagnosisInput& in) {
   std::vector<WallTime> times;
@@ -67,6 +70,18 @@ void StampEvidenceTimes(const DiagnosisInput& window, std::optional<WallTime> si
     cuts.erase(cuts.begin(), after);
   }
   if (cuts.empty()) return;
+  // A flood brings hundreds of event times between two evaluations: the
+  // rule runs about twice per cut and finding, so the times are thinned to
+  // at most kMaxEvidenceCuts, evenly, the first and last kept (the evidence
+  // times are then as exact as one cut's spacing).
+  if (cuts.size() > kMaxEvidenceCuts) {
+    std::vector<WallTime> thinned;
+    thinned.reserve(kMaxEvidenceCuts);
+    for (std::size_t i = 0; i < kMaxEvidenceCuts; ++i) {
+      thinned.push_back(cuts[i * (cuts.size() - 1) / (kMaxEvidenceCuts - 1)]);
+    }
+    cuts = std::move(thinned);
+  }
   const DiagnosisInput newest = Stretch(window, cuts.front(), cuts.back());
   const std::size_t n = cuts.size();
   for (Finding& f : findings) {

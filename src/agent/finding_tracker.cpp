@@ -53,8 +53,11 @@ bool FindingTracker::IsOpen(const Finding& finding) const {
 }
 
 WallTime FindingTracker::Open::End() const {
-  if (!last_evidence) return last_seen;
-  return std::clamp(*last_evidence, interval.start, last_seen);
+  // Never before the start, even when the wall clock stepped back (NTP at
+  // boot) and the last evaluation's time is earlier than the start.
+  const WallTime latest = std::max(last_seen, interval.start);
+  if (!last_evidence) return latest;
+  return std::clamp(*last_evidence, interval.start, latest);
 }
 
 std::vector<FindingInterval> FindingTracker::Active() const {

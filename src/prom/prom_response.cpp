@@ -165,6 +165,18 @@ class AnswerSax : public nlohmann::json_sax<json> {
   std::vector<Frame> stack_;
 };
 
+// A member of the answer by its type: a proxy or another server may send a
+// number where Prometheus sends a string (json::value would throw).
+std::string StringAt(const json& object, const char* key, const std::string& otherwise) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : otherwise;
+}
+
+bool TrueAt(const json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_boolean() && it->get<bool>();
+}
+
 }  // namespace
 
 Result<PromAnswer> ParsePromAnswer(std::string_view body, const std::string& what) {
@@ -178,10 +190,10 @@ Result<PromAnswer> ParsePromAnswer(std::string_view body, const std::string& wha
     }
     return Malformed(what, "it starts \"" + start + "\"");
   }
-  const std::string status = doc.value("status", "");
+  const std::string status = StringAt(doc, "status", "");
   if (status == "error") {
-    return Error{ErrorCode::kInvalid, what + ": " + doc.value("errorType", "error") + ": " +
-                                          doc.value("error", "(no message)")};
+    return Error{ErrorCode::kInvalid, what + ": " + StringAt(doc, "errorType", "error") + ": " +
+                                          StringAt(doc, "error", "(no message)")};
   }
   if (status != "success") return Malformed(what, "no status \"success\"");
   PromAnswer answer;
@@ -190,10 +202,10 @@ Result<PromAnswer> ParsePromAnswer(std::string_view body, const std::string& wha
       if (text.is_string()) answer.warnings.push_back(text.get<std::string>());
     }
   }
-  if (doc.value("isPartial", false)) answer.warnings.push_back("partial response");
+  if (TrueAt(doc, "isPartial")) answer.warnings.push_back("partial response");
   auto data = doc.find("data");
   if (data == doc.end() || !data->is_object()) return Malformed(what, "no data");
-  const std::string type = data->value("resultType", "");
+  const std::string type = StringAt(*data, "resultType", "");
   auto result = data->find("result");
   if (result == data->end()) return Malformed(what, "no data.result");
   if (type == "scalar" || type == "string") {

@@ -132,15 +132,42 @@ std::optional<std::int64_t> IntOf(const Cell& c) {
   return std::nullopt;
 }
 
-// One cell into the row's devices; true when it belonged to a port.
+// One cell of a device (firmware, HCA, PCI address, NUMA node, nearest GPUs)
+// into it; false when the cell is a port's.
+bool ApplyDeviceCell(const Target& t, const Cell& cell, RdmaDevice& d) {
+  const auto number = IntOf(cell);
+  const auto* text = std::get_if<std::string>(&cell);
+  switch (t.member) {
+    case Member::kFw:
+      if (text) d.fw_version = *text;
+      return true;
+    case Member::kHca:
+      if (text) d.hca_type = *text;
+      return true;
+    case Member::kPci:
+      if (text) d.pci_bus_id = *text;
+      return true;
+    case Member::kNuma:
+      if (number) d.numa_node = static_cast<int>(*number);
+      return true;
+    case Member::kNear:
+      if (text) d.nearest_gpus = SplitCommas(*text);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// One cell into the row's devices; true when it belonged to a port. A
+// device's own cells need no port (a device recorded without any).
 bool Apply(const Target& t, const Cell& cell, std::vector<RdmaDevice>& devices) {
   RdmaDevice& d = devices[t.device];
+  if (t.member == Member::kIgnored || ApplyDeviceCell(t, cell, d)) return false;
+  if (t.port >= d.ports.size()) return false;
   RdmaPort& p = d.ports[t.port];
   const auto number = IntOf(cell);
   const auto* text = std::get_if<std::string>(&cell);
   switch (t.member) {
-    case Member::kIgnored:
-      return false;
     case Member::kState:
     case Member::kPhys:
     case Member::kStateName:
@@ -177,23 +204,9 @@ bool Apply(const Target& t, const Cell& cell, std::vector<RdmaDevice>& devices) 
                                          static_cast<std::uint64_t>(*number)});
       }
       return true;
-    case Member::kFw:
-      if (text) d.fw_version = *text;
-      return false;
-    case Member::kHca:
-      if (text) d.hca_type = *text;
-      return false;
-    case Member::kPci:
-      if (text) d.pci_bus_id = *text;
-      return false;
-    case Member::kNuma:
-      if (number) d.numa_node = static_cast<int>(*number);
-      return false;
-    case Member::kNear:
-      if (text) d.nearest_gpus = SplitCommas(*text);
+    default:
       return false;
   }
-  return false;
 }
 
 }  // namespace rdma_cells_detail
@@ -241,9 +254,11 @@ std::vector<RdmaFacts> DecodeRdmaReadings(const ColumnSet& set) {
     std::vector<RdmaDevice> devices = skeleton.devices;
     std::vector<std::vector<bool>> seen(devices.size());
     for (std::size_t d = 0; d < devices.size(); ++d) seen[d].assign(devices[d].ports.size(), false);
+    std::vector<bool> in_row(devices.size(), false);  // a cell of the device or of its ports
     reader.NextRow([&](std::size_t c, const Cell& cell) {
       const Target& target = targets[c];
       if (target.member == Member::kIgnored) return;
+      in_row[target.device] = true;
       if (Apply(target, cell, devices)) seen[target.device][target.port] = true;
     });
     RdmaFacts facts;
@@ -263,7 +278,7 @@ std::vector<RdmaFacts> DecodeRdmaReadings(const ColumnSet& set) {
                          });
         ports.push_back(std::move(port));
       }
-      if (ports.empty()) continue;
+      if (!in_row[d]) continue;
       dev.ports = std::move(ports);
       facts.devices.push_back(std::move(dev));
     }

@@ -133,5 +133,41 @@ TEST(AgentEvidenceTimes, HeldConditionIsEvidencedNowAndAnUnknownRuleIsLeftUnset)
   }
 }
 
+int evidence_rule_runs = 0;
+
+// A host-wide finding whenever the stretch holds a reading: shown by every
+// stretch, so the search runs the rule at every cut it has.
+void CountedRuleEvaluate(const DiagnosisInput& in, RuleOutput& out) {
+  ++evidence_rule_runs;
+  if (!in.gpus.empty() && !in.gpus[0].readings.empty()) out.Add(Severity::kInfo);
+}
+
+constexpr Rule kCountedRule{"test.counted", "test", "counts its runs", kNeedsNothing,
+                            CountedRuleEvaluate};
+
+// A flood of distinct times between two evaluations (2,000 readings 5 ms
+// apart): the rule runs a bounded number of times, and the evidence still
+// ends at the newest reading and starts at the first.
+TEST(AgentEvidenceTimes, AFloodOfTimesRunsTheRuleABoundedNumberOfTimes) {
+  DiagnosisInput in;
+  for (int i = 0; i < 2000; ++i) {
+    SystemStatus s;
+    s.nvml_loaded = true;
+    s.gpus = {HealthyGpu(0)};
+    AddReading(in, s, TestTime(i * 0.005));
+  }
+  Finding f;
+  f.id = "test.counted";
+  std::vector<Finding> findings{f};
+  const std::vector<const Rule*> rules{&kCountedRule};
+  evidence_rule_runs = 0;
+  StampEvidenceTimes(in, std::nullopt, findings, [](const Finding&) { return true; }, &rules);
+  EXPECT_LE(evidence_rule_runs, 4 * 64) << "about twice per cut, at most 64 cuts";
+  ASSERT_TRUE(findings[0].last_evidence);
+  EXPECT_EQ(*findings[0].last_evidence, TestTime(1999 * 0.005));
+  ASSERT_TRUE(findings[0].first_evidence);
+  EXPECT_EQ(*findings[0].first_evidence, TestTime(0));
+}
+
 }  // namespace
 }  // namespace gpudoctor::testing

@@ -103,5 +103,22 @@ TEST(AgentFindingTracker, IntervalsRunFromFirstToLastEvidence) {
   EXPECT_EQ(*c5.cleared[0].end, TestTime(14)) << "not 30 s, where it was last seen";
 }
 
+// The wall clock stepped back after the interval started (NTP at boot): its
+// end is never before its start.
+TEST(AgentFindingTracker, AClockStepBackNeverEndsAnIntervalBeforeItStarts) {
+  FindingTracker t(1);
+  Finding f = Make("thermal.high_temperature", Severity::kWarning);
+  f.first_evidence = TestTime(100);
+  f.last_evidence = TestTime(105);
+  t.Update({f}, TestTime(110));
+  f.first_evidence.reset();
+  f.last_evidence.reset();
+  t.Update({f}, TestTime(50));  // the clock went back 60 s
+  auto c = t.Update({}, TestTime(60));
+  ASSERT_EQ(c.cleared.size(), 1u);
+  ASSERT_TRUE(c.cleared[0].end);
+  EXPECT_GE(*c.cleared[0].end, c.cleared[0].start);
+}
+
 }  // namespace
 }  // namespace gpudoctor::testing

@@ -83,12 +83,19 @@ TEST(PromAnswer, ErrorsAreOneLineNamingTheQuery) {
       "query 'rate(x'");
   ASSERT_FALSE(e);
   EXPECT_EQ(e.error().message, "query 'rate(x': bad_data: 1:5: parse error: unexpected");
+  auto odd = ParsePromAnswer(R"({"status":"error","errorType":5,"error":["x"]})", "query 'q'");
+  ASSERT_FALSE(odd);
+  EXPECT_EQ(odd.error().message, "query 'q': error: (no message)");
   for (const char* body : {"<html>oops</html>", "", "[]", R"({"status":"success"})",
                            R"({"status":"success","data":{"resultType":"vector","result":[1]}})",
                            R"({"status":"success","data":{"resultType":"vector","result":[
                                {"metric":{},"value":[1,"x"]}]}})",
                            R"({"status":"success","data":{"resultType":"matrix","result":[
-                               {"metric":{"a":1},"values":[]}]}})"}) {
+                               {"metric":{"a":1},"values":[]}]}})",
+                           // Members of another type (a proxy's answer) are errors, not a throw.
+                           R"({"status":null})", R"({"status":1,"data":{}})",
+                           R"({"status":"success","isPartial":"false","data":{"resultType":1,"result":[]}})",
+                           R"({"status":"success","data":{"resultType":["vector"],"result":[]}})"}) {
     auto r = ParsePromAnswer(body, "query 'q'");
     ASSERT_FALSE(r) << body;
     EXPECT_EQ(r.error().code, ErrorCode::kCorrupt) << body;

@@ -120,6 +120,26 @@ TEST(RdmaCells, ReadingsRoundTripThroughAChunk) {
   EXPECT_EQ(got[2].devices[0].ports[0].counters.front().name, "link_downed");
 }
 
+// A device whose ports/ could not be read is kept with its own facts and no
+// port: its cells read back without one (a port was once taken for them).
+TEST(RdmaCells, ADeviceWithoutPortsRoundTrips) {
+  RdmaFacts f = Reading(0, 4, 0);
+  f.devices[0].ports.clear();
+  std::vector<NamedCell> cells;
+  RdmaToCells(f, cells);
+  ColumnSetBuilder builder;
+  builder.AddRow(0, cells);
+  auto got = DecodeRdmaReadings(builder.Take());
+  ASSERT_EQ(got.size(), 1u);
+  ASSERT_EQ(got[0].devices.size(), 2u);
+  EXPECT_EQ(got[0].devices[0].name, "mlx5_0");
+  EXPECT_EQ(got[0].devices[0].fw_version, "28.39.1002");
+  EXPECT_EQ(got[0].devices[0].pci_bus_id, "0000:1a:00.0");
+  EXPECT_TRUE(got[0].devices[0].ports.empty());
+  ASSERT_EQ(got[0].devices[1].ports.size(), 1u);
+  EXPECT_TRUE(got[0].devices[1].ports[0].active);
+}
+
 TEST(RdmaCells, NamesThisVersionDoesNotKnowAreIgnored) {
   ColumnSetBuilder builder;
   builder.AddRow(1000, {{"mlx5_0/1.state", Cell(std::int64_t{4})},
