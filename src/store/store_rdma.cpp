@@ -46,23 +46,7 @@ Result<ColumnSet> PendingRdma(Db& db, std::int64_t from_ms, std::int64_t to_ms) 
   if (!select) return select.error();
   Statement& s = **select;
   s.Bind(1, from_ms).Bind(2, to_ms);
-  ColumnSetBuilder builder;
-  std::vector<NamedCell> cells;
-  auto read = s.ForEachRow([&]() -> Result<bool> {
-    auto one = DecodeColumnSet(s.Blob(0));
-    if (!one) return true;
-    ColumnSetReader reader(*one);
-    for (std::int64_t t : one->times_ms) {
-      cells.clear();
-      reader.NextRow([&](std::size_t c, const Cell& cell) {
-        cells.push_back({one->columns[c].name, cell});
-      });
-      builder.AddRow(t, cells);
-    }
-    return true;
-  });
-  if (!read) return read.error();
-  return builder.Take();
+  return ConcatPendingBlobs(s);
 }
 
 }  // namespace store_rdma_detail

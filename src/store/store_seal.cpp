@@ -7,17 +7,11 @@
 
 namespace gpudoctor {
 
-Result<ColumnSet> SqliteStore::ReadPending(std::int64_t gpu_id, std::int64_t from_ms,
-                                           std::int64_t to_ms) {
-  auto select =
-      db_->Cached("SELECT blob FROM pending WHERE gpu=? AND t_ms >= ? AND t_ms <= ? ORDER BY t_ms");
-  if (!select) return select.error();
-  Statement& s = **select;
-  s.Bind(1, gpu_id).Bind(2, from_ms).Bind(3, to_ms);
+Result<ColumnSet> ConcatPendingBlobs(Statement& select) {
   ColumnSetBuilder builder;
   std::vector<NamedCell> cells;
-  auto read = s.ForEachRow([&]() -> Result<bool> {
-    auto one = DecodeColumnSet(s.Blob(0));
+  auto read = select.ForEachRow([&]() -> Result<bool> {
+    auto one = DecodeColumnSet(select.Blob(0));
     if (!one) return true;  // a damaged pending row is skipped, not fatal
     ColumnSetReader reader(*one);
     for (std::int64_t t : one->times_ms) {
@@ -31,6 +25,16 @@ Result<ColumnSet> SqliteStore::ReadPending(std::int64_t gpu_id, std::int64_t fro
   });
   if (!read) return read.error();
   return builder.Take();
+}
+
+Result<ColumnSet> SqliteStore::ReadPending(std::int64_t gpu_id, std::int64_t from_ms,
+                                           std::int64_t to_ms) {
+  auto select =
+      db_->Cached("SELECT blob FROM pending WHERE gpu=? AND t_ms >= ? AND t_ms <= ? ORDER BY t_ms");
+  if (!select) return select.error();
+  Statement& s = **select;
+  s.Bind(1, gpu_id).Bind(2, from_ms).Bind(3, to_ms);
+  return ConcatPendingBlobs(s);
 }
 
 Result<bool> SqliteStore::SealGpu(std::int64_t gpu_id) {

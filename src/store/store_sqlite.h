@@ -124,6 +124,10 @@ class SqliteStore final : public Store {
 
 namespace gpudoctor {
 
+// The rows of a bound SELECT of one pending blob each (GPU samples, RDMA
+// readings), in order, as one set; a row that does not decode is skipped.
+Result<ColumnSet> ConcatPendingBlobs(Statement& select);
+
 template <typename F>
 Result<bool> SqliteStore::Transaction(std::int64_t now_ms, F&& body) {
   if (auto begin = db_->Exec("BEGIN IMMEDIATE"); !begin)
