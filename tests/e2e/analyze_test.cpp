@@ -8,7 +8,7 @@
 #include "support/temp_files.h"
 
 namespace gpudoctor::test {
-namespace {
+namespace analyze_e2e_local {
 
 using nlohmann::json;
 
@@ -115,5 +115,5 @@ TEST(AnalyzeE2E, RealBugReportExcerptAndXmlTogether) {
   EXPECT_EQ(doc["inputs"][0]["kind"], "nvidia-bug-report");
 }
 
-}  // namespace
+}  // namespace analyze_e2e_local
 }  // namespace gpudoctor::test

@@ -18,7 +18,7 @@
 #include "support/temp_files.h"
 
 namespace gpudoctor::test {
-namespace {
+namespace check_e2e_local {
 
 using nlohmann::json;
 using std::chrono::seconds;
@@ -342,5 +342,5 @@ TEST_F(CheckE2E, ReadsTheStateARealAgentWrites) {
   EXPECT_TRUE(r.err.empty()) << r.err;
 }
 
-}  // namespace
+}  // namespace check_e2e_local
 }  // namespace gpudoctor::test

@@ -13,7 +13,7 @@
 #include "support/temp_files.h"
 
 namespace gpudoctor::test {
-namespace {
+namespace diagnose_e2e_local {
 
 using nlohmann::json;
 
@@ -242,5 +242,5 @@ TEST(DiagnoseE2E, GpuLostBeforeItWasOpenedHasItsBusIdFromThePciBus) {
   EXPECT_FALSE(FindingIds(doc).count("gpu.dropped")) << "one GPU, one finding: " << doc["findings"].dump(1);
 }
 
-}  // namespace
+}  // namespace diagnose_e2e_local
 }  // namespace gpudoctor::test

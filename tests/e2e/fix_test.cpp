@@ -14,7 +14,7 @@
 #include "support/zh_check.h"
 
 namespace gpudoctor::test {
-namespace {
+namespace fix_e2e_local {
 
 using nlohmann::json;
 
@@ -261,5 +261,5 @@ TEST_F(FixE2E, ChinesePlanAndResults) {
       << applied.out;
 }
 
-}  // namespace
+}  // namespace fix_e2e_local
 }  // namespace gpudoctor::test

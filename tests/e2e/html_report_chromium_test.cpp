@@ -26,7 +26,7 @@
 #include "support/text_count.h"
 
 namespace gpudoctor::test {
-namespace {
+namespace html_report_chromium_e2e_local {
 
 namespace fs = std::filesystem;
 
@@ -459,5 +459,5 @@ TEST_F(HtmlChromium, RecordedFabricChartParsesWithTheFlapMarked) {
   EXPECT_EQ(CountOf(r.out, "<svg class=\"chart\""), CountOf(html, "<svg class=\"chart\""));
 }
 
-}  // namespace
+}  // namespace html_report_chromium_e2e_local
 }  // namespace gpudoctor::test

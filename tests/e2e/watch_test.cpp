@@ -14,7 +14,7 @@
 #include "support/temp_files.h"
 
 namespace gpudoctor::test {
-namespace {
+namespace watch_e2e_local {
 
 using namespace std::chrono_literals;
 
@@ -275,5 +275,5 @@ TEST_F(WatchE2eTest, SecondCtrlCRestoresTheTerminalWhileStuck) {
   ExpectTerminalRestored(watch, 128 + SIGINT);
 }
 
-}  // namespace
+}  // namespace watch_e2e_local
 }  // namespace gpudoctor::test

@@ -5,7 +5,7 @@
 #include "support/temp_files.h"
 
 namespace gpudoctor {
-namespace {
+namespace host_memory_unit_local {
 
 MemorySnapshot SnapshotAt(const test::TempDir& root, std::chrono::seconds at) {
   CollectContext ctx;
@@ -65,5 +65,5 @@ TEST(HostMemory, RamToGpuRatio) {
   EXPECT_EQ(HostRamToGpuMemory(64 * gib, 0), std::nullopt);
 }
 
-}  // namespace
+}  // namespace host_memory_unit_local
 }  // namespace gpudoctor

@@ -9,7 +9,7 @@
 #include "support/temp_files.h"
 
 namespace gpudoctor {
-namespace {
+namespace net_interfaces_unit_local {
 
 TEST(SysfsNet, Parsers) {
   EXPECT_EQ(ParseNetSpeedMbps("25000\n"), 25000);
@@ -134,5 +134,5 @@ TEST(Rdma, NoDevicesSaysWhy) {
   EXPECT_NE(facts.sources[0].why.find("no RDMA devices"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace net_interfaces_unit_local
 }  // namespace gpudoctor

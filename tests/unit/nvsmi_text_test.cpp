@@ -15,7 +15,7 @@
 #include "support/nvsmi_610_header.h"
 
 namespace gpudoctor {
-namespace {
+namespace nvsmi_text_unit_local {
 
 constexpr std::int64_t kMiB = 1024 * 1024;
 
@@ -625,5 +625,5 @@ TEST(NvsmiText, LooksLike) {
   EXPECT_FALSE(LooksLikeNvidiaSmiText("[  1.0] NVRM: Xid 79\n"));
 }
 
-}  // namespace
+}  // namespace nvsmi_text_unit_local
 }  // namespace gpudoctor

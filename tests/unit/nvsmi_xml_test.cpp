@@ -12,7 +12,7 @@
 #include "support/fixtures.h"
 
 namespace gpudoctor {
-namespace {
+namespace nvsmi_xml_unit_local {
 
 constexpr std::int64_t kMiB = 1024 * 1024;
 
@@ -267,5 +267,5 @@ TEST(NvsmiXml, EveryFixtureParses) {
   EXPECT_GE(files, 10);
 }
 
-}  // namespace
+}  // namespace nvsmi_xml_unit_local
 }  // namespace gpudoctor

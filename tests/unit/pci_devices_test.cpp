@@ -9,7 +9,7 @@
 #include "support/temp_files.h"
 
 namespace gpudoctor {
-namespace {
+namespace pci_devices_unit_local {
 
 TEST(SysfsPci, ClassKinds) {
   EXPECT_EQ(PciKindFromClass(0x030200), PciFunctionKind::kGpu);
@@ -253,5 +253,5 @@ TEST(DroppedGpus, NoAnswerReportedOnceEvenIfAbsentFromNvml) {
   EXPECT_EQ(dropped[1].reason, DropReason::kBelowExpectedCount);
 }
 
-}  // namespace
+}  // namespace pci_devices_unit_local
 }  // namespace gpudoctor

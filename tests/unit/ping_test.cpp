@@ -12,7 +12,7 @@
 #include "parse/ping_target.h"
 
 namespace gpudoctor {
-namespace {
+namespace ping_unit_local {
 
 TEST(PingTarget, Forms) {
   struct Case {
@@ -195,5 +195,5 @@ TEST(Ping, AllTargetsConcurrentlyInOrder) {
   EXPECT_FALSE(results[1].available);
 }
 
-}  // namespace
+}  // namespace ping_unit_local
 }  // namespace gpudoctor

@@ -7,7 +7,7 @@
 #include "support/rule_testing.h"
 
 namespace gpudoctor::testing {
-namespace {
+namespace report_render_unit_local {
 
 void HotGpu(const DiagnosisInput& input, RuleOutput& out) {
   Finding& f = out.Add(Severity::kCritical);
@@ -128,5 +128,5 @@ TEST(ReportText, GroupsRulesNotCheckedForTheSameReason) {
   EXPECT_EQ(GroupNotChecked(items, Lang::kZh)[0].reason, "没有 GPU 读数");
 }
 
-}  // namespace
+}  // namespace report_render_unit_local
 }  // namespace gpudoctor::testing

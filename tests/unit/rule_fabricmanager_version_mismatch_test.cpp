@@ -5,7 +5,7 @@
 #include "support/system_facts_testing.h"
 
 namespace gpudoctor::testing {
-namespace {
+namespace rule_fabricmanager_version_mismatch_unit_local {
 
 DiagnosisInput NvSwitchHost(const std::optional<std::string>& fm_version) {
   DiagnosisInput input = RepeatedReadings({HealthyGpu(0)}, 1);
@@ -55,5 +55,5 @@ TEST(FabricManagerVersionMismatchRule, QuietWhenMatchingOrNotNeeded) {
       RunRule(kFabricManagerVersionMismatchRule, NvSwitchHost(std::nullopt)).findings.empty());
 }
 
-}  // namespace
+}  // namespace rule_fabricmanager_version_mismatch_unit_local
 }  // namespace gpudoctor::testing

@@ -4,7 +4,7 @@
 #include "unit/rule_events_testing.h"
 
 namespace gpudoctor::testing {
-namespace {
+namespace rule_xid_gsp_unit_local {
 
 const std::string kBus = "0000:9b:00.0";
 
@@ -146,5 +146,5 @@ TEST(XidGspRule, QuietWithoutGspEvents) {
   EXPECT_TRUE(d.findings.empty());
 }
 
-}  // namespace
+}  // namespace rule_xid_gsp_unit_local
 }  // namespace gpudoctor::testing

@@ -4,7 +4,7 @@
 #include "unit/rule_events_testing.h"
 
 namespace gpudoctor::testing {
-namespace {
+namespace rule_xid_nvlink_unit_local {
 
 const std::string kBus = "0000:18:00.0";
 
@@ -40,5 +40,5 @@ TEST(XidNvlinkRule, QuietOnHealthyGpus) {
   EXPECT_TRUE(d.findings.empty());
 }
 
-}  // namespace
+}  // namespace rule_xid_nvlink_unit_local
 }  // namespace gpudoctor::testing

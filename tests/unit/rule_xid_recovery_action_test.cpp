@@ -4,7 +4,7 @@
 #include "unit/rule_events_testing.h"
 
 namespace gpudoctor::testing {
-namespace {
+namespace rule_xid_recovery_action_unit_local {
 
 const std::string kBus = "0000:01:00.0";
 
@@ -53,5 +53,5 @@ TEST(XidRecoveryActionRule, QuietWithoutXid154) {
   EXPECT_TRUE(d.findings.empty());
 }
 
-}  // namespace
+}  // namespace rule_xid_recovery_action_unit_local
 }  // namespace gpudoctor::testing

@@ -11,7 +11,7 @@
 #include "unit/store_samples.h"
 
 namespace gpudoctor {
-namespace {
+namespace store_readwrite_unit_local {
 
 using test::At;
 using test::BusId;
@@ -250,5 +250,5 @@ TEST(StoreReadWrite, DataSurvivesReopenAndFlush) {
   EXPECT_FALSE(store->AppendSample(At(300), MakeSystem(1, 300)).ok());
 }
 
-}  // namespace
+}  // namespace store_readwrite_unit_local
 }  // namespace gpudoctor

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Writes tests/ctest_costs.txt (which scripts/test.sh gives a fresh build, so
+# that ctest starts the longest tests first) from the test times ctest kept
+# in one or more build folders: every test that took 2 s or more, at the
+# longest time any of the builds saw, longest first.
+# Usage: scripts/ctest_costs.sh BUILD_DIR...   (e.g. build build-asan, after
+#        scripts/test.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -gt 0 ] || { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+python3 - "$@" >tests/ctest_costs.txt <<'PY'
+import sys
+costs = {}
+for build in sys.argv[1:]:
+    path = f"{build}/Testing/Temporary/CTestCostData.txt"
+    try:
+        lines = open(path).read().splitlines()
+    except OSError as e:
+        sys.exit(f"ctest_costs: cannot read {path}: {e.strerror}")
+    for line in lines:
+        if line.startswith("---"):
+            break
+        parts = line.split()
+        if len(parts) == 3:
+            costs[parts[0]] = max(costs.get(parts[0], 0.0), float(parts[2]))
+for name, cost in sorted(costs.items(), key=lambda kv: -kv[1]):
+    if cost >= 2.0:
+        print(f"{name} 1 {cost:.1f}")
+print("---")
+PY
+echo "tests/ctest_costs.txt: $(($(wc -l <tests/ctest_costs.txt) - 1)) tests"
