@@ -74,6 +74,8 @@ nlohmann::ordered_json ProcessesToJson(const std::optional<std::vector<GpuProces
                    {"used_memory_bytes", StatusOrNull(p.used_memory_bytes)},
                    {"sm_util_percent", StatusOrNull(p.sm_util_percent)},
                    {"memory_util_percent", StatusOrNull(p.memory_util_percent)},
+                   {"gpu_instance_id", StatusOrNull(p.gpu_instance_id)},
+                   {"compute_instance_id", StatusOrNull(p.compute_instance_id)},
                    {"user", text(p.user)},
                    {"container_id", text(p.container_id)},
                    {"container_name", text(p.container_name)},

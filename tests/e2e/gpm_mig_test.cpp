@@ -95,6 +95,49 @@ TEST(GpmMigE2E, StatusJsonListsMigDevicesWithTheirInstancesGpm) {
   EXPECT_NE(line.find("82"), std::string::npos) << line;
 }
 
+// Each process names the MIG instance it runs in (NVML's gpuInstanceId and
+// computeInstanceId); outside MIG mode both are null.
+TEST(GpmMigE2E, StatusJsonNamesTheGpuInstanceOfEachProcess) {
+  TempDir dir;
+  const std::string scenario = R"({"gpus": [
+    {"name": "NVIDIA H100 80GB HBM3", "mig_mode_enabled": true,
+     "mig_devices": [
+       {"gpu_instance_id": 1, "compute_instance_id": 0, "uuid": "MIG-11111111-1111-1111-1111-111111111111",
+        "name": "NVIDIA H100 80GB HBM3 MIG 3g.40gb"},
+       {"gpu_instance_id": 2, "compute_instance_id": 1, "uuid": "MIG-33333333-3333-3333-3333-333333333333",
+        "name": "NVIDIA H100 80GB HBM3 MIG 2g.20gb"}],
+     "processes": [
+       {"pid": 4242, "name": "python3", "used_memory_bytes": 1073741824,
+        "gpu_instance_id": 2, "compute_instance_id": 1},
+       {"pid": 4343, "name": "trainer", "used_memory_bytes": 2147483648,
+        "gpu_instance_id": 1, "compute_instance_id": 0}]},
+    {"name": "NVIDIA H100 80GB HBM3",
+     "processes": [{"pid": 4444, "name": "python3", "used_memory_bytes": 1073741824}]}
+  ]})";
+  auto r = RunGpudoctor({"status", "--json"}, dir.Write("mig-procs.json", scenario));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json doc = json::parse(r.out);
+  ASSERT_EQ(doc["gpus"].size(), 2u);
+  const json& procs = doc["gpus"][0]["processes"];
+  ASSERT_EQ(procs.size(), 2u) << doc["gpus"][0].dump();
+  for (const json& p : procs) {
+    ASSERT_TRUE(p.contains("gpu_instance_id") && p.contains("compute_instance_id")) << p.dump();
+    if (p["pid"] == 4242) {
+      EXPECT_EQ(p["gpu_instance_id"], 2) << p.dump();
+      EXPECT_EQ(p["compute_instance_id"], 1) << p.dump();
+    } else {
+      EXPECT_EQ(p["pid"], 4343) << p.dump();
+      EXPECT_EQ(p["gpu_instance_id"], 1) << p.dump();
+      EXPECT_EQ(p["compute_instance_id"], 0) << p.dump();
+    }
+  }
+  const json& plain = doc["gpus"][1]["processes"];
+  ASSERT_EQ(plain.size(), 1u) << doc["gpus"][1].dump();
+  ASSERT_TRUE(plain[0].contains("gpu_instance_id")) << plain[0].dump();
+  EXPECT_TRUE(plain[0]["gpu_instance_id"].is_null()) << plain[0].dump();
+  EXPECT_TRUE(plain[0]["compute_instance_id"].is_null()) << plain[0].dump();
+}
+
 TEST(GpmMigE2E, MigDevicesWithoutGpmHaveNullMetrics) {
   TempDir dir;
   // An A100 in MIG mode: MIG devices, but no GPM before Hopper.
