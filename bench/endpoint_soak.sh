@@ -5,7 +5,9 @@
 # hold half-sent requests (re-opened as the server drops them) and a loop
 # sends oversized and garbage requests. Prints the agent's resident memory
 # every 10 s, the samples it wrote against the seconds that passed, and
-# whether /healthz still answers 200 at the end.
+# whether /healthz still answers 200 at the end. Every client connects from
+# 127.0.0.1, so the agent's cap on connections per client address is raised
+# above what the run opens (wrk's, the slow clients' and the abuse loop's).
 #
 # Usage: bench/endpoint_soak.sh [BUILD_DIR] [DURATION_S] [CONNECTIONS] [SLOW]
 #   (after `ninja -C BUILD_DIR gpudoctor fake_nvml`)
@@ -26,7 +28,8 @@ refuse_ports_in_use "$port"
 GPUDOCTOR_NVML_LIBRARY="$here/$build/fake_nvml/libnvidia-ml.so.1" \
 FAKE_NVML_SCENARIO="$here/tests/data/scenarios/eight_gpus.json" \
   "$here/$build/gpudoctor" agent --data-dir "$work/data" --no-kernel-log --interval 1s \
-  --listen "127.0.0.1:$port" --log-level warning >"$work/agent.log" 2>&1 &
+  --listen "127.0.0.1:$port" --log-level warning \
+  --max-connections-per-client "$((connections + slow + 64))" >"$work/agent.log" 2>&1 &
 agent=$!
 pids+=("$agent")
 for _ in $(seq 1 100); do
