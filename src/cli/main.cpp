@@ -10,18 +10,21 @@
 namespace {
 
 // The --lang anywhere on the command line (a command's own, or the global
-// one after any command); nullopt when none names a language.
+// one after any command); the last one wins, as it does for the command's
+// report (`gpudoctor --lang zh analyze --lang en` is English throughout);
+// nullopt when none names a language.
 std::optional<gpudoctor::Lang> CommandLineLang(int argc, char** argv) {
+  std::optional<gpudoctor::Lang> lang;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--lang" && i + 1 < argc) {
-      if (auto l = gpudoctor::ParseLang(argv[i + 1])) return *l;
+      if (auto l = gpudoctor::ParseLang(argv[i + 1])) lang = *l;
     }
     if (arg.substr(0, 7) == "--lang=") {
-      if (auto l = gpudoctor::ParseLang(std::string(arg.substr(7)))) return *l;
+      if (auto l = gpudoctor::ParseLang(std::string(arg.substr(7)))) lang = *l;
     }
   }
-  return std::nullopt;
+  return lang;
 }
 
 }  // namespace

@@ -195,6 +195,14 @@ TEST(FirstUse, ErrorsFollowTheLanguage) {
   no_driver.env["GPUDOCTOR_NVML_LIBRARY"] = "/nonexistent/libnvidia-ml.so.1";
   auto nd = RunGpudoctor({"diagnose", "--lang", "zh"}, "", no_driver);
   EXPECT_NE(nd.err.find("本机没有找到 NVIDIA GPU 或驱动"), std::string::npos) << nd.err;
+  // A command's own --lang after the global one wins for everything it
+  // prints, its errors too (the report and its error in one language).
+  auto mixed = RunGpudoctor({"--lang", "zh", "analyze", "--lang", "en", text}, "", InEnglish());
+  EXPECT_NE(mixed.err.find("not an nvidia-smi, bug report or kernel log file"), std::string::npos)
+      << mixed.err;
+  EXPECT_FALSE(HasCjk(mixed.err)) << mixed.err;
+  auto mixed_zh = RunGpudoctor({"--lang", "en", "analyze", "--lang", "zh", text}, "", InEnglish());
+  EXPECT_NE(mixed_zh.err.find("不是 nvidia-smi 输出"), std::string::npos) << mixed_zh.err;
 }
 
 }  // namespace
