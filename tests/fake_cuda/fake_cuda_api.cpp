@@ -43,7 +43,8 @@ struct Allocation {
 
 // A stream's host-device copies run in virtual time: each starts when the
 // stream and that direction of the link are free (both directions share one
-// on a half-duplex link) and the stream is ready again when it ends.
+// on a half-duplex link) and the stream is ready again when it ends. Peer
+// copies on a stream likewise (at the pair's rate).
 struct FakeStream {
   int gpu = 0;
   double ready_at = 0;  // Now() seconds
@@ -308,7 +309,7 @@ CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags) {
 
 CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_context, CUdeviceptr src, CUcontext src_context,
                            size_t bytes, CUstream stream) {
-  SleepUntil(StreamReadyAt(stream));
+  if (stream == nullptr) SleepUntil(StreamReadyAt(stream));
   auto dst_gpu = reinterpret_cast<char*>(dst_context) - g_contexts;
   auto src_gpu = reinterpret_cast<char*>(src_context) - g_contexts;
   State& s = TheState();
@@ -321,6 +322,16 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_context, CUdeviceptr s
     const auto& from = s.scenario.gpus[src_gpu];
     auto peer = from.p2p_peer_gbps.find(s.scenario.gpus[dst_gpu].pci_bus_id);
     rate = peer != from.p2p_peer_gbps.end() ? peer->second : from.p2p_gbps;
+    if (stream != nullptr) {
+      // In virtual time on the stream, as the host-device copies: the events
+      // around it measure the scenario's rate, not how late a sleeping thread
+      // woke on a loaded machine.
+      auto* queue = reinterpret_cast<FakeStream*>(stream);
+      queue->ready_at = std::max(Now(), queue->ready_at) + static_cast<double>(bytes) / (rate * 1e9);
+      GpuState& g = s.gpus[queue->gpu];
+      g.streams_until = std::max(g.streams_until, queue->ready_at);
+      return CUDA_SUCCESS;
+    }
   }
   SleepSeconds(static_cast<double>(bytes) / (rate * 1e9));
   return CUDA_SUCCESS;
