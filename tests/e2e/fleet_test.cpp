@@ -140,7 +140,8 @@ void CheckFleet(const std::string& engine, const std::string& url, const FleetAg
   json fleet = json::parse(r.out, nullptr, false);
   ASSERT_TRUE(fleet.is_object()) << r.out.substr(0, 2000);
   EXPECT_EQ(fleet["schema"], "gpudoctor.fleet/v1");
-  EXPECT_LE(fleet["queries"].get<int>(), 20);
+  // 20 for any fleet, and at most 4 reads of the GPUs silent at the end.
+  EXPECT_LE(fleet["queries"].get<int>(), 24);
   // One node per agent although each serves gpudoctor's and dcgm's names.
   EXPECT_EQ(fleet["summary"]["nodes"], 5) << fleet["nodes"].dump();
   EXPECT_EQ(fleet["summary"]["gpus"], 7) << fleet["gpus"].dump().substr(0, 3000);
