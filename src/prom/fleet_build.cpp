@@ -521,18 +521,36 @@ void FleetAssembly::AddDcgmAnswers(const std::vector<Result<PromAnswer>>& a) {
 }
 
 void FleetAssembly::DiagnoseDcgmNode(const std::string& node, const SeriesReadings& readings) {
-  const DiagnosisInput input = readings.InputFor(node, request_.config, request_.from, request_.to);
+  DiagnosisInput input = readings.InputFor(node, request_.config, request_.from, request_.to);
   if (input.gpus.empty()) return;
   FleetNodeRow& n = Node(node, FleetSource::kDcgmExporter);
   const Diagnosis window = Diagnose(input);
+  // The input without its readings, and a copy of it with only the readings
+  // `keep` selects: copying every reading for each stretch cost more than
+  // the rules.
+  std::vector<GpuSeries> gpus = std::move(input.gpus);
+  input.gpus.clear();
+  const DiagnosisInput shell = input;
+  input.gpus = std::move(gpus);
+  auto readings_where = [&](auto keep) {
+    DiagnosisInput part = shell;
+    for (const GpuSeries& g : input.gpus) {
+      GpuSeries kept;
+      kept.pci_bus_id = g.pci_bus_id;
+      for (std::size_t i = 0; i < g.readings.size(); ++i) {
+        if (!g.times[i] || !keep(g, i)) continue;
+        kept.readings.push_back(g.readings[i]);
+        kept.times.push_back(g.times[i]);
+      }
+      if (!kept.readings.empty()) part.gpus.push_back(std::move(kept));
+    }
+    return part;
+  };
   // Now: each GPU's last bucket alone, and the events in it.
-  DiagnosisInput last = input;
   const WallTime last_from = request_.to - bucket_;
-  for (auto& g : last.gpus) {
-    g.readings = {g.readings.back()};
-    g.times = {g.times.back()};
-  }
-  std::erase_if(last.gpus, [&](const GpuSeries& g) { return g.times.back() < last_from; });
+  DiagnosisInput last = readings_where([&](const GpuSeries& g, std::size_t i) {
+    return i + 1 == g.readings.size() && *g.times[i] >= last_from;
+  });
   std::erase_if(last.kernel->events,
                 [&](const KernelEvent& e) { return !e.time || *e.time < last_from; });
   last.window_from = last_from;
@@ -613,13 +631,19 @@ void FleetAssembly::DiagnoseDcgmNode(const std::string& node, const SeriesReadin
   for (std::size_t b = 0; b < n.strip.size(); ++b) {
     const WallTime b_from = request_.from + bucket_ * static_cast<long>(b);
     const WallTime b_to = b_from + bucket_;
-    DiagnosisInput part = input;
-    KeepReadingsWhere(part, [&](WallTime t) { return t > b_from && t <= b_to; });
-    if (part.gpus.empty()) continue;
+    auto in_stretch = [&](const GpuSeries& g, std::size_t i) {
+      return *g.times[i] > b_from && *g.times[i] <= b_to;
+    };
     if (window.verdict == Severity::kOk) {
-      n.strip[b] = Severity::kOk;
+      for (const GpuSeries& g : input.gpus) {
+        for (std::size_t i = 0; i < g.times.size(); ++i) {
+          if (g.times[i] && in_stretch(g, i)) n.strip[b] = Severity::kOk;
+        }
+      }
       continue;
     }
+    DiagnosisInput part = readings_where(in_stretch);
+    if (part.gpus.empty()) continue;
     std::erase_if(part.kernel->events, [&](const KernelEvent& e) {
       return !e.time || *e.time <= b_from || *e.time > b_to;
     });
