@@ -45,7 +45,7 @@ bool ParsePoint(const json& pair, PromPoint& out) {
 
 }  // namespace
 
-const std::string& PromSeries::Label(const std::string& name) const {
+const std::string& PromSeries::Label(std::string_view name) const {
   static const std::string kNone;
   auto it = labels.find(name);
   return it == labels.end() ? kNone : it->second;

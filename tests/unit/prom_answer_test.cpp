@@ -160,7 +160,7 @@ TEST(PromLabels, NodesGpusAndSelectors) {
   EXPECT_EQ(SelectorOfNames("a|b", "job=\"a\""), "{__name__=~\"a|b\",job=\"a\"}");
 }
 
-PromSeries Series(std::map<std::string, std::string> labels,
+PromSeries Series(PromLabels labels,
                   std::vector<std::pair<double, double>> points) {
   PromSeries s;
   s.labels = std::move(labels);
@@ -168,7 +168,7 @@ PromSeries Series(std::map<std::string, std::string> labels,
   return s;
 }
 
-const std::map<std::string, std::string> kGpuLabels = {
+const PromLabels kGpuLabels = {
     {"Hostname", "n1"}, {"gpu", "1"}, {"pci_bus_id", "00000000:19:00.0"}, {"UUID", "GPU-1"}};
 
 TEST(SeriesReadings, FieldsOfBothNamingsMeetInOneReading) {
