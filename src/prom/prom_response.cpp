@@ -78,6 +78,7 @@ class AnswerSax : public nlohmann::json_sax<json> {
       depth_ = 1;
       item_key_.clear();
       cur_ = PromSeries{};
+      cur_.points.reserve(points_hint_);  // a range answer's series are alike
       kind_ = 0;
       why_.clear();
       return true;
@@ -247,6 +248,7 @@ class AnswerSax : public nlohmann::json_sax<json> {
     if (depth_ == 0) {
       item_ = false;
       if (!why_.empty() && first_error.empty()) first_error = why_;
+      points_hint_ = cur_.points.size();
       series.push_back(std::move(cur_));
       kinds.push_back(kind_);
     }
@@ -268,6 +270,7 @@ class AnswerSax : public nlohmann::json_sax<json> {
   PromSeries cur_;
   char kind_ = 0;
   std::string why_;
+  std::size_t points_hint_ = 0;  // the previous series' points
 };
 
 // A member of the answer by its type: a proxy or another server may send a
