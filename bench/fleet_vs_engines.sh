@@ -20,6 +20,8 @@
 # and reused by the next run with the same sizes: loading takes minutes;
 # FLEET_BENCH_DELETE=1 deletes each size's data once it is measured).
 # FLEET_BENCH_LOAD_ONLY=1 loads the histories and measures nothing.
+# FLEET_BENCH_ENGINES=victoria-metrics (or prometheus) loads and measures
+# only that engine (default: both).
 # Both servers listen on 127.0.0.1 (ports 19391, 19392, or
 # FLEET_BENCH_PROM_PORT and FLEET_BENCH_VM_PORT); they are stopped
 # after each size, and on every exit. Each row has the load average (1 min)
@@ -36,6 +38,7 @@ NAMES=${6:-dcgm}
 INTERVAL=${7:-60}
 PROM_PORT=${FLEET_BENCH_PROM_PORT:-19391}
 VM_PORT=${FLEET_BENCH_VM_PORT:-19392}
+ENGINES=${FLEET_BENCH_ENGINES:-both}
 HERE=$(dirname "$(realpath "$0")")
 work=$(mktemp -d /tmp/gpudoctor-fleet-bench.XXXXXX)
 # shellcheck source=bench/server_bench_lib.sh
@@ -76,6 +79,7 @@ bench_size() {
   gen() { python3 "$HERE/fleet_history.py" --nodes "$nodes" --gpus "$GPUS" --hours "$HOURS" \
     --interval "$INTERVAL" --end "$end" --spacing 32 --names "$NAMES" "$@"; }
 
+  if [ "$ENGINES" != prometheus ]; then
   echo "== $nodes nodes: VictoriaMetrics import ($samples samples at most, $parts stretches)"
   victoria-metrics -storageDataPath="$data/vm" -httpListenAddr="127.0.0.1:$VM_PORT" \
     -retentionPeriod=100y -search.latencyOffset=0s > "$work/vm.log" 2>&1 &
@@ -91,7 +95,9 @@ bench_size() {
     echo "imported in $((SECONDS - t0)) s"
     touch "$data/vm.done"
   fi
+  fi
 
+  if [ "$ENGINES" != victoria-metrics ]; then
   echo "== $nodes nodes: Prometheus, promtool blocks"
   if [ ! -f "$data/tsdb.done" ]; then
     mkdir -p "$data/tsdb"
@@ -110,6 +116,7 @@ bench_size() {
     > "$work/prometheus.log" 2>&1 &
   pids+=("$!")
   wait_for "http://127.0.0.1:$PROM_PORT/-/ready" 1500
+  fi
 
   local from to
   from=$(date -u -d "@$((end - HOURS * 3600))" +%Y-%m-%dT%H:%M:%SZ)
@@ -119,6 +126,7 @@ bench_size() {
   printf '%6s %-18s %6s %8s %10s %8s %6s %s\n' nodes engine load wall_s peak_rss queries gpus summary
   for engine in prometheus:$PROM_PORT victoria-metrics:$VM_PORT; do
     local name=${engine%%:*}
+    if [ "$ENGINES" != both ] && [ "$ENGINES" != "$name" ]; then continue; fi
     local url="http://127.0.0.1:${engine##*:}"
     local args=(fleet --prometheus "$url" --from "$from" --to "$to" --resolution "${INTERVAL}s"
                 --format json)

@@ -185,15 +185,12 @@ std::vector<FleetQuery> PlanQueries(const FleetRequest& r, const std::string& m,
     read.step = bucket;
     q.push_back(std::move(read));
   }
-  // The exact time of each GPU's last sample in the window: the latest one
-  // as of the window's end, else the newest a subquery at the scrape
-  // resolution (at most the engines' 5 min lookback) finds.
-  const std::string temp = Selector("DCGM_FI_DEV_GPU_TEMP", m);
-  const seconds sub{std::clamp<long>(r.resolution.count(), 1, 240)};
-  instant(kDcgmLastSeen,
-          "timestamp(" + temp + ") or max_over_time(timestamp(" + temp + ")[" + Secs(window) + ":" +
-              Secs(sub) + "])",
-          r.to);
+  // The exact time of the last sample of each GPU that reports at the
+  // window's end (within the engine's lookback): one cheap instant read. The
+  // GPUs silent by then are read afterwards, over their last stretch only
+  // (LastSamplesOfSilentGpus): a subquery over the whole window for every
+  // GPU ran past Prometheus' timeout from 64 nodes on.
+  instant(kDcgmLastSeen, "timestamp(" + Selector("DCGM_FI_DEV_GPU_TEMP", m) + ")", r.to);
   range(kDcgmXid, Selector("DCGM_FI_DEV_XID_ERRORS", m) + " != 0", r.from - r.resolution,
         r.resolution);
   // dcgm-exporter's own series in one query (comparisons keep the names):
@@ -212,14 +209,11 @@ std::vector<FleetQuery> PlanQueries(const FleetRequest& r, const std::string& m,
 // 2-core server is 4: more at once loses answers under load.
 constexpr std::size_t kQueriesInFlight = 4;
 
-std::vector<Result<PromAnswer>> RunAll(const PromClient& client,
-                                       const std::vector<FleetQuery>& queries) {
-  // The heaviest first (the dcgm-exporter reads, then its last-seen and Xid
-  // queries), so that the light ones fill in behind them.
-  std::vector<std::size_t> order;
-  for (std::size_t i = kFirstDcgmRead; i < queries.size(); ++i) order.push_back(i);
-  for (std::size_t i : {kDcgmLastSeen, kDcgmXid, kDcgmXidCount}) order.push_back(i);
-  for (std::size_t i = 0; i < kDcgmLastSeen; ++i) order.push_back(i);
+// The queries in `order`, at most kQueriesInFlight at once; the answers in
+// the queries' order.
+std::vector<Result<PromAnswer>> RunInOrder(const PromClient& client,
+                                           const std::vector<FleetQuery>& queries,
+                                           const std::vector<std::size_t>& order) {
   std::vector<std::optional<Result<PromAnswer>>> answers(queries.size());
   std::atomic<std::size_t> next{0};
   auto work = [&]() {
@@ -239,15 +233,105 @@ std::vector<Result<PromAnswer>> RunAll(const PromClient& client,
   return out;
 }
 
-// Label sets without __name__, to pair a counter's value at the window's
-// start with its maximum in it.
+std::vector<Result<PromAnswer>> RunAll(const PromClient& client,
+                                       const std::vector<FleetQuery>& queries) {
+  // The heaviest first (the dcgm-exporter reads, then its last-seen and Xid
+  // queries), so that the light ones fill in behind them.
+  std::vector<std::size_t> order;
+  for (std::size_t i = kFirstDcgmRead; i < queries.size(); ++i) order.push_back(i);
+  for (std::size_t i : {kDcgmLastSeen, kDcgmXid, kDcgmXidCount}) order.push_back(i);
+  for (std::size_t i = 0; i < kDcgmLastSeen; ++i) order.push_back(i);
+  return RunInOrder(client, queries, order);
+}
+
+// Label sets without __name__ (and the field label the extremes' reads
+// add), to pair a counter's value at the window's start with its maximum in
+// it, and a GPU's temperature read with its last sample's time.
 std::string SeriesIdentity(const PromSeries& s) {
   std::string id;
   for (const auto& [k, v] : s.labels) {
-    if (k == "__name__") continue;
+    if (k == "__name__" || k == "gpudoctor_field") continue;
     id += k + "=" + v + ";";
   }
   return id;
+}
+
+// Reads of the GPUs silent at the window's end, at most this many: their
+// last stretches' ends, split at the widest gaps.
+constexpr std::size_t kSilentGpuReads = 4;
+
+// The exact time of the last sample of each GPU whose temperature series
+// has data in the window but no sample at its end (kDcgmLastSeen does not
+// hold it): its last sample lies in its last stretch with data, which ends
+// at T. For each group of such ends [lo, hi], one instant read at hi:
+// timestamp(X) (the newest sample within the lookback), or the newest that
+// a subquery at the scrape resolution (below the engines' 5 min lookback)
+// finds back to the stretch before lo. Every GPU's samples all precede its
+// T, so the read's newest is its last. The times join kDcgmLastSeen's
+// answer; the failures' messages are returned.
+std::vector<std::string> LastSamplesOfSilentGpus(const PromClient& client, const FleetRequest& r,
+                                                 seconds bucket, const std::string& m,
+                                                 std::vector<Result<PromAnswer>>& a) {
+  if (!a[kDcgmLastSeen]) return {};
+  std::set<std::string> reporting;
+  for (const auto& s : a[kDcgmLastSeen]->series) reporting.insert(SeriesIdentity(s));
+  std::map<std::string, double> silent;  // identity -> the end of its last stretch with data
+  for (std::size_t id = kFirstDcgmRead; id < a.size(); ++id) {
+    if (!a[id]) continue;
+    for (const auto& s : a[id]->series) {
+      if (s.points.empty() || s.Label("gpudoctor_field") != "DCGM_FI_DEV_GPU_TEMP") continue;
+      std::string key = SeriesIdentity(s);
+      if (reporting.contains(key)) continue;
+      double& t = silent[std::move(key)];
+      t = std::max(t, s.points.back().time_s);
+    }
+  }
+  if (silent.empty()) return {};
+  std::set<double> end_set;
+  for (const auto& [key, t] : silent) end_set.insert(t);
+  const std::vector<double> ends(end_set.begin(), end_set.end());
+  // Split before the widest gaps between consecutive ends.
+  std::vector<std::size_t> cuts;
+  for (std::size_t i = 1; i < ends.size(); ++i) cuts.push_back(i);
+  std::stable_sort(cuts.begin(), cuts.end(), [&](std::size_t x, std::size_t y) {
+    return ends[x] - ends[x - 1] > ends[y] - ends[y - 1];
+  });
+  cuts.resize(std::min(cuts.size(), kSilentGpuReads - 1));
+  cuts.push_back(ends.size());
+  std::sort(cuts.begin(), cuts.end());
+  const std::string temp = Selector("DCGM_FI_DEV_GPU_TEMP", m);
+  const seconds sub{std::clamp<long>(r.resolution.count(), 1, 240)};
+  std::vector<FleetQuery> reads;
+  std::vector<std::size_t> order;
+  std::size_t first = 0;
+  for (std::size_t cut : cuts) {
+    const double lo = ends[first], hi = ends[cut - 1];
+    first = cut;
+    const seconds span{static_cast<long>(std::ceil(hi - lo)) + bucket.count() + sub.count()};
+    FleetQuery q;
+    q.expr = "timestamp(" + temp + ") or max_over_time(timestamp(" + temp + ")[" + Secs(span) +
+             ":" + Secs(sub) + "])";
+    q.at = WallTime{std::chrono::duration_cast<WallTime::duration>(std::chrono::duration<double>(hi))};
+    order.push_back(reads.size());
+    reads.push_back(std::move(q));
+  }
+  std::map<std::string, PromSeries> found;
+  std::vector<std::string> errors;
+  for (auto& answer : RunInOrder(client, reads, order)) {
+    if (!answer) {
+      errors.push_back(answer.error().message);
+      continue;
+    }
+    for (auto& s : answer->series) {
+      if (s.points.empty()) continue;
+      std::string key = SeriesIdentity(s);
+      if (!silent.contains(key)) continue;
+      auto [it, added] = found.try_emplace(std::move(key), s);
+      if (!added && s.points.front().value > it->second.points.front().value) it->second = s;
+    }
+  }
+  for (auto& [key, s] : found) a[kDcgmLastSeen]->series.push_back(std::move(s));
+  return errors;
 }
 
 class FleetAssembly {
@@ -437,18 +521,36 @@ void FleetAssembly::AddDcgmAnswers(const std::vector<Result<PromAnswer>>& a) {
 }
 
 void FleetAssembly::DiagnoseDcgmNode(const std::string& node, const SeriesReadings& readings) {
-  const DiagnosisInput input = readings.InputFor(node, request_.config, request_.from, request_.to);
+  DiagnosisInput input = readings.InputFor(node, request_.config, request_.from, request_.to);
   if (input.gpus.empty()) return;
   FleetNodeRow& n = Node(node, FleetSource::kDcgmExporter);
   const Diagnosis window = Diagnose(input);
+  // The input without its readings, and a copy of it with only the readings
+  // `keep` selects: copying every reading for each stretch cost more than
+  // the rules.
+  std::vector<GpuSeries> gpus = std::move(input.gpus);
+  input.gpus.clear();
+  const DiagnosisInput shell = input;
+  input.gpus = std::move(gpus);
+  auto readings_where = [&](auto keep) {
+    DiagnosisInput part = shell;
+    for (const GpuSeries& g : input.gpus) {
+      GpuSeries kept;
+      kept.pci_bus_id = g.pci_bus_id;
+      for (std::size_t i = 0; i < g.readings.size(); ++i) {
+        if (!g.times[i] || !keep(g, i)) continue;
+        kept.readings.push_back(g.readings[i]);
+        kept.times.push_back(g.times[i]);
+      }
+      if (!kept.readings.empty()) part.gpus.push_back(std::move(kept));
+    }
+    return part;
+  };
   // Now: each GPU's last bucket alone, and the events in it.
-  DiagnosisInput last = input;
   const WallTime last_from = request_.to - bucket_;
-  for (auto& g : last.gpus) {
-    g.readings = {g.readings.back()};
-    g.times = {g.times.back()};
-  }
-  std::erase_if(last.gpus, [&](const GpuSeries& g) { return g.times.back() < last_from; });
+  DiagnosisInput last = readings_where([&](const GpuSeries& g, std::size_t i) {
+    return i + 1 == g.readings.size() && *g.times[i] >= last_from;
+  });
   std::erase_if(last.kernel->events,
                 [&](const KernelEvent& e) { return !e.time || *e.time < last_from; });
   last.window_from = last_from;
@@ -529,13 +631,19 @@ void FleetAssembly::DiagnoseDcgmNode(const std::string& node, const SeriesReadin
   for (std::size_t b = 0; b < n.strip.size(); ++b) {
     const WallTime b_from = request_.from + bucket_ * static_cast<long>(b);
     const WallTime b_to = b_from + bucket_;
-    DiagnosisInput part = input;
-    KeepReadingsWhere(part, [&](WallTime t) { return t > b_from && t <= b_to; });
-    if (part.gpus.empty()) continue;
+    auto in_stretch = [&](const GpuSeries& g, std::size_t i) {
+      return *g.times[i] > b_from && *g.times[i] <= b_to;
+    };
     if (window.verdict == Severity::kOk) {
-      n.strip[b] = Severity::kOk;
+      for (const GpuSeries& g : input.gpus) {
+        for (std::size_t i = 0; i < g.times.size(); ++i) {
+          if (g.times[i] && in_stretch(g, i)) n.strip[b] = Severity::kOk;
+        }
+      }
       continue;
     }
+    DiagnosisInput part = readings_where(in_stretch);
+    if (part.gpus.empty()) continue;
     std::erase_if(part.kernel->events, [&](const KernelEvent& e) {
       return !e.time || *e.time <= b_from || *e.time > b_to;
     });
@@ -651,6 +759,8 @@ Result<FleetView> BuildFleetView(const PromClient& client, const FleetRequest& r
   const int sent_before = client.queries_sent();
   const std::vector<FleetQuery> plan = PlanQueries(r, *matchers, bucket);
   std::vector<Result<PromAnswer>> answers = RunAll(client, plan);
+  const std::vector<std::string> silent_errors =
+      LastSamplesOfSilentGpus(client, r, bucket, *matchers, answers);
 
   FleetView view;
   view.from = r.from;
@@ -670,6 +780,7 @@ Result<FleetView> BuildFleetView(const PromClient& client, const FleetRequest& r
     for (const auto& w : a->warnings) notes.insert("prometheus: " + w);
   }
   if (failed == static_cast<int>(answers.size())) return *first_error;
+  notes.insert(silent_errors.begin(), silent_errors.end());
   for (auto& a : answers) {
     if (!a) a = PromAnswer{};
   }

@@ -86,7 +86,12 @@ void NodeIdentities::Union(const std::string& a, const std::string& b) {
 void NodeIdentities::Add(const PromLabels& labels, bool agent, double last_s) {
   const std::vector<std::string> keys = KeysOf(labels);
   if (keys.empty()) return;
-  for (const auto& k : keys) Union(keys.front(), k);
+  // The GPUs' many series carry the same few name sets: tie each set once.
+  std::string set;
+  for (const auto& k : keys) set += k + '\n';
+  if (tied_.insert(std::move(set)).second) {
+    for (const auto& k : keys) Union(keys.front(), k);
+  }
   for (const char* name : kHostLabels) {
     const std::string& v = LabelOf(labels, name);
     if (v.empty()) continue;

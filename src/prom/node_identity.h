@@ -59,6 +59,7 @@ class NodeIdentities {
   static std::vector<std::string> KeysOf(const PromLabels& labels);
 
   mutable std::map<std::string, std::string> parent_;
+  std::set<std::string> tied_;  // the key sets already tied (KeysOf, joined)
   std::map<std::string, std::set<std::string>> uuid_keys_;  // uuid -> its series' name keys
   std::set<std::string> agent_keys_;
   std::map<std::string, double> host_last_s_;                      // host -> newest point

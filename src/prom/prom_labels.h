@@ -4,6 +4,7 @@
 // model/modelName). And the selectors the fleet's queries are made of.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -12,7 +13,7 @@
 
 namespace gpudoctor {
 
-using PromLabels = std::map<std::string, std::string>;
+using PromLabels = std::map<std::string, std::string, std::less<>>;
 
 std::string NodeOfLabels(const PromLabels& labels);
 // The labels `max by (...)` keeps so that NodeOfLabels still works.

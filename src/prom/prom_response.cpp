@@ -14,13 +14,7 @@ Error Malformed(const std::string& what, const std::string& why) {
 }
 
 // Prometheus writes sample values as strings ("1.5", "NaN", "+Inf").
-bool ParseSampleValue(const json& v, double& out) {
-  if (v.is_number()) {
-    out = v.get<double>();
-    return true;
-  }
-  if (!v.is_string()) return false;
-  const std::string& s = v.get_ref<const std::string&>();
+bool ParseSampleText(const std::string& s, double& out) {
   if (s == "NaN") {
     out = NAN;
   } else if (s == "+Inf" || s == "Inf") {
@@ -35,25 +29,23 @@ bool ParseSampleValue(const json& v, double& out) {
   return true;
 }
 
+bool ParseSampleValue(const json& v, double& out) {
+  if (v.is_number()) {
+    out = v.get<double>();
+    return true;
+  }
+  return v.is_string() && ParseSampleText(v.get_ref<const std::string&>(), out);
+}
+
 bool ParsePoint(const json& pair, PromPoint& out) {
   if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number()) return false;
   out.time_s = pair[0].get<double>();
   return ParseSampleValue(pair[1], out.value);
 }
 
-bool ParseLabels(const json& metric, PromSeries& s) {
-  if (metric.is_null()) return true;
-  if (!metric.is_object()) return false;
-  for (const auto& [k, v] : metric.items()) {
-    if (!v.is_string()) return false;
-    s.labels.emplace(k, v.get<std::string>());
-  }
-  return true;
-}
-
 }  // namespace
 
-const std::string& PromSeries::Label(const std::string& name) const {
+const std::string& PromSeries::Label(std::string_view name) const {
   static const std::string kNone;
   auto it = labels.find(name);
   return it == labels.end() ? kNone : it->second;
@@ -62,34 +54,61 @@ const std::string& PromSeries::Label(const std::string& name) const {
 namespace {
 
 // Builds the answer's JSON bottom-up like a DOM, except each object of
-// data.result (a series with its labels and points) becomes a PromSeries at
-// its end and is not kept: a range answer of a large fleet is never held as
-// a whole DOM, which costs several times its text.
+// data.result (a series with its labels and points) is read straight into a
+// PromSeries as it streams past, without a JSON value of its own: a range
+// answer of a large fleet is never held as a DOM, which costs several times
+// its text, and each point is two numbers, not three JSON values.
 class AnswerSax : public nlohmann::json_sax<json> {
  public:
-  bool null() override { return Value(json(nullptr)); }
-  bool boolean(bool v) override { return Value(json(v)); }
-  bool number_integer(number_integer_t v) override { return Value(json(v)); }
-  bool number_unsigned(number_unsigned_t v) override { return Value(json(v)); }
-  bool number_float(number_float_t v, const string_t&) override { return Value(json(v)); }
-  bool string(string_t& v) override { return Value(json(std::move(v))); }
-  bool binary(binary_t&) override { return Value(json(nullptr)); }
-  bool start_object(std::size_t) override { return Push(json::object()); }
-  bool start_array(std::size_t) override { return Push(json::array()); }
+  bool null() override { return item_ ? ItemScalar(nullptr, nullptr, true) : Value(json(nullptr)); }
+  bool boolean(bool v) override { return item_ ? ItemScalar(nullptr, nullptr, false) : Value(json(v)); }
+  bool number_integer(number_integer_t v) override { return Number(static_cast<double>(v), json(v)); }
+  bool number_unsigned(number_unsigned_t v) override {
+    return Number(static_cast<double>(v), json(v));
+  }
+  bool number_float(number_float_t v, const string_t&) override { return Number(v, json(v)); }
+  bool string(string_t& v) override {
+    return item_ ? ItemScalar(nullptr, &v, false) : Value(json(std::move(v)));
+  }
+  bool binary(binary_t&) override { return item_ ? ItemScalar(nullptr, nullptr, false) : Value(json(nullptr)); }
+  bool start_object(std::size_t) override {
+    if (item_) return ItemOpen(false);
+    if (InResultArray()) {
+      item_ = true;
+      depth_ = 1;
+      item_key_.clear();
+      cur_ = PromSeries{};
+      cur_.points.reserve(points_hint_);  // a range answer's series are alike
+      kind_ = 0;
+      why_.clear();
+      return true;
+    }
+    return Push(json::object());
+  }
+  bool start_array(std::size_t) override {
+    if (item_) return ItemOpen(true);
+    return Push(json::array());
+  }
   bool key(string_t& k) override {
+    if (item_) {
+      if (depth_ == 1) {
+        item_key_ = std::move(k);
+      } else if (depth_ == 2 && in_metric_) {
+        label_key_ = std::move(k);
+      }
+      return true;
+    }
     stack_.back().key = std::move(k);
     return true;
   }
   bool end_object() override {
+    if (item_) return ItemClose(false);
     json obj = std::move(stack_.back().value);
     stack_.pop_back();
-    if (InResultArray()) {
-      AddSeries(obj);
-      return true;
-    }
     return Value(std::move(obj));
   }
   bool end_array() override {
+    if (item_) return ItemClose(true);
     json arr = std::move(stack_.back().value);
     stack_.pop_back();
     return Value(std::move(arr));
@@ -129,40 +148,129 @@ class AnswerSax : public nlohmann::json_sax<json> {
     }
     return true;
   }
+  bool Number(double d, json v) { return item_ ? ItemScalar(&d, nullptr, false) : Value(std::move(v)); }
   // The root object's "data" object's "result" array is on top.
   bool InResultArray() const {
     return stack_.size() == 3 && stack_[2].value.is_array() && stack_[2].name == "result" &&
            stack_[1].value.is_object() && stack_[1].name == "data";
   }
-  void AddSeries(const json& item) {
-    PromSeries s;
-    char kind = 0;
-    std::string why;
-    auto metric = item.find("metric");
-    auto value = item.find("value");
-    auto values = item.find("values");
-    if (metric != item.end() && !ParseLabels(*metric, s)) {
-      why = "bad labels";
-    } else if (value != item.end()) {
-      kind = 'v';
-      PromPoint p;
-      if (!ParsePoint(*value, p)) why = "a bad sample";
-      s.points.push_back(p);
-    } else if (values != item.end() && values->is_array()) {
-      kind = 'm';
-      s.points.reserve(values->size());
-      for (const auto& v : *values) {
-        PromPoint p;
-        if (!ParsePoint(v, p)) why = "a bad sample";
-        s.points.push_back(p);
+
+  // Inside a series object (depth_ 1): "metric" (depth 2, its labels),
+  // "value" (depth 2, a point) or "values" (depth 2, an array of points at
+  // depth 3); anything else is skipped.
+  void Bad(const char* why) {
+    if (why_.empty()) why_ = why;
+  }
+  bool InPoint() const {
+    return (depth_ == 2 && item_key_ == "value" && point_open_) ||
+           (depth_ == 3 && item_key_ == "values" && point_open_);
+  }
+  bool ItemOpen(bool array) {
+    ++depth_;
+    if (depth_ == 2 && item_key_ == "metric") {
+      if (array) Bad("bad labels");
+      in_metric_ = !array;
+    } else if (depth_ == 2 && item_key_ == "value") {
+      kind_ = 'v';
+      StartPoint(array);
+    } else if (depth_ == 2 && item_key_ == "values") {
+      if (array) {
+        kind_ = 'm';
+        values_open_ = true;
       }
+    } else if (depth_ == 3 && item_key_ == "values" && values_open_) {
+      StartPoint(array);
+    } else if (InPointDepth()) {
+      Bad("a bad sample");  // a nested value in a point
+    } else if (in_metric_ && depth_ == 3) {
+      Bad("bad labels");
     }
-    if (!why.empty() && first_error.empty()) first_error = why;
-    series.push_back(std::move(s));
-    kinds.push_back(kind);
+    return true;
+  }
+  bool InPointDepth() const {
+    return (item_key_ == "value" && depth_ == 3) || (item_key_ == "values" && depth_ == 4);
+  }
+  void StartPoint(bool array) {
+    if (!array) {
+      Bad("a bad sample");
+      point_open_ = false;
+      cur_.points.push_back(PromPoint{});
+      return;
+    }
+    point_open_ = true;
+    point_index_ = 0;
+    point_ = PromPoint{};
+    point_ok_ = true;
+  }
+  bool ItemScalar(const double* number, std::string* text, bool is_null) {
+    if (depth_ == 2 && in_metric_) {
+      if (text == nullptr) {
+        Bad("bad labels");
+      } else {
+        cur_.labels.emplace(std::move(label_key_), std::move(*text));
+      }
+    } else if (depth_ == 1 && item_key_ == "metric") {
+      if (!is_null) Bad("bad labels");  // null is no labels
+
+    } else if (InPoint()) {
+      if (point_index_ == 0) {
+        if (number == nullptr) point_ok_ = false;
+        else point_.time_s = *number;
+      } else if (point_index_ == 1) {
+        if (number != nullptr) {
+          point_.value = *number;
+        } else if (text == nullptr || !ParseSampleText(*text, point_.value)) {
+          point_ok_ = false;
+        }
+      }
+      ++point_index_;
+    } else if (depth_ == 1 && item_key_ == "value") {
+      kind_ = 'v';
+      Bad("a bad sample");
+      cur_.points.push_back(PromPoint{});
+    } else if (depth_ == 2 && item_key_ == "values" && values_open_) {
+      Bad("a bad sample");
+      cur_.points.push_back(PromPoint{});
+    }
+    return true;
+  }
+  bool ItemClose(bool array) {
+    if (InPoint() && array) {
+      if (!point_ok_ || point_index_ != 2) Bad("a bad sample");
+      cur_.points.push_back(point_);
+      point_open_ = false;
+    } else if (depth_ == 2 && item_key_ == "metric") {
+      in_metric_ = false;
+    } else if (depth_ == 2 && item_key_ == "values") {
+      values_open_ = false;
+    }
+    --depth_;
+    if (depth_ == 0) {
+      item_ = false;
+      if (!why_.empty() && first_error.empty()) first_error = why_;
+      points_hint_ = cur_.points.size();
+      series.push_back(std::move(cur_));
+      kinds.push_back(kind_);
+    }
+    return true;
   }
 
   std::vector<Frame> stack_;
+  // The series object being read.
+  bool item_ = false;
+  int depth_ = 0;
+  std::string item_key_;
+  std::string label_key_;
+  bool in_metric_ = false;
+  bool values_open_ = false;
+  bool point_open_ = false;
+  bool point_ok_ = true;
+  int point_index_ = 0;
+  PromPoint point_;
+  PromSeries cur_;
+  char kind_ = 0;
+  std::string why_;
+  std::size_t points_hint_ = 0;  // the previous series' points
 };
 
 // A member of the answer by its type: a proxy or another server may send a

@@ -3,6 +3,7 @@
 // series. Pure: the body in, the series or a one-line error out.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -18,9 +19,10 @@ struct PromPoint {
 };
 
 struct PromSeries {
-  std::map<std::string, std::string> labels;  // __name__ included when present
+  // __name__ included when present; looked up by name without a copy
+  std::map<std::string, std::string, std::less<>> labels;
   std::vector<PromPoint> points;              // one for an instant vector; time order
-  const std::string& Label(const std::string& name) const;  // empty when absent
+  const std::string& Label(std::string_view name) const;  // empty when absent
 };
 
 struct PromAnswer {

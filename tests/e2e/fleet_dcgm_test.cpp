@@ -71,7 +71,8 @@ void RunFleetOver8Hours(const std::string& url, long end_s, const std::string& j
   ASSERT_EQ(r.exit_code, 2) << r.err << r.out.substr(0, 2000);
   fleet = json::parse(r.out, nullptr, false);
   ASSERT_TRUE(fleet.is_object()) << r.out.substr(0, 2000);
-  EXPECT_LE(fleet["queries"].get<int>(), 20);
+  // 20 for any fleet, and at most 4 reads of the GPUs silent at the end.
+  EXPECT_LE(fleet["queries"].get<int>(), 24);
   EXPECT_EQ(fleet["summary"]["nodes"], 8) << fleet["nodes"].dump().substr(0, 2000);
   EXPECT_EQ(fleet["gpus"].size(), 64u);
 }

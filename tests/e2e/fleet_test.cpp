@@ -15,7 +15,9 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <cmath>
 #include <map>
+#include <mutex>
 #include <set>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -140,7 +142,8 @@ void CheckFleet(const std::string& engine, const std::string& url, const FleetAg
   json fleet = json::parse(r.out, nullptr, false);
   ASSERT_TRUE(fleet.is_object()) << r.out.substr(0, 2000);
   EXPECT_EQ(fleet["schema"], "gpudoctor.fleet/v1");
-  EXPECT_LE(fleet["queries"].get<int>(), 20);
+  // 20 for any fleet, and at most 4 reads of the GPUs silent at the end.
+  EXPECT_LE(fleet["queries"].get<int>(), 24);
   // One node per agent although each serves gpudoctor's and dcgm's names.
   EXPECT_EQ(fleet["summary"]["nodes"], 5) << fleet["nodes"].dump();
   EXPECT_EQ(fleet["summary"]["gpus"], 7) << fleet["gpus"].dump().substr(0, 3000);
@@ -479,6 +482,82 @@ TEST(FleetE2e, KeepsWithinVictoriaMetricsConcurrentRequestLimit) {
   auto fleet = json::parse(r.out, nullptr, false);
   ASSERT_TRUE(fleet.is_object()) << r.out;
   EXPECT_EQ(answered.load(), fleet["queries"].get<int>());
+}
+
+// The time of a dcgm-exporter GPU's last sample without a subquery over
+// the whole window (on Prometheus it ran past the 30 s timeout from 64
+// nodes on): timestamp() at the window's end for the GPUs reporting then,
+// and a read over its last stretch only for a GPU silent since, whose age
+// is then its last sample's, exactly.
+TEST(FleetE2e, ReadsASilentGpusLastSampleOverItsLastStretchOnly) {
+  const long from_s = 1767225600, to_s = from_s + 6 * 3600;  // 2026-01-01, 00:00 to 06:00 UTC
+  const long silent_end_s = to_s - 2 * 3600;                   // n2's last stretch ends here
+  auto row = [](const std::string& host, bool field, const std::string& points) {
+    return R"({"metric":{"Hostname":")" + host + R"(","UUID":"GPU-)" + host +
+           R"(","gpu":"0","pci_bus_id":"00000000:01:00.0")" +
+           (field ? R"(,"gpudoctor_field":"DCGM_FI_DEV_GPU_TEMP")" : "") + "}," + points + "}";
+  };
+  std::mutex mu;
+  std::vector<std::string> queries;
+  httplib::Server server;
+  server.Post(".*", [&](const httplib::Request& req, httplib::Response& res) {
+    const std::string q = req.get_param_value("query");
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      queries.push_back(q);
+    }
+    std::string result;
+    if (req.path.ends_with("query_range")) {
+      if (q.find("max_over_time(DCGM_FI_DEV_GPU_TEMP[") != std::string::npos) {
+        std::string n1 = R"("values":[)", n2 = n1;
+        for (long t = from_s + 900; t <= to_s; t += 900) {
+          n1 += (n1.back() == '[' ? "" : ",") + ("[" + std::to_string(t) + ",\"60\"]");
+          if (t <= silent_end_s) {
+            n2 += (n2.back() == '[' ? "" : ",") + ("[" + std::to_string(t) + ",\"60\"]");
+          }
+        }
+        result = row("n1", true, n1 + "]") + "," + row("n2", true, n2 + "]");
+      }
+      res.set_content(R"({"status":"success","data":{"resultType":"matrix","result":[)" + result +
+                          "]}}",
+                      "application/json");
+      return;
+    }
+    const long at_s = std::lround(std::stod(req.get_param_value("time")));
+    if (q == "timestamp(DCGM_FI_DEV_GPU_TEMP)") {
+      result = row("n1", false, R"("value":[)" + std::to_string(at_s) + ",\"" +
+                                    std::to_string(to_s - 10) + "\"]");
+    } else if (q.find("timestamp(DCGM_FI_DEV_GPU_TEMP)") != std::string::npos && at_s >= silent_end_s) {
+      // n2's last sample, 100 s before its last stretch's end.
+      result = row("n2", false, R"("value":[)" + std::to_string(at_s) + ",\"" +
+                                    std::to_string(silent_end_s - 100) + "\"]");
+    }
+    res.set_content(R"({"status":"success","data":{"resultType":"vector","result":[)" + result +
+                        "]}}",
+                    "application/json");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::thread t([&] { server.listen_after_bind(); });
+  auto r = FleetAgainst("http://127.0.0.1:" + std::to_string(port),
+                        {"--from", "2026-01-01T00:00:00Z", "--to", "2026-01-01T06:00:00Z",
+                         "--resolution", "30s", "--format", "json"});
+  server.stop();
+  t.join();
+  auto fleet = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(fleet.is_object()) << r.out << r.err;
+  std::map<std::string, double> age;
+  for (const auto& n : fleet["nodes"]) age[n["node"]] = n.value("last_sample_age_s", -1.0);
+  EXPECT_EQ(age["n1"], 10) << fleet["nodes"].dump();
+  EXPECT_EQ(age["n2"], 2 * 3600 + 100) << fleet["nodes"].dump();
+  // No subquery reaches back more than a stretch (900 s) and a little.
+  for (const auto& q : queries) {
+    for (std::size_t at = q.find(':'); at != std::string::npos; at = q.find(':', at + 1)) {
+      const std::size_t open = q.rfind('[', at);
+      if (open == std::string::npos || q.find(']', open) < at) continue;
+      const long span_s = std::stol(q.substr(open + 1, at - open - 1));
+      EXPECT_LE(span_s, 900 + 900) << q;
+    }
+  }
 }
 
 TEST(FleetE2e, VerifiesHttpsWithTheCaFile) {

@@ -62,6 +62,19 @@ TEST(PromAnswer, ReadsKeysInAnyOrderAndSkipsUnknownOnes) {
   ASSERT_EQ(m->series[0].points.size(), 2u);
   EXPECT_DOUBLE_EQ(m->series[0].points[1].value, 3);
   EXPECT_EQ(m->series[1].Label("gpu"), "1");
+  // Numbers where Prometheus writes strings, and a null label set.
+  auto n = ParsePromAnswer(
+      R"({"status":"success","data":{"resultType":"vector","result":[
+          {"metric":null,"value":[1.5,2]},{"value":[2,"NaN"],"metric":{"a":"x","b":""}}]}})",
+      "q");
+  ASSERT_TRUE(n) << n.error().message;
+  ASSERT_EQ(n->series.size(), 2u);
+  EXPECT_TRUE(n->series[0].labels.empty());
+  EXPECT_DOUBLE_EQ(n->series[0].points.at(0).time_s, 1.5);
+  EXPECT_DOUBLE_EQ(n->series[0].points.at(0).value, 2);
+  EXPECT_TRUE(std::isnan(n->series[1].points.at(0).value));
+  EXPECT_EQ(n->series[1].Label("a"), "x");
+  EXPECT_EQ(n->series[1].labels.size(), 2u);
   // A vector's series has one value, a matrix's values: each checked
   // against the resultType however the keys are ordered.
   auto wrong = ParsePromAnswer(
@@ -92,6 +105,27 @@ TEST(PromAnswer, ErrorsAreOneLineNamingTheQuery) {
                                {"metric":{},"value":[1,"x"]}]}})",
                            R"({"status":"success","data":{"resultType":"matrix","result":[
                                {"metric":{"a":1},"values":[]}]}})",
+                           // Points and labels of the wrong shape, read as they stream past.
+                           R"({"status":"success","data":{"resultType":"matrix","result":[
+                               {"metric":{},"values":[[1,"2"],[1]]}]}})",
+                           R"({"status":"success","data":{"resultType":"matrix","result":[
+                               {"metric":{},"values":[["1","2"]]}]}})",
+                           R"({"status":"success","data":{"resultType":"matrix","result":[
+                               {"metric":{},"values":[[1,"2"],1]}]}})",
+                           R"({"status":"success","data":{"resultType":"matrix","result":[
+                               {"metric":{},"values":[[1,"2",3]]}]}})",
+                           R"({"status":"success","data":{"resultType":"matrix","result":[
+                               {"metric":{},"values":[[1,["2"]]]}]}})",
+                           R"({"status":"success","data":{"resultType":"matrix","result":[
+                               {"metric":{},"values":[{"t":1}]}]}})",
+                           R"({"status":"success","data":{"resultType":"vector","result":[
+                               {"metric":{"a":null},"value":[1,"2"]}]}})",
+                           R"({"status":"success","data":{"resultType":"vector","result":[
+                               {"metric":["a"],"value":[1,"2"]}]}})",
+                           R"({"status":"success","data":{"resultType":"vector","result":[
+                               {"metric":true,"value":[1,"2"]}]}})",
+                           R"({"status":"success","data":{"resultType":"vector","result":[
+                               {"metric":{},"value":3}]}})",
                            // Members of another type (a proxy's answer) are errors, not a throw.
                            R"({"status":null})", R"({"status":1,"data":{}})",
                            R"({"status":"success","isPartial":"false","data":{"resultType":1,"result":[]}})",
@@ -126,7 +160,7 @@ TEST(PromLabels, NodesGpusAndSelectors) {
   EXPECT_EQ(SelectorOfNames("a|b", "job=\"a\""), "{__name__=~\"a|b\",job=\"a\"}");
 }
 
-PromSeries Series(std::map<std::string, std::string> labels,
+PromSeries Series(PromLabels labels,
                   std::vector<std::pair<double, double>> points) {
   PromSeries s;
   s.labels = std::move(labels);
@@ -134,7 +168,7 @@ PromSeries Series(std::map<std::string, std::string> labels,
   return s;
 }
 
-const std::map<std::string, std::string> kGpuLabels = {
+const PromLabels kGpuLabels = {
     {"Hostname", "n1"}, {"gpu", "1"}, {"pci_bus_id", "00000000:19:00.0"}, {"UUID", "GPU-1"}};
 
 TEST(SeriesReadings, FieldsOfBothNamingsMeetInOneReading) {
