@@ -89,24 +89,41 @@ bool XidLineMayNeedGeneralPath(std::string_view nvrm) {
   return false;
 }
 
-// Lines the matchers found no event in (MatchNvrm, MatchOther: pure), by
-// their text: a log repeats its ordinary NVRM and driver lines ("GPU Board
-// Serial Number", "mlx5_core ...: Port module event") thousands of times,
-// and each would run every matcher again. A few hundred slots, each
-// holding its line (cut lines are not kept), so memory stays bounded.
-class NoMatchMemo {
+// The matchers' answers (MatchNvrm, MatchOther: pure) by the line's text:
+// a log repeats its ordinary NVRM and driver lines ("GPU Board Serial
+// Number", "GPU at PCI:...", "mlx5_core ...: Port module event") thousands
+// of times, and each would run every matcher again. A few hundred slots,
+// each holding its line (long lines are not kept), so memory stays bounded.
+class MatchMemo {
  public:
-  bool Known(bool nvrm, std::string_view ident, std::string_view text) const {
+  // The answer for this line into `out` when known.
+  bool Lookup(bool nvrm, std::string_view ident, std::string_view text,
+              std::optional<kevents::LineMatch>& out) const {
     const Slot& s = slots_[SlotOf(nvrm, ident, text)];
-    return s.used && s.nvrm == nvrm && s.ident == ident && s.text == text;
+    if (!s.used || s.nvrm != nvrm || s.ident != ident || s.text != text) return false;
+    out = s.match;
+    if (out && s.message_at != std::string_view::npos)
+      out->message = text.substr(s.message_at, s.match->message.size());
+    return true;
   }
-  void Add(bool nvrm, std::string_view ident, std::string_view text) {
+  void Add(bool nvrm, std::string_view ident, std::string_view text,
+           const std::optional<kevents::LineMatch>& match) {
     if (text.size() + ident.size() > kMaxBytes) return;
+    std::size_t message_at = std::string_view::npos;
+    if (match && !match->message.empty()) {
+      // A view into the line: kept as its place in it.
+      if (match->message.data() < text.data() ||
+          match->message.data() + match->message.size() > text.data() + text.size())
+        return;
+      message_at = static_cast<std::size_t>(match->message.data() - text.data());
+    }
     Slot& s = slots_[SlotOf(nvrm, ident, text)];
     s.used = true;
     s.nvrm = nvrm;
     s.ident.assign(ident);
     s.text.assign(text);
+    s.match = match;
+    s.message_at = message_at;
   }
 
  private:
@@ -116,6 +133,8 @@ class NoMatchMemo {
     bool used = false;
     bool nvrm = false;
     std::string ident, text;
+    std::optional<kevents::LineMatch> match;
+    std::size_t message_at = std::string_view::npos;
   };
   static std::size_t SlotOf(bool nvrm, std::string_view ident, std::string_view text) {
     std::size_t h = std::hash<std::string_view>{}(text);
@@ -162,7 +181,7 @@ struct KernelEventScanner::State {
   std::optional<WallTime> record_time;  // AddRecord's, for the AddText it calls
   bool needle_found = false;            // AddCandidate's, for the AddText it calls
   KernelLineParser line_parser;         // with the flood's cheap path
-  kernel_events_detail::NoMatchMemo no_match;  // the flood's cheap path's
+  kernel_events_detail::MatchMemo match_memo;  // the flood's cheap path's
 
   // The flood's cheapest path: an Xid line whose constant bytes up to its
   // pid ("NVRM: Xid (PCI:0000:3b:00): 13, pid=") are those of a cause that
@@ -830,9 +849,9 @@ void KernelEventScanner::AddText(std::string_view text, const SourceRef& ref,
     const bool memo = s_->opts.flood_fast_path;
     const std::string_view memo_ident = is_nvrm ? std::string_view() : kl.ident;
     const std::string_view memo_text = is_nvrm ? nvrm : kl.message;
-    if (!memo || !s_->no_match.Known(is_nvrm, memo_ident, memo_text)) {
+    if (!memo || !s_->match_memo.Lookup(is_nvrm, memo_ident, memo_text, m)) {
       m = is_nvrm ? kevents::MatchNvrm(nvrm) : kevents::MatchOther(kl.message, kl.ident);
-      if (memo && !m) s_->no_match.Add(is_nvrm, memo_ident, memo_text);
+      if (memo) s_->match_memo.Add(is_nvrm, memo_ident, memo_text, m);
     }
   }
   if (m) {
