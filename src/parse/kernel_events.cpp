@@ -721,7 +721,7 @@ bool KernelEventScanner::State::TryRepeat(std::string_view text, const SourceRef
   // are this "NVRM" and its "Xid" holds none of them.
   if (nvsmi_messages.size() < kMaxNvsmiMessages) {
     const auto msg_at = static_cast<std::size_t>(msg.data() - text.data());
-    if (NextKernelNeedle(text.substr(0, msg_at + 4)) != msg_at ||
+    if (NextKernelNeedle(text) != msg_at ||
         NextKernelNeedle(text, msg_at + 7) != std::string_view::npos) {
       if (MatchNvidiaSmiMessage(text)) return false;
     }
