@@ -92,8 +92,9 @@ bool XidLineMayNeedGeneralPath(std::string_view nvrm) {
 // The matchers' answers (MatchNvrm, MatchOther: pure) by the line's text:
 // a log repeats its ordinary NVRM and driver lines ("GPU Board Serial
 // Number", "GPU at PCI:...", "mlx5_core ...: Port module event") thousands
-// of times, and each would run every matcher again. A few hundred slots,
-// each holding its line (long lines are not kept), so memory stays bounded.
+// of times, and each would run every matcher again. A fixed number of
+// slots, each holding its line (long lines are not kept), so memory stays
+// bounded.
 class MatchMemo {
  public:
   // The answer for this line into `out` when known.
@@ -127,7 +128,9 @@ class MatchMemo {
   }
 
  private:
-  static constexpr std::size_t kSlots = 256;
+  // Enough for a few hundred distinct lines (a NIC port's line for each of
+  // 256 addresses) with few collisions; at most about 3 MB.
+  static constexpr std::size_t kSlots = 4096;
   static constexpr std::size_t kMaxBytes = 512;
   struct Slot {
     bool used = false;
@@ -141,7 +144,7 @@ class MatchMemo {
     h ^= std::hash<std::string_view>{}(ident) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2) + nvrm;
     return h % kSlots;
   }
-  std::array<Slot, kSlots> slots_;
+  std::vector<Slot> slots_ = std::vector<Slot>(kSlots);
 };
 
 }  // namespace kernel_events_detail
