@@ -82,7 +82,11 @@ bool XidLineMayNeedGeneralPath(std::string_view nvrm) {
   const char* end = p + nvrm.size();
   while ((p = static_cast<const char*>(std::memchr(p, 'U', static_cast<std::size_t>(end - p))))) {
     const std::size_t at = static_cast<std::size_t>(p - nvrm.data());
-    if (at >= 3 && nvrm.substr(at - 3, 3) == " GP") return true;
+    // GpuNumberIn reads only a " GPU" followed by a digit ("GPU has
+    // fallen off the bus" is none).
+    if (at >= 3 && nvrm.substr(at - 3, 3) == " GP" && at + 1 < nvrm.size() &&
+        nvrm[at + 1] >= '0' && nvrm[at + 1] <= '9')
+      return true;
     if (at >= 2 && nvrm.substr(at - 2, 14) == "PMU has halted") return true;
     ++p;
   }
