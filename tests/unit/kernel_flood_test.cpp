@@ -14,6 +14,7 @@
 #include "core/gpu_status.h"
 #include "parse/kernel_events.h"
 #include "parse/kernel_events_match.h"
+#include "parse/nvsmi_messages.h"
 #include "render/events_json.h"
 
 namespace gpudoctor {
@@ -220,7 +221,17 @@ struct FloodScan {
   std::vector<KernelEvent> events;
   std::size_t left_out = 0;
   GpuLineStats gpu_lines;
+  std::vector<std::string> nvsmi_messages;  // kind, line and text of each
 };
+
+std::vector<std::string> NvsmiMessagesOf(const KernelEventScanner& scanner) {
+  std::vector<std::string> out;
+  for (const NvsmiMessage& m : scanner.nvsmi_messages()) {
+    out.push_back(std::to_string(static_cast<int>(m.kind)) + "|" + std::to_string(m.line) + "|" +
+                  m.text + "|" + m.pci_bus_id + "|" + m.reason);
+  }
+  return out;
+}
 
 FloodScan ScanWith(const std::string& text, bool fast, bool fold = true) {
   ExtractOptions opts;
@@ -233,6 +244,7 @@ FloodScan ScanWith(const std::string& text, bool fast, bool fold = true) {
   out.events = scanner.Finish();
   out.left_out = scanner.events_left_out();
   out.gpu_lines = scanner.gpu_line_stats();
+  out.nvsmi_messages = NvsmiMessagesOf(scanner);
   return out;
 }
 
@@ -272,6 +284,7 @@ void ExpectSameScan(const std::string& text, bool fold = true) {
   EXPECT_EQ(fast.gpu_lines.decoded, slow.gpu_lines.decoded);
   EXPECT_EQ(fast.gpu_lines.undecoded, slow.gpu_lines.undecoded);
   EXPECT_EQ(fast.gpu_lines.first_undecoded.line, slow.gpu_lines.first_undecoded.line);
+  EXPECT_EQ(fast.nvsmi_messages, slow.nvsmi_messages);
 }
 
 TEST(KernelFlood, CheapPathCountsLikeTheGeneralOneOnMixedFloods) {
@@ -480,6 +493,7 @@ FloodScan ScanInChunks(const std::string& text, unsigned seed) {
   out.events = scanner.Finish();
   out.left_out = scanner.events_left_out();
   out.gpu_lines = scanner.gpu_line_stats();
+  out.nvsmi_messages = NvsmiMessagesOf(scanner);
   return out;
 }
 
@@ -496,6 +510,9 @@ TEST(KernelFlood, FastPathInChunksGivesTheGeneralPathsEventsOnEdgeLines) {
     EXPECT_EQ(chunked.left_out, slow.left_out);
     EXPECT_EQ(chunked.gpu_lines.decoded, slow.gpu_lines.decoded);
     EXPECT_EQ(chunked.gpu_lines.undecoded, slow.gpu_lines.undecoded);
+    // nvidia-smi's words in Xid lines are found on both paths.
+    EXPECT_EQ(chunked.nvsmi_messages, slow.nvsmi_messages);
+    EXPECT_FALSE(slow.nvsmi_messages.empty());
     // What the report writes of them, byte for byte.
     constexpr auto kReplace = nlohmann::ordered_json::error_handler_t::replace;
     EXPECT_EQ(EventsToJson(chunked.events).dump(-1, ' ', false, kReplace),
