@@ -382,6 +382,8 @@ Result<bool> ScanLog(const PendingLog& log, const std::string& path, KernelEvent
     if (!r.error.empty() && r.records == 0) {
       // Not JSON after all: read it as lines, from its head when that is all
       // there is (a file is opened again; a pipe's or member's rest is gone).
+      // The stream given up on holds no thread or buffers meanwhile.
+      log.stream->LeaveMember();
       PendingLog as_lines;
       as_lines.file = log.file;
       as_lines.kind_from_lines = log.kind_from_lines;

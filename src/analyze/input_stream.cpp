@@ -477,6 +477,14 @@ Result<std::string_view> InputStream::Peek(std::size_t size) {
   return std::string_view(s_->peeked).substr(0, size);
 }
 
+void InputStream::LeaveMember() {
+  s_->StopAhead();
+  std::string().swap(s_->peeked);
+  s_->peek_pos = 0;
+}
+
+bool InputStream::decoding_ahead() const { return s_->ahead != nullptr; }
+
 bool InputStream::archive() const { return s_->is_archive; }
 bool InputStream::gzip() const { return s_->mode == input_stream_mode::Mode::kGzip; }
 const std::string& InputStream::format() const { return s_->format; }

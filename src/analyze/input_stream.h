@@ -56,6 +56,13 @@ class InputStream {
   // The first up to `size` bytes of the current member, without consuming
   // them: Read returns them again.
   Result<std::string_view> Peek(std::size_t size);
+  // Done with the current member before its end (its reader gave up on
+  // it): a thread decoding ahead is stopped and its buffers freed now, not
+  // when the stream is. Only NextMember (or nothing) may follow: what the
+  // thread had decoded is gone.
+  void LeaveMember();
+  // True while a thread decodes the current member ahead of Read.
+  bool decoding_ahead() const;
 
   bool archive() const;
   bool gzip() const;

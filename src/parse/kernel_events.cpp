@@ -1,7 +1,9 @@
 #include "parse/kernel_events.h"
 
+#include <array>
 #include <bit>
 #include <charconv>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <tuple>
@@ -26,6 +28,15 @@ namespace kernel_events_detail {
 class HashSet {
  public:
   std::size_t size() const { return size_; }
+  bool Contains(std::uint64_t h) const {
+    if (h == 0) h = 0x9e3779b97f4a7c15ull;
+    if (slots_.empty()) return false;
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = Slot(h); slots_[i] != 0; i = (i + 1) & mask) {
+      if (slots_[i] == h) return true;
+    }
+    return false;
+  }
   // True when `h` was not in the set (it is now).
   bool Insert(std::uint64_t h) {
     if (h == 0) h = 0x9e3779b97f4a7c15ull;  // 0 marks an empty slot
@@ -60,6 +71,84 @@ class HashSet {
   std::vector<std::uint64_t> slots_;
   std::size_t size_ = 0;
   int shift_ = 64;
+};
+
+// Whether the NVRM text of an Xid line (after "NVRM:") may say what the
+// general path reads beyond the template: a GPU number (" GPU4 GSP", as
+// GpuNumberIn finds it) or, after an Xid, "PMU has halted" (a follow-up,
+// IsNvrmFollowUp). Both hold a 'U': one memchr over the line finds them.
+bool XidLineMayNeedGeneralPath(std::string_view nvrm) {
+  const char* p = nvrm.data();
+  const char* end = p + nvrm.size();
+  while ((p = static_cast<const char*>(std::memchr(p, 'U', static_cast<std::size_t>(end - p))))) {
+    const std::size_t at = static_cast<std::size_t>(p - nvrm.data());
+    // GpuNumberIn reads only a " GPU" followed by a digit ("GPU has
+    // fallen off the bus" is none).
+    if (at >= 3 && nvrm.substr(at - 3, 3) == " GP" && at + 1 < nvrm.size() &&
+        nvrm[at + 1] >= '0' && nvrm[at + 1] <= '9')
+      return true;
+    if (at >= 2 && nvrm.substr(at - 2, 14) == "PMU has halted") return true;
+    ++p;
+  }
+  return false;
+}
+
+// The matchers' answers (MatchNvrm, MatchOther: pure) by the line's text:
+// a log repeats its ordinary NVRM and driver lines ("GPU Board Serial
+// Number", "GPU at PCI:...", "mlx5_core ...: Port module event") thousands
+// of times, and each would run every matcher again. A fixed number of
+// slots, each holding its line (long lines are not kept), so memory stays
+// bounded.
+class MatchMemo {
+ public:
+  // The answer for this line into `out` when known.
+  bool Lookup(bool nvrm, std::string_view ident, std::string_view text,
+              std::optional<kevents::LineMatch>& out) const {
+    const Slot& s = slots_[SlotOf(nvrm, ident, text)];
+    if (!s.used || s.nvrm != nvrm || s.ident != ident || s.text != text) return false;
+    out = s.match;
+    if (out && s.message_at != std::string_view::npos)
+      out->message = text.substr(s.message_at, s.match->message.size());
+    return true;
+  }
+  void Add(bool nvrm, std::string_view ident, std::string_view text,
+           const std::optional<kevents::LineMatch>& match) {
+    if (text.size() + ident.size() > kMaxBytes) return;
+    std::size_t message_at = std::string_view::npos;
+    if (match && !match->message.empty()) {
+      // A view into the line: kept as its place in it.
+      if (match->message.data() < text.data() ||
+          match->message.data() + match->message.size() > text.data() + text.size())
+        return;
+      message_at = static_cast<std::size_t>(match->message.data() - text.data());
+    }
+    Slot& s = slots_[SlotOf(nvrm, ident, text)];
+    s.used = true;
+    s.nvrm = nvrm;
+    s.ident.assign(ident);
+    s.text.assign(text);
+    s.match = match;
+    s.message_at = message_at;
+  }
+
+ private:
+  // Enough for a few hundred distinct lines (a NIC port's line for each of
+  // 256 addresses) with few collisions; at most about 3 MB.
+  static constexpr std::size_t kSlots = 4096;
+  static constexpr std::size_t kMaxBytes = 512;
+  struct Slot {
+    bool used = false;
+    bool nvrm = false;
+    std::string ident, text;
+    std::optional<kevents::LineMatch> match;
+    std::size_t message_at = std::string_view::npos;
+  };
+  static std::size_t SlotOf(bool nvrm, std::string_view ident, std::string_view text) {
+    std::size_t h = std::hash<std::string_view>{}(text);
+    h ^= std::hash<std::string_view>{}(ident) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2) + nvrm;
+    return h % kSlots;
+  }
+  std::vector<Slot> slots_ = std::vector<Slot>(kSlots);
 };
 
 }  // namespace kernel_events_detail
@@ -99,6 +188,7 @@ struct KernelEventScanner::State {
   std::optional<WallTime> record_time;  // AddRecord's, for the AddText it calls
   bool needle_found = false;            // AddCandidate's, for the AddText it calls
   KernelLineParser line_parser;         // with the flood's cheap path
+  kernel_events_detail::MatchMemo match_memo;  // the flood's cheap path's
 
   // The flood's cheapest path: an Xid line whose constant bytes up to its
   // pid ("NVRM: Xid (PCI:0000:3b:00): 13, pid=") are those of a cause that
@@ -319,6 +409,15 @@ void KernelEventScanner::State::CountInto(const Cause& cause, const KernelEvent&
   KeepLater(into.last_monotonic_s, into.monotonic_s,
             ev.last_monotonic_s ? ev.last_monotonic_s : ev.monotonic_s);
   if (!ev.pid && ev.process.empty()) return;
+  const std::size_t index = static_cast<std::size_t>(&into - out.data());
+  // A process already counted as left out is neither one of the cause's
+  // own nor among the listed ones (both lists are complete by then), so
+  // it is done with: one lookup instead of both scans, as a storm's lines
+  // mostly are.
+  std::uint64_t hash = 0;
+  const bool tracked = into.other_processes.size() >= kMaxOtherProcesses &&
+                       left_out_processes.size() < kMaxLeftOutProcessesTracked;
+  if (tracked && left_out_processes.Contains(hash = ProcessHash(index, ev))) return;
   for (std::size_t i : cause.members) {  // the process of one of the cause's own events
     if (ev.pid == out[i].pid && ev.process == out[i].process) return;
   }
@@ -333,8 +432,7 @@ void KernelEventScanner::State::CountInto(const Cause& cause, const KernelEvent&
     into.other_processes_left_out_is_floor = true;
     return;
   }
-  std::size_t index = static_cast<std::size_t>(&into - out.data());
-  if (left_out_processes.Insert(ProcessHash(index, ev))) ++into.other_processes_left_out;
+  if (left_out_processes.Insert(tracked ? hash : ProcessHash(index, ev))) ++into.other_processes_left_out;
 }
 
 // A new separate event, unless its cause already has kEventsPerCause of
@@ -614,7 +712,6 @@ void KernelEventScanner::State::NoteTemplate(std::string_view message) {
 // GPU number, a message to cut, a record, nvidia-smi's words).
 bool KernelEventScanner::State::TryRepeat(std::string_view text, const SourceRef& ref) {
   if (templates.empty() || relative_mode || record_time || MayBeLogRecord(text)) return false;
-  if (nvsmi_messages.size() < kMaxNvsmiMessages && MatchNvidiaSmiMessage(text)) return false;
   KernelLine kl = line_parser.Parse(text, opts.time);
   if (kl.relative_s || kl.prefix == LinePrefix::kDmesgHuman) return false;  // TimeOf keeps them
   std::string_view msg = kl.message;
@@ -627,6 +724,15 @@ bool KernelEventScanner::State::TryRepeat(std::string_view text, const SourceRef
     }
   }
   if (!tp) return false;
+  // nvidia-smi's words hold needles of their own: a line whose only needles
+  // are this "NVRM" and its "Xid" holds none of them.
+  if (nvsmi_messages.size() < kMaxNvsmiMessages) {
+    const auto msg_at = static_cast<std::size_t>(msg.data() - text.data());
+    if (NextKernelNeedle(text) != msg_at ||
+        NextKernelNeedle(text, msg_at + 7) != std::string_view::npos) {
+      if (MatchNvidiaSmiMessage(text)) return false;
+    }
+  }
   // As MatchXid reads them: the pid up to its comma, the name up to ", ".
   std::size_t i = tp->prefix.size(), digits = 0;
   std::int64_t pid = 0;
@@ -642,23 +748,39 @@ bool KernelEventScanner::State::TryRepeat(std::string_view text, const SourceRef
   std::string_view rest = msg.substr(comma + 2);
   if (rest.empty() || rest.size() > kMaxEvidenceLineBytes) return false;
   std::string_view nvrm = msg.substr(5);
-  if (kevents::GpuNumberIn(nvrm)) return false;
-  if (open && open_nvrm && (open_probe_head || kevents::IsNvrmFollowUp(nvrm, *open))) return false;
+  if (kernel_events_detail::XidLineMayNeedGeneralPath(nvrm)) return false;  // GpuNumberIn, "PMU has halted"
+  if (open && open_nvrm && !open_own &&
+      (open_probe_head || kevents::IsNvrmFollowUp(nvrm, *open)))
+    return false;
 
-  Close();
-  KernelEvent ev = std::move(spare);  // its buffers, not its content
-  ResetEvent(ev);
+  if (open && open_own) {
+    // The open event is a template line's (only "PMU has halted", ruled
+    // out above, follows one): counted, and its event reused in place.
+    FoldSaturated(*open_own, *open);
+    if (open_derived) FoldSaturated(*open_derived, *open);
+    open->continuation.clear();
+    open->continuation_left_out = 0;
+  } else {
+    Close();
+    KernelEvent ev = std::move(spare);  // its buffers, not its content
+    ResetEvent(ev);
+    open = std::move(ev);
+  }
+  KernelEvent& ev = *open;
   ev.code = tp->code;
   ev.pci_bus_id.assign(tp->pci);
   ev.pid = pid;
-  if (name != "<unknown>") ev.process.assign(name);
+  if (name != "<unknown>") {
+    ev.process.assign(name);
+  } else {
+    ev.process.clear();
+  }
   ev.detail.assign(tp->detail);
   ev.message.assign(rest);
-  ev.source.file.assign(ref.file);
+  if (ev.source.file != ref.file) ev.source.file.assign(ref.file);
   ev.source.line = ref.line;
   ev.time = kl.time;
   ev.monotonic_s = kl.monotonic_s;
-  open = std::move(ev);
   open_nvrm = true;
   open_probe_head = false;
   open_nvidia = true;
@@ -731,7 +853,13 @@ void KernelEventScanner::AddText(std::string_view text, const SourceRef& ref,
   s_->Close();
   std::optional<kevents::LineMatch> m;
   if (kl.prefix != LinePrefix::kContinuation || !was_open) {
-    m = is_nvrm ? kevents::MatchNvrm(nvrm) : kevents::MatchOther(kl.message, kl.ident);
+    const bool memo = s_->opts.flood_fast_path;
+    const std::string_view memo_ident = is_nvrm ? std::string_view() : kl.ident;
+    const std::string_view memo_text = is_nvrm ? nvrm : kl.message;
+    if (!memo || !s_->match_memo.Lookup(is_nvrm, memo_ident, memo_text, m)) {
+      m = is_nvrm ? kevents::MatchNvrm(nvrm) : kevents::MatchOther(kl.message, kl.ident);
+      if (memo) s_->match_memo.Add(is_nvrm, memo_ident, memo_text, m);
+    }
   }
   if (m) {
     s_->Open(*m, kl.message, is_nvrm, ref, t, mono);

@@ -10,7 +10,12 @@
 namespace gpudoctor::kevents {
 namespace {
 
-bool IsHex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+// isxdigit's answer (hex digits are the same in every locale), inline: a
+// flood's every NVRM line is searched for a PCI address byte by byte.
+bool IsHex(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return (u >= '0' && u <= '9') || ((u | 0x20) >= 'a' && (u | 0x20) <= 'f');
+}
 
 std::size_t HexRun(std::string_view s, std::size_t i) {
   std::size_t n = 0;

@@ -11,9 +11,10 @@
 // every continuation line it accepts.
 //
 // The search classifies 32 positions at a time by three adjacent bytes of
-// each needle that ordinary traffic rarely holds ("NVR", "CCL", "AER", ...;
+// each needle that ordinary traffic rarely holds ("VRM", "CCL", "AER", ...;
 // Teddy-style nibble lookups in eight buckets, AVX2 when the CPU has it, a
-// byte table otherwise) and verifies the needle only where all three match.
+// byte table otherwise) and verifies the needles of a bucket only where all
+// three of its bytes match.
 // Pure; thread-safe.
 #pragma once
 

@@ -346,5 +346,46 @@ TEST(DecodeAhead, AStreamClosedBeforeItsEndJoinsTheThread) {
   }
 }
 
+// A reader that gives up on a member (the JSON-records reader, on a log
+// whose head looked like a JSON document) stops its thread at once, not
+// when the stream is destroyed.
+TEST(DecodeAhead, AMemberLeftStopsItsThreadAtOnce) {
+  std::string log(6 * kDecodeAheadSlotBytes, 'a');
+  for (std::size_t i = 80; i < log.size(); i += 81) log[i] = '\n';
+  test::TempDir dir;
+  const std::string path = dir.Write("big.log.gz", test::Gzip(log));
+  InputStream in;
+  ASSERT_TRUE(in.Open(path).ok());
+  std::string buf(4096, '\0');
+  ASSERT_TRUE(in.Read(buf.data(), buf.size()).ok());
+  EXPECT_TRUE(in.decoding_ahead());
+  in.LeaveMember();
+  EXPECT_FALSE(in.decoding_ahead());
+  EXPECT_EQ(in.note(), "");
+}
+
+// The same through analyze: a gzipped log whose head reads as the start of
+// a JSON document but is none is read again as lines, every Xid counted.
+TEST(DecodeAhead, AGzippedLogThatIsNoJsonAfterAllIsReadAsLines) {
+  std::string log = "{ not json\n";
+  const int lines = 40000;
+  for (int i = 0; i < lines; ++i) {
+    log += "Feb 15 17:37:45 gpu-node-07 kernel: NVRM: Xid (PCI:0000:3b:00): 13, pid=" +
+           std::to_string(1000 + i % 300) + ", name=python3, Graphics Exception\n";
+  }
+  ASSERT_GT(log.size(), kDecodeAheadSlotBytes);
+  test::TempDir dir;
+  const std::string path = dir.Write("kern.log.gz", test::Gzip(log));
+  auto a = AnalyzeFiles({path}, Config{});
+  ASSERT_EQ(a.files.size(), 1u);
+  EXPECT_TRUE(a.files[0].ok) << a.files[0].error;
+  ASSERT_TRUE(a.input.kernel.has_value());
+  std::size_t xid_lines = 0;
+  for (const KernelEvent& e : a.input.kernel->events) {
+    if (e.kind == KernelEventKind::kXid) xid_lines += e.count;
+  }
+  EXPECT_EQ(xid_lines, static_cast<std::size_t>(lines));
+}
+
 }  // namespace decode_ahead_test_ns
 }  // namespace gpudoctor

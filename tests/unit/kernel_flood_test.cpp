@@ -4,6 +4,7 @@
 // cuts evidence lines longer than a few hundred bytes with their size.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -13,6 +14,7 @@
 #include "core/gpu_status.h"
 #include "parse/kernel_events.h"
 #include "parse/kernel_events_match.h"
+#include "parse/nvsmi_messages.h"
 #include "render/events_json.h"
 
 namespace gpudoctor {
@@ -219,7 +221,17 @@ struct FloodScan {
   std::vector<KernelEvent> events;
   std::size_t left_out = 0;
   GpuLineStats gpu_lines;
+  std::vector<std::string> nvsmi_messages;  // kind, line and text of each
 };
+
+std::vector<std::string> NvsmiMessagesOf(const KernelEventScanner& scanner) {
+  std::vector<std::string> out;
+  for (const NvsmiMessage& m : scanner.nvsmi_messages()) {
+    out.push_back(std::to_string(static_cast<int>(m.kind)) + "|" + std::to_string(m.line) + "|" +
+                  m.text + "|" + m.pci_bus_id + "|" + m.reason);
+  }
+  return out;
+}
 
 FloodScan ScanWith(const std::string& text, bool fast, bool fold = true) {
   ExtractOptions opts;
@@ -232,6 +244,7 @@ FloodScan ScanWith(const std::string& text, bool fast, bool fold = true) {
   out.events = scanner.Finish();
   out.left_out = scanner.events_left_out();
   out.gpu_lines = scanner.gpu_line_stats();
+  out.nvsmi_messages = NvsmiMessagesOf(scanner);
   return out;
 }
 
@@ -271,6 +284,7 @@ void ExpectSameScan(const std::string& text, bool fold = true) {
   EXPECT_EQ(fast.gpu_lines.decoded, slow.gpu_lines.decoded);
   EXPECT_EQ(fast.gpu_lines.undecoded, slow.gpu_lines.undecoded);
   EXPECT_EQ(fast.gpu_lines.first_undecoded.line, slow.gpu_lines.first_undecoded.line);
+  EXPECT_EQ(fast.nvsmi_messages, slow.nvsmi_messages);
 }
 
 TEST(KernelFlood, CheapPathCountsLikeTheGeneralOneOnMixedFloods) {
@@ -403,6 +417,111 @@ TEST(KernelFlood, TemplatePathCountsLikeTheGeneralOne) {
                    ", x\n";
   }
   ExpectSameScan(alternating);
+}
+
+// A template storm (its causes saturate early) with, here and there, lines
+// that share a template's bytes but hold what only the general path reads,
+// and bytes of any kind: NUL, invalid UTF-8, CRLF, empty lines, follow-up
+// and continuation lines, needles after the Xid (nvidia-smi's words, "Xid",
+// "NCCL"), a GPU number in the name, "PMU has halted", a header that holds
+// a needle, and no newline after the last line.
+std::string EdgeFlood(std::size_t lines, unsigned seed) {
+  std::mt19937 rng(seed);
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  static const std::string kNames[] = {"python3", "torchrun", std::string("a\0b", 3), "\xff\xfe",
+                                       "x GPU3 GSP", "NVRM", "\xc3"};
+  std::string text;
+  for (std::size_t i = 0; i < lines; ++i) {
+    const std::size_t ms = i * 2 + (i / 500) * 400000;  // some repeats past the fold window
+    const std::size_t second = ms / 1000;
+    char stamp[96];
+    std::snprintf(stamp, sizeof stamp, "Feb 15 %02zu:%02zu:%02zu gpu-node-07 kernel: [%zu.%03zu000] ",
+                  (second / 3600) % 24, (second / 60) % 60, second % 60, 80000 + second, ms % 1000);
+    const std::string bus = pick(4) == 0 ? "PCI:0000:86:00" : "PCI:0000:3b:00";
+    const std::string code = pick(3) == 0 ? "79" : "13";
+    const std::string pid = std::to_string(100 + pick(pick(2) ? 10 : 300));
+    std::string name = pick(6) == 0 ? kNames[pick(7)] : "python3";
+    std::string msg = code == "79" ? "GPU has fallen off the bus." : "Graphics Exception: ESR 0x1";
+    std::string head = stamp;
+    std::string end = "\n";
+    switch (pick(60)) {
+      case 0: msg = std::string("Graphics\0Exception", 18); break;
+      case 1: msg = "Graphics \xe2\x82 Exception \xff"; break;
+      case 2: end = "\r\n"; break;
+      case 3: msg = "Unable to determine the device handle for GPU0000:3b:00.0: Unknown Error"; break;
+      case 4: msg = "No devices were found"; break;
+      case 5: msg = "saw Xid 13 and NCCL WARN"; break;
+      case 6: msg = "PMU has halted"; break;
+      case 7: msg = "RPC response from GPU1 GSP!"; break;
+      case 8: head = "Feb 15 17:37:45 fabric-node kernel: "; break;
+      case 9: head = "Feb 15 17:37:45 gpu-node-07 NVRM[1]: "; break;
+      case 10: text += "\n"; break;
+      case 11: text += "\r\n"; break;
+      case 12: text += std::string(stamp) + "NVRM:     entry function 0x1\n"; break;
+      case 13: text += "    a continuation line\n"; break;
+      case 14: text += std::string(stamp) + "usb 1-1: new high-speed USB device number 2\n"; break;
+      case 15: text += std::string(stamp) + "NVRM: GPU at PCI:0000:3b:00: GPU-509665ad\n"; break;
+      case 16: msg = std::string(420, 'M'); break;
+      default: break;
+    }
+    text += head + "NVRM: Xid (" + bus + "): " + code + ", pid=" + pid + ", name=" + name + ", " +
+            msg + end;
+  }
+  text += std::string("Feb 15 17:37:45 gpu-node-07 kernel: NVRM: Xid (PCI:0000:3b:00): 13, pid=1, "
+                      "name=last, no newline");
+  return text;
+}
+
+// The fast path fed as StreamLines feeds ScanKernelLogBuffer (chunks of
+// whole lines, cut at random), against the general path fed all at once.
+FloodScan ScanInChunks(const std::string& text, unsigned seed) {
+  ExtractOptions opts;
+  opts.time.year = 2025;
+  KernelEventScanner scanner(opts);
+  std::mt19937 rng(seed);
+  std::size_t line_no = 1, pos = 0;
+  while (pos < text.size()) {
+    std::size_t cut = std::min(text.size(), pos + 1 + rng() % 5000);
+    std::size_t nl = text.rfind('\n', cut - 1);
+    std::size_t end = nl == std::string::npos || nl < pos ? text.size() : nl + 1;
+    if (cut == text.size()) end = text.size();
+    line_no += ScanKernelLogBuffer(std::string_view(text).substr(pos, end - pos), "mixed.log",
+                                   line_no, scanner);
+    pos = end;
+  }
+  FloodScan out;
+  out.events = scanner.Finish();
+  out.left_out = scanner.events_left_out();
+  out.gpu_lines = scanner.gpu_line_stats();
+  out.nvsmi_messages = NvsmiMessagesOf(scanner);
+  return out;
+}
+
+TEST(KernelFlood, FastPathInChunksGivesTheGeneralPathsEventsOnEdgeLines) {
+  for (unsigned seed : {11u, 12u, 13u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const std::string text = EdgeFlood(30000, seed);
+    ExpectSameScan(text);
+    FloodScan chunked = ScanInChunks(text, seed);
+    FloodScan slow = ScanWith(text, false);
+    ASSERT_EQ(chunked.events.size(), slow.events.size());
+    for (std::size_t i = 0; i < slow.events.size(); ++i)
+      ExpectSameEvent(chunked.events[i], slow.events[i], i);
+    EXPECT_EQ(chunked.left_out, slow.left_out);
+    EXPECT_EQ(chunked.gpu_lines.decoded, slow.gpu_lines.decoded);
+    EXPECT_EQ(chunked.gpu_lines.undecoded, slow.gpu_lines.undecoded);
+    // nvidia-smi's words in Xid lines are found on both paths.
+    EXPECT_EQ(chunked.nvsmi_messages, slow.nvsmi_messages);
+    EXPECT_FALSE(slow.nvsmi_messages.empty());
+    // What the report writes of them, byte for byte.
+    constexpr auto kReplace = nlohmann::ordered_json::error_handler_t::replace;
+    EXPECT_EQ(EventsToJson(chunked.events).dump(-1, ' ', false, kReplace),
+              EventsToJson(slow.events).dump(-1, ' ', false, kReplace));
+    // A flood indeed: most lines were counted into saturated causes.
+    std::size_t varied = 0;
+    for (const KernelEvent& e : slow.events) varied += e.varied_count;
+    EXPECT_GT(varied, 15000u);
+  }
 }
 
 TEST(KernelFlood, CheapPathCountsLikeTheGeneralOneWithoutFolding) {
