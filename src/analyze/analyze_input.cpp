@@ -342,9 +342,17 @@ bool AnyLogLine(std::string_view chunk) {
 // Feeds one log to the scanner: in memory or streamed, lines or records.
 // A bug report passes only its kernel sections, and its facts to `facts`.
 // `recognised` becomes true when a line is one a log has (a log whose kind
-// comes from its lines).
+// comes from its lines). `note` gets the note of the stream read (where a
+// compressed input ends early), also of one opened again to read as lines.
 Result<bool> ScanLog(const PendingLog& log, const std::string& path, KernelEventScanner& scanner,
-                     BugReportFacts& facts, bool& recognised) {
+                     BugReportFacts& facts, bool& recognised, std::string& note) {
+  struct NoteOnReturn {
+    const PendingLog& log;
+    std::string& note;
+    ~NoteOnReturn() {
+      if (log.stream && note.empty()) note = log.stream->note();
+    }
+  } note_on_return{log, note};
   BugReportReader report;
   BugReportKernelFilter kernel_sections;
   std::size_t line_no = 1;
@@ -393,7 +401,7 @@ Result<bool> ScanLog(const PendingLog& log, const std::string& path, KernelEvent
       } else {
         as_lines.text = log.head;
       }
-      return ScanLog(as_lines, path, scanner, facts, recognised);
+      return ScanLog(as_lines, path, scanner, facts, recognised, note);
     }
     recognised = true;
   } else if (log.shape == LogShape::kJournalExport) {
@@ -490,8 +498,9 @@ void ScanOne(const PendingLog& log, int year_hint, Gathered& g, std::vector<Anal
   KernelEventScanner scanner(opts);
   BugReportFacts facts;
   bool recognised = !log.kind_from_lines;
-  auto r = ScanLog(log, path, scanner, facts, recognised);
-  if (log.stream) AddNote(files[log.file], log.stream->note());
+  std::string note;
+  auto r = ScanLog(log, path, scanner, facts, recognised, note);
+  AddNote(files[log.file], note);
   if (!r) {
     files[log.file].ok = false;
     files[log.file].error = r.error().message;

@@ -99,7 +99,11 @@ const Tables& GetTables() {
 // Start (>= from) of needle i when its anchor begins at `pos`, or npos.
 std::size_t VerifyNeedle(std::string_view text, std::size_t pos, std::size_t from,
                          const Needle& n) {
-  if (pos < from + n.anchor || text[pos] != n.text[n.anchor]) return std::string_view::npos;
+  // pos may lie in the NUL padding past the text (a candidate there when a
+  // needle's anchor bytes share a nibble with NUL): never read it.
+  if (pos >= text.size() || pos < from + n.anchor || text[pos] != n.text[n.anchor]) {
+    return std::string_view::npos;
+  }
   std::size_t start = pos - n.anchor;
   if (start + n.text.size() > text.size()) return std::string_view::npos;
   // Byte by byte: a needle is short, and memcmp is a call.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cmath>
 #include <future>
 #include <set>
@@ -260,35 +261,71 @@ std::string SeriesIdentity(const PromSeries& s) {
 // last stretches' ends, split at the widest gaps.
 constexpr std::size_t kSilentGpuReads = 4;
 
+// Seconds since the epoch of a wall time.
+double EpochSeconds(WallTime t) {
+  return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
+
+// A regex matcher naming exactly these GPUs by UUID, or "" when one has no
+// UUID of plain letters, digits and dashes (then the read takes every GPU).
+std::string UuidMatcher(const std::vector<std::string>& uuids) {
+  constexpr std::size_t kMostUuidsInOneMatcher = 256;
+  if (uuids.empty() || uuids.size() > kMostUuidsInOneMatcher) return "";
+  std::string regex;
+  for (const std::string& u : uuids) {
+    const bool plain = !u.empty() && std::all_of(u.begin(), u.end(), [](unsigned char c) {
+      return std::isalnum(c) != 0 || c == '-';
+    });
+    if (!plain) return "";
+    regex += (regex.empty() ? "" : "|") + u;
+  }
+  return "UUID=~\"" + regex + "\"";
+}
+
 // The exact time of the last sample of each GPU whose temperature series
 // has data in the window but no sample at its end (kDcgmLastSeen does not
 // hold it): its last sample lies in its last stretch with data, which ends
-// at T. For each group of such ends [lo, hi], one instant read at hi:
-// timestamp(X) (the newest sample within the lookback), or the newest that
-// a subquery at the scrape resolution (below the engines' 5 min lookback)
-// finds back to the stretch before lo. Every GPU's samples all precede its
-// T, so the read's newest is its last. The times join kDcgmLastSeen's
-// answer; the failures' messages are returned.
+// at T, and nothing of it in the stretch after T (else a point at T + bucket
+// would show it); after the last point, up to the window's end, the range
+// reads have no point, so there it may have samples. For each group of such
+// ends [lo, hi], one instant read at `at` = min(window end, hi + bucket) of
+// the group's GPUs (by UUID where they have one): timestamp(X) (the newest
+// sample within the lookback), or the newest that a subquery at the scrape
+// resolution (below the engines' 5 min lookback) finds back to the stretch
+// before lo. A GPU's time is taken only from its own group's read, so a
+// failed read leaves its GPUs at their stretch's end, never at an older
+// sample another group's read saw. Ends outside the window (a malformed
+// answer) are left out. The times join kDcgmLastSeen's answer; the
+// failures' messages are returned.
 std::vector<std::string> LastSamplesOfSilentGpus(const PromClient& client, const FleetRequest& r,
                                                  seconds bucket, const std::string& m,
                                                  std::vector<Result<PromAnswer>>& a) {
   if (!a[kDcgmLastSeen]) return {};
   std::set<std::string> reporting;
   for (const auto& s : a[kDcgmLastSeen]->series) reporting.insert(SeriesIdentity(s));
-  std::map<std::string, double> silent;  // identity -> the end of its last stretch with data
+  const double from_s = EpochSeconds(r.from), to_s = EpochSeconds(r.to);
+  const auto bucket_s = static_cast<double>(bucket.count());
+  struct Silent {
+    double end_s = 0;  // the end of its last stretch with data
+    std::string uuid;
+  };
+  std::map<std::string, Silent> silent;  // by identity
   for (std::size_t id = kFirstDcgmRead; id < a.size(); ++id) {
     if (!a[id]) continue;
     for (const auto& s : a[id]->series) {
       if (s.points.empty() || s.Label("gpudoctor_field") != "DCGM_FI_DEV_GPU_TEMP") continue;
+      const double t = s.points.back().time_s;
+      if (!std::isfinite(t) || t < from_s - bucket_s || t > to_s + bucket_s) continue;
       std::string key = SeriesIdentity(s);
       if (reporting.contains(key)) continue;
-      double& t = silent[std::move(key)];
-      t = std::max(t, s.points.back().time_s);
+      Silent& g = silent[std::move(key)];
+      g.end_s = std::max(g.end_s, t);
+      g.uuid = s.Label("UUID");
     }
   }
   if (silent.empty()) return {};
   std::set<double> end_set;
-  for (const auto& [key, t] : silent) end_set.insert(t);
+  for (const auto& [key, g] : silent) end_set.insert(g.end_s);
   const std::vector<double> ends(end_set.begin(), end_set.end());
   // Split before the widest gaps between consecutive ends.
   std::vector<std::size_t> cuts;
@@ -299,25 +336,37 @@ std::vector<std::string> LastSamplesOfSilentGpus(const PromClient& client, const
   cuts.resize(std::min(cuts.size(), kSilentGpuReads - 1));
   cuts.push_back(ends.size());
   std::sort(cuts.begin(), cuts.end());
-  const std::string temp = Selector("DCGM_FI_DEV_GPU_TEMP", m);
   const seconds sub{std::clamp<long>(r.resolution.count(), 1, 240)};
   std::vector<FleetQuery> reads;
   std::vector<std::size_t> order;
+  std::vector<std::set<std::string>> members;  // the identities each read is for
   std::size_t first = 0;
   for (std::size_t cut : cuts) {
     const double lo = ends[first], hi = ends[cut - 1];
     first = cut;
-    const seconds span{static_cast<long>(std::ceil(hi - lo)) + bucket.count() + sub.count()};
+    const double at = std::min(to_s, hi + bucket_s);
+    std::set<std::string> keys;
+    std::vector<std::string> uuids;
+    for (const auto& [key, g] : silent) {
+      if (g.end_s < lo || g.end_s > hi) continue;
+      keys.insert(key);
+      uuids.push_back(g.uuid);
+    }
+    const std::string temp = Selector("DCGM_FI_DEV_GPU_TEMP", m, UuidMatcher(uuids));
+    const seconds span{static_cast<long>(std::ceil(at - lo)) + bucket.count() + sub.count()};
     FleetQuery q;
     q.expr = "timestamp(" + temp + ") or max_over_time(timestamp(" + temp + ")[" + Secs(span) +
              ":" + Secs(sub) + "])";
-    q.at = WallTime{std::chrono::duration_cast<WallTime::duration>(std::chrono::duration<double>(hi))};
+    q.at = WallTime{std::chrono::duration_cast<WallTime::duration>(std::chrono::duration<double>(at))};
     order.push_back(reads.size());
     reads.push_back(std::move(q));
+    members.push_back(std::move(keys));
   }
   std::map<std::string, PromSeries> found;
   std::vector<std::string> errors;
-  for (auto& answer : RunInOrder(client, reads, order)) {
+  auto answers = RunInOrder(client, reads, order);
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    auto& answer = answers[i];
     if (!answer) {
       errors.push_back(answer.error().message);
       continue;
@@ -325,7 +374,7 @@ std::vector<std::string> LastSamplesOfSilentGpus(const PromClient& client, const
     for (auto& s : answer->series) {
       if (s.points.empty()) continue;
       std::string key = SeriesIdentity(s);
-      if (!silent.contains(key)) continue;
+      if (!members[i].contains(key)) continue;
       auto [it, added] = found.try_emplace(std::move(key), s);
       if (!added && s.points.front().value > it->second.points.front().value) it->second = s;
     }

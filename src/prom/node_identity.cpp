@@ -86,9 +86,10 @@ void NodeIdentities::Union(const std::string& a, const std::string& b) {
 void NodeIdentities::Add(const PromLabels& labels, bool agent, double last_s) {
   const std::vector<std::string> keys = KeysOf(labels);
   if (keys.empty()) return;
-  // The GPUs' many series carry the same few name sets: tie each set once.
+  // The GPUs' many series carry the same few name sets: tie each set once
+  // (each key prefixed by its length: a label value may hold any byte).
   std::string set;
-  for (const auto& k : keys) set += k + '\n';
+  for (const auto& k : keys) set += std::to_string(k.size()) + ':' + k;
   if (tied_.insert(std::move(set)).second) {
     for (const auto& k : keys) Union(keys.front(), k);
   }

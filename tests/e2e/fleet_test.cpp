@@ -527,7 +527,7 @@ TEST(FleetE2e, ReadsASilentGpusLastSampleOverItsLastStretchOnly) {
     if (q == "timestamp(DCGM_FI_DEV_GPU_TEMP)") {
       result = row("n1", false, R"("value":[)" + std::to_string(at_s) + ",\"" +
                                     std::to_string(to_s - 10) + "\"]");
-    } else if (q.find("timestamp(DCGM_FI_DEV_GPU_TEMP)") != std::string::npos && at_s >= silent_end_s) {
+    } else if (q.find("timestamp(DCGM_FI_DEV_GPU_TEMP") != std::string::npos && at_s >= silent_end_s) {
       // n2's last sample, 100 s before its last stretch's end.
       result = row("n2", false, R"("value":[)" + std::to_string(at_s) + ",\"" +
                                     std::to_string(silent_end_s - 100) + "\"]");
@@ -549,15 +549,85 @@ TEST(FleetE2e, ReadsASilentGpusLastSampleOverItsLastStretchOnly) {
   for (const auto& n : fleet["nodes"]) age[n["node"]] = n.value("last_sample_age_s", -1.0);
   EXPECT_EQ(age["n1"], 10) << fleet["nodes"].dump();
   EXPECT_EQ(age["n2"], 2 * 3600 + 100) << fleet["nodes"].dump();
-  // No subquery reaches back more than a stretch (900 s) and a little.
+  // No subquery reaches back more than two stretches (900 s each: the last
+  // one with data and the one after it) and the resolution; each names the
+  // silent GPU alone.
   for (const auto& q : queries) {
     for (std::size_t at = q.find(':'); at != std::string::npos; at = q.find(':', at + 1)) {
       const std::size_t open = q.rfind('[', at);
       if (open == std::string::npos || q.find(']', open) < at) continue;
       const long span_s = std::stol(q.substr(open + 1, at - open - 1));
-      EXPECT_LE(span_s, 900 + 900) << q;
+      EXPECT_LE(span_s, 900 + 900 + 30) << q;
+      EXPECT_NE(q.find("UUID=~\"GPU-n2\""), std::string::npos) << q;
     }
   }
+}
+
+// The same over a window that is no whole number of stretches (5 h 55 min:
+// 24 stretches of 888 s, the last range point 876 s before the end): a GPU
+// silent for the last 10 minutes has samples after the last point, and its
+// age is its last sample's, not the last point's.
+TEST(FleetE2e, ASilentGpusAgeIsExactWhenTheWindowIsNoWholeNumberOfStretches) {
+  const long from_s = 1767225600, to_s = from_s + 5 * 3600 + 55 * 60;
+  const long n2_last_s = to_s - 600;
+  auto row = [](const std::string& host, bool field, const std::string& points) {
+    return R"({"metric":{"Hostname":")" + host + R"(","UUID":"GPU-)" + host +
+           R"(","gpu":"0","pci_bus_id":"00000000:01:00.0")" +
+           (field ? R"(,"gpudoctor_field":"DCGM_FI_DEV_GPU_TEMP")" : "") + "}," + points + "}";
+  };
+  httplib::Server server;
+  server.Post(".*", [&](const httplib::Request& req, httplib::Response& res) {
+    const std::string q = req.get_param_value("query");
+    std::string result;
+    if (req.path.ends_with("query_range")) {
+      if (q.find("max_over_time(DCGM_FI_DEV_GPU_TEMP[") != std::string::npos) {
+        const long start_s = std::lround(std::stod(req.get_param_value("start")));
+        const long step_s = std::lround(std::stod(req.get_param_value("step")));
+        const long end_s = std::lround(std::stod(req.get_param_value("end")));
+        std::string n1 = R"("values":[)", n2 = n1;
+        for (long t = start_s; t <= end_s; t += step_s) {
+          n1 += (n1.back() == '[' ? "" : ",") + ("[" + std::to_string(t) + ",\"60\"]");
+          // A point shows n2 while a sample of it lies in its stretch.
+          if (t - step_s < n2_last_s) {
+            n2 += (n2.back() == '[' ? "" : ",") + ("[" + std::to_string(t) + ",\"60\"]");
+          }
+        }
+        result = row("n1", true, n1 + "]") + "," + row("n2", true, n2 + "]");
+      }
+      res.set_content(R"({"status":"success","data":{"resultType":"matrix","result":[)" + result +
+                          "]}}",
+                      "application/json");
+      return;
+    }
+    const long at_s = std::lround(std::stod(req.get_param_value("time")));
+    if (q == "timestamp(DCGM_FI_DEV_GPU_TEMP)") {
+      result = row("n1", false, R"("value":[)" + std::to_string(at_s) + ",\"" +
+                                    std::to_string(to_s - 10) + "\"]");
+    } else if (q.find("timestamp(DCGM_FI_DEV_GPU_TEMP") != std::string::npos) {
+      // n2's newest sample at or before the read's time (a sample every 30 s).
+      const long newest_s = std::min(at_s, n2_last_s) - (std::min(at_s, n2_last_s) - from_s) % 30;
+      result = row("n2", false, R"("value":[)" + std::to_string(at_s) + ",\"" +
+                                    std::to_string(newest_s) + "\"]");
+    }
+    res.set_content(R"({"status":"success","data":{"resultType":"vector","result":[)" + result +
+                        "]}}",
+                    "application/json");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::thread t([&] { server.listen_after_bind(); });
+  auto r = FleetAgainst("http://127.0.0.1:" + std::to_string(port),
+                        {"--from", "2026-01-01T00:00:00Z", "--to", "2026-01-01T05:55:00Z",
+                         "--resolution", "30s", "--stale-after", "12m", "--format", "json"});
+  server.stop();
+  t.join();
+  auto fleet = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(fleet.is_object()) << r.out << r.err;
+  std::map<std::string, json> nodes;
+  for (const auto& n : fleet["nodes"]) nodes[n["node"]] = n;
+  ASSERT_TRUE(nodes.contains("n2")) << fleet["nodes"].dump();
+  EXPECT_EQ(nodes["n2"].value("last_sample_age_s", -1.0), 600) << nodes["n2"].dump();
+  EXPECT_FALSE(nodes["n2"].value("stale", true)) << nodes["n2"].dump();
+  EXPECT_EQ(nodes["n1"].value("last_sample_age_s", -1.0), 10) << nodes["n1"].dump();
 }
 
 TEST(FleetE2e, VerifiesHttpsWithTheCaFile) {

@@ -387,5 +387,27 @@ TEST(DecodeAhead, AGzippedLogThatIsNoJsonAfterAllIsReadAsLines) {
   EXPECT_EQ(xid_lines, static_cast<std::size_t>(lines));
 }
 
+// The same log cut short: read as lines after all, it still carries the
+// note naming the byte where the gzip data ends.
+TEST(DecodeAhead, ACutGzippedLogThatIsNoJsonAfterAllKeepsItsNote) {
+  std::string log = "{ not json\n";
+  for (int i = 0; i < 40000; ++i) {
+    log += "Feb 15 17:37:45 gpu-node-07 kernel: NVRM: Xid (PCI:0000:3b:00): 13, pid=" +
+           std::to_string(1000 + i % 300) + ", name=python3, Graphics Exception\n";
+  }
+  std::string gz = test::Gzip(log);
+  gz.resize(gz.size() / 2);
+  test::TempDir dir;
+  const std::string path = dir.Write("kern.log.gz", gz);
+  auto a = AnalyzeFiles({path}, Config{});
+  ASSERT_EQ(a.files.size(), 1u);
+  EXPECT_TRUE(a.files[0].ok) << a.files[0].error;
+  bool noted = false;
+  for (const std::string& n : a.files[0].notes) {
+    noted = noted || n.find("truncated at byte " + std::to_string(gz.size())) != std::string::npos;
+  }
+  EXPECT_TRUE(noted) << ::testing::PrintToString(a.files[0].notes);
+}
+
 }  // namespace decode_ahead_test_ns
 }  // namespace gpudoctor

@@ -57,6 +57,17 @@ TEST(NodeIdentities, ARestartedExporterIsOneNodeUnderItsNewestName) {
   EXPECT_EQ(ids.NodeOf(NodeLabels{{"hostname", "other"}}), "other");
 }
 
+// A label value may hold a newline: an instance "a\nh:b" alone must not
+// keep {instance a, Hostname b} from being tied as one machine.
+TEST(NodeIdentities, ANewlineInANameDoesNotKeepAnotherSetFromBeingTied) {
+  NodeIdentities ids;
+  ids.Add(NodeLabels{{"instance", "a\nh:b"}}, false, 1000);
+  ids.Add(NodeLabels{{"instance", "a"}, {"Hostname", "b"}}, false, 1000);
+  ids.Resolve();
+  EXPECT_EQ(ids.Groups().size(), 2u);
+  EXPECT_EQ(ids.NodeOf(NodeLabels{{"instance", "a"}}), ids.NodeOf(NodeLabels{{"Hostname", "b"}}));
+}
+
 TEST(NodeIdentities, MatchersEscapeQuotesAndBackslashesInNames) {
   // A name with a quote or a backslash must stay one PromQL string literal.
   NodeIdentities ids;
