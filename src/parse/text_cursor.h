@@ -27,6 +27,8 @@ class TextCursor {
     return true;
   }
   bool Lit(std::string_view text) {
+    // The first byte inline: most tries fail there, without a memcmp call.
+    if (!text.empty() && peek() != text[0]) return false;
     if (rest().substr(0, text.size()) != text) return false;
     pos_ += text.size();
     return true;
