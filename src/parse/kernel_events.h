@@ -117,8 +117,14 @@ class KernelEventScanner {
   void AddText(std::string_view text, const SourceRef& ref,
                std::optional<WallTime> time = std::nullopt,
                std::optional<double> monotonic_s = std::nullopt);
-  // AddText for a line in which NextKernelNeedle found a needle.
-  void AddCandidate(std::string_view text, const SourceRef& ref);
+  // AddText for a line in which NextKernelNeedle found a needle. A caller
+  // that searched the line may say what it found: `needle_at`, the offset
+  // of the line's first needle, and `later_needle_at`, that of the first
+  // needle starting at or after needle_at + 7 (npos: none in the line);
+  // needle_at npos: not searched (the scanner searches itself).
+  void AddCandidate(std::string_view text, const SourceRef& ref,
+                    std::size_t needle_at = std::string_view::npos,
+                    std::size_t later_needle_at = std::string_view::npos);
   // A record from a JSON document or journal export: its time is used when
   // its text has no stamp of its own.
   void AddRecord(const LogRecord& record, const SourceRef& ref);

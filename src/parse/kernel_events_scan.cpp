@@ -17,9 +17,14 @@ std::size_t ScanKernelLogBuffer(std::string_view text, const std::string& file,
     scanner.NoteTime(text.substr(0, text.find('\n')));
   }
   std::size_t pos = 0;
+  // An Xid line's search goes on past its end: the next line's first needle.
+  std::size_t next_hit = 0;
+  bool have_next_hit = false;
   while (pos < text.size()) {
     // In dmesg -H logs every line carries part of the time: visit them all.
-    std::size_t hit = scanner.tracks_relative_time() ? pos : NextKernelNeedle(text, pos);
+    const bool every_line = scanner.tracks_relative_time();
+    std::size_t hit = every_line ? pos : have_next_hit ? next_hit : NextKernelNeedle(text, pos);
+    have_next_hit = false;
     if (hit == std::string_view::npos) {
       scanner.Break();
       line_no += CountNewlines(text, pos, text.size());
@@ -38,8 +43,21 @@ std::size_t ScanKernelLogBuffer(std::string_view text, const std::string& file,
     std::size_t end = text.find('\n', hit);
     if (end == std::string_view::npos) end = text.size();
     ref.line = line_no++;
-    if (scanner.tracks_relative_time()) {  // every line: it may hold no needle
+    if (every_line) {  // every line: it may hold no needle
       scanner.AddText(text.substr(start, end - start), ref);
+    } else if (text.compare(hit, 9, "NVRM: Xid") == 0) {
+      // Whether the line holds a needle after its "Xid" is what the flood's
+      // path asks; the search runs on into the next lines (no needle spans
+      // a '\n', so the first one past `end` is the next line's first).
+      std::size_t later = NextKernelNeedle(text, hit + 7);
+      if (later == std::string_view::npos || later > end) {
+        next_hit = later;
+        have_next_hit = true;
+        later = std::string_view::npos;
+      } else {
+        later -= start;
+      }
+      scanner.AddCandidate(text.substr(start, end - start), ref, hit - start, later);
     } else {
       scanner.AddCandidate(text.substr(start, end - start), ref);
     }

@@ -317,7 +317,8 @@ bool ParseBracket(TextCursor& c, const LineTimeContext& ctx, KernelLine& out) {
     }
     return c.set_pos(start), false;
   }
-  if (c.Uint64(whole) && c.Lit('.') && c.Fraction(frac) && !relative && c.Lit(" <")) {
+  const bool stamp = c.Uint64(whole) && c.Lit('.') && c.Fraction(frac);
+  if (stamp && !relative && c.Lit(" <")) {
     // dmesg -d / journalctl short-delta: "[ 3605.123456 <    0.000123>]"
     out.monotonic_s = static_cast<double>(whole) + frac;
     out.prefix = LinePrefix::kDmesgMonotonic;
@@ -327,9 +328,8 @@ bool ParseBracket(TextCursor& c, const LineTimeContext& ctx, KernelLine& out) {
     c.Lit(' ');
     return true;
   }
-  c.set_pos(inner);
-  c.Lit('+');
-  if (c.Uint64(whole) && c.Lit('.') && c.Fraction(frac) && c.Lit(']')) {
+  // "[80000.001000]" (the stamp read once; "+" is already consumed for a relative one).
+  if (stamp && c.Lit(']')) {
     double v = static_cast<double>(whole) + frac;
     (relative ? out.relative_s : out.monotonic_s) = v;
     out.prefix = relative ? LinePrefix::kDmesgRelative : LinePrefix::kDmesgMonotonic;

@@ -27,6 +27,8 @@ class TextCursor {
     return true;
   }
   bool Lit(std::string_view text) {
+    // The first byte inline: most tries fail there, without a memcmp call.
+    if (!text.empty() && peek() != text[0]) return false;
     if (rest().substr(0, text.size()) != text) return false;
     pos_ += text.size();
     return true;
@@ -58,12 +60,19 @@ class TextCursor {
     return true;
   }
   // Digits after a decimal point as a fraction of one ("123" -> 0.123).
+  // The first 18 digits as one integer, divided once (a division per digit
+  // is a chain of slow ones; later digits weigh less than 1e-18).
   bool Fraction(double& out) {
-    double scale = 0.1, v = 0;
-    std::size_t p = pos_;
-    while (p < s_.size() && IsDigit(s_[p])) v += (s_[p++] - '0') * scale, scale /= 10;
+    static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,
+                                        1e7,  1e8,  1e9,  1e10, 1e11, 1e12, 1e13,
+                                        1e14, 1e15, 1e16, 1e17, 1e18};
+    std::uint64_t v = 0;
+    std::size_t p = pos_, n = 0;
+    for (; p < s_.size() && IsDigit(s_[p]); ++p) {
+      if (n < 18) v = v * 10 + static_cast<unsigned>(s_[p] - '0'), ++n;
+    }
     if (p == pos_) return false;
-    out = v;
+    out = static_cast<double>(v) / kPow10[n];
     pos_ = p;
     return true;
   }

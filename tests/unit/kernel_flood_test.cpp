@@ -462,6 +462,8 @@ std::string EdgeFlood(std::size_t lines, unsigned seed) {
       case 14: text += std::string(stamp) + "usb 1-1: new high-speed USB device number 2\n"; break;
       case 15: text += std::string(stamp) + "NVRM: GPU at PCI:0000:3b:00: GPU-509665ad\n"; break;
       case 16: msg = std::string(420, 'M'); break;
+      case 17: msg = "Graphics Exception, then oom-killer"; break;  // a needle ending the line
+      case 18: msg = "Graphics Exception"; end = "\nNo devices were found\n"; break;  // in the next line
       default: break;
     }
     text += head + "NVRM: Xid (" + bus + "): " + code + ", pid=" + pid + ", name=" + name + ", " +
