@@ -9,6 +9,8 @@
 // from NODE_NAME as `Hostname`): each machine is still one node, and its
 // report is the same whether --node names its instance or its host name.
 #include <gtest/gtest.h>
+
+#include <functional>
 #include <signal.h>
 
 #include <atomic>
@@ -484,6 +486,56 @@ TEST(FleetE2e, KeepsWithinVictoriaMetricsConcurrentRequestLimit) {
   EXPECT_EQ(answered.load(), fleet["queries"].get<int>());
 }
 
+// A Prometheus of two dcgm-exporter GPUs, n1 reporting to the window's end
+// (its last sample 10 s before it) and n2 silent: a range point of the
+// temperature shows n2 where `n2_in_point(t, step)`, and an instant read of
+// n2's timestamp at `at` gives `n2_newest(at)` (none when 0). Every query
+// goes to `queries`.
+void ServeASilentGpu(httplib::Server& server, long to_s, std::function<bool(long, long)> n2_in_point,
+                     std::function<long(long)> n2_newest, std::vector<std::string>& queries,
+                     std::mutex& mu) {
+  auto row = [](const std::string& host, bool field, const std::string& points) {
+    return R"({"metric":{"Hostname":")" + host + R"(","UUID":"GPU-)" + host +
+           R"(","gpu":"0","pci_bus_id":"00000000:01:00.0")" +
+           (field ? R"(,"gpudoctor_field":"DCGM_FI_DEV_GPU_TEMP")" : "") + "}," + points + "}";
+  };
+  auto value = [](long at_s, long v) {
+    return R"("value":[)" + std::to_string(at_s) + ",\"" + std::to_string(v) + "\"]";
+  };
+  server.Post(".*", [=, &queries, &mu](const httplib::Request& req, httplib::Response& res) {
+    const std::string q = req.get_param_value("query");
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      queries.push_back(q);
+    }
+    const bool range = req.path.ends_with("query_range");
+    std::string result;
+    if (range && q.find("max_over_time(DCGM_FI_DEV_GPU_TEMP[") != std::string::npos) {
+      const long start_s = std::lround(std::stod(req.get_param_value("start")));
+      const long step_s = std::lround(std::stod(req.get_param_value("step")));
+      const long end_s = std::lround(std::stod(req.get_param_value("end")));
+      std::string n1 = R"("values":[)", n2 = n1;
+      for (long t = start_s; t <= end_s; t += step_s) {
+        n1 += (n1.back() == '[' ? "" : ",") + ("[" + std::to_string(t) + ",\"60\"]");
+        if (n2_in_point(t, step_s)) {
+          n2 += (n2.back() == '[' ? "" : ",") + ("[" + std::to_string(t) + ",\"60\"]");
+        }
+      }
+      result = row("n1", true, n1 + "]") + "," + row("n2", true, n2 + "]");
+    } else if (!range) {
+      const long at_s = std::lround(std::stod(req.get_param_value("time")));
+      if (q == "timestamp(DCGM_FI_DEV_GPU_TEMP)") {
+        result = row("n1", false, value(at_s, to_s - 10));
+      } else if (q.find("timestamp(DCGM_FI_DEV_GPU_TEMP") != std::string::npos && n2_newest(at_s) > 0) {
+        result = row("n2", false, value(at_s, n2_newest(at_s)));
+      }
+    }
+    res.set_content(std::string(R"({"status":"success","data":{"resultType":")") +
+                        (range ? "matrix" : "vector") + R"(","result":[)" + result + "]}}",
+                    "application/json");
+  });
+}
+
 // The time of a dcgm-exporter GPU's last sample without a subquery over
 // the whole window (on Prometheus it ran past the 30 s timeout from 64
 // nodes on): timestamp() at the window's end for the GPUs reporting then,
@@ -492,50 +544,13 @@ TEST(FleetE2e, KeepsWithinVictoriaMetricsConcurrentRequestLimit) {
 TEST(FleetE2e, ReadsASilentGpusLastSampleOverItsLastStretchOnly) {
   const long from_s = 1767225600, to_s = from_s + 6 * 3600;  // 2026-01-01, 00:00 to 06:00 UTC
   const long silent_end_s = to_s - 2 * 3600;                   // n2's last stretch ends here
-  auto row = [](const std::string& host, bool field, const std::string& points) {
-    return R"({"metric":{"Hostname":")" + host + R"(","UUID":"GPU-)" + host +
-           R"(","gpu":"0","pci_bus_id":"00000000:01:00.0")" +
-           (field ? R"(,"gpudoctor_field":"DCGM_FI_DEV_GPU_TEMP")" : "") + "}," + points + "}";
-  };
   std::mutex mu;
   std::vector<std::string> queries;
   httplib::Server server;
-  server.Post(".*", [&](const httplib::Request& req, httplib::Response& res) {
-    const std::string q = req.get_param_value("query");
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      queries.push_back(q);
-    }
-    std::string result;
-    if (req.path.ends_with("query_range")) {
-      if (q.find("max_over_time(DCGM_FI_DEV_GPU_TEMP[") != std::string::npos) {
-        std::string n1 = R"("values":[)", n2 = n1;
-        for (long t = from_s + 900; t <= to_s; t += 900) {
-          n1 += (n1.back() == '[' ? "" : ",") + ("[" + std::to_string(t) + ",\"60\"]");
-          if (t <= silent_end_s) {
-            n2 += (n2.back() == '[' ? "" : ",") + ("[" + std::to_string(t) + ",\"60\"]");
-          }
-        }
-        result = row("n1", true, n1 + "]") + "," + row("n2", true, n2 + "]");
-      }
-      res.set_content(R"({"status":"success","data":{"resultType":"matrix","result":[)" + result +
-                          "]}}",
-                      "application/json");
-      return;
-    }
-    const long at_s = std::lround(std::stod(req.get_param_value("time")));
-    if (q == "timestamp(DCGM_FI_DEV_GPU_TEMP)") {
-      result = row("n1", false, R"("value":[)" + std::to_string(at_s) + ",\"" +
-                                    std::to_string(to_s - 10) + "\"]");
-    } else if (q.find("timestamp(DCGM_FI_DEV_GPU_TEMP") != std::string::npos && at_s >= silent_end_s) {
+  ServeASilentGpu(
+      server, to_s, [&](long t, long) { return t <= silent_end_s; },
       // n2's last sample, 100 s before its last stretch's end.
-      result = row("n2", false, R"("value":[)" + std::to_string(at_s) + ",\"" +
-                                    std::to_string(silent_end_s - 100) + "\"]");
-    }
-    res.set_content(R"({"status":"success","data":{"resultType":"vector","result":[)" + result +
-                        "]}}",
-                    "application/json");
-  });
+      [&](long at_s) { return at_s >= silent_end_s ? silent_end_s - 100 : 0; }, queries, mu);
   const int port = server.bind_to_any_port("127.0.0.1");
   std::thread t([&] { server.listen_after_bind(); });
   auto r = FleetAgainst("http://127.0.0.1:" + std::to_string(port),
@@ -570,49 +585,19 @@ TEST(FleetE2e, ReadsASilentGpusLastSampleOverItsLastStretchOnly) {
 TEST(FleetE2e, ASilentGpusAgeIsExactWhenTheWindowIsNoWholeNumberOfStretches) {
   const long from_s = 1767225600, to_s = from_s + 5 * 3600 + 55 * 60;
   const long n2_last_s = to_s - 600;
-  auto row = [](const std::string& host, bool field, const std::string& points) {
-    return R"({"metric":{"Hostname":")" + host + R"(","UUID":"GPU-)" + host +
-           R"(","gpu":"0","pci_bus_id":"00000000:01:00.0")" +
-           (field ? R"(,"gpudoctor_field":"DCGM_FI_DEV_GPU_TEMP")" : "") + "}," + points + "}";
-  };
+  std::mutex mu;
+  std::vector<std::string> queries;
   httplib::Server server;
-  server.Post(".*", [&](const httplib::Request& req, httplib::Response& res) {
-    const std::string q = req.get_param_value("query");
-    std::string result;
-    if (req.path.ends_with("query_range")) {
-      if (q.find("max_over_time(DCGM_FI_DEV_GPU_TEMP[") != std::string::npos) {
-        const long start_s = std::lround(std::stod(req.get_param_value("start")));
-        const long step_s = std::lround(std::stod(req.get_param_value("step")));
-        const long end_s = std::lround(std::stod(req.get_param_value("end")));
-        std::string n1 = R"("values":[)", n2 = n1;
-        for (long t = start_s; t <= end_s; t += step_s) {
-          n1 += (n1.back() == '[' ? "" : ",") + ("[" + std::to_string(t) + ",\"60\"]");
-          // A point shows n2 while a sample of it lies in its stretch.
-          if (t - step_s < n2_last_s) {
-            n2 += (n2.back() == '[' ? "" : ",") + ("[" + std::to_string(t) + ",\"60\"]");
-          }
-        }
-        result = row("n1", true, n1 + "]") + "," + row("n2", true, n2 + "]");
-      }
-      res.set_content(R"({"status":"success","data":{"resultType":"matrix","result":[)" + result +
-                          "]}}",
-                      "application/json");
-      return;
-    }
-    const long at_s = std::lround(std::stod(req.get_param_value("time")));
-    if (q == "timestamp(DCGM_FI_DEV_GPU_TEMP)") {
-      result = row("n1", false, R"("value":[)" + std::to_string(at_s) + ",\"" +
-                                    std::to_string(to_s - 10) + "\"]");
-    } else if (q.find("timestamp(DCGM_FI_DEV_GPU_TEMP") != std::string::npos) {
-      // n2's newest sample at or before the read's time (a sample every 30 s).
-      const long newest_s = std::min(at_s, n2_last_s) - (std::min(at_s, n2_last_s) - from_s) % 30;
-      result = row("n2", false, R"("value":[)" + std::to_string(at_s) + ",\"" +
-                                    std::to_string(newest_s) + "\"]");
-    }
-    res.set_content(R"({"status":"success","data":{"resultType":"vector","result":[)" + result +
-                        "]}}",
-                    "application/json");
-  });
+  ServeASilentGpu(
+      server, to_s,
+      // A point shows n2 while a sample of it lies in its stretch.
+      [&](long t, long step_s) { return t - step_s < n2_last_s; },
+      // n2's newest sample at or before the read's time (one every 30 s).
+      [&](long at_s) {
+        const long until_s = std::min(at_s, n2_last_s);
+        return until_s - (until_s - from_s) % 30;
+      },
+      queries, mu);
   const int port = server.bind_to_any_port("127.0.0.1");
   std::thread t([&] { server.listen_after_bind(); });
   auto r = FleetAgainst("http://127.0.0.1:" + std::to_string(port),
