@@ -233,6 +233,16 @@ std::vector<std::string> NvsmiMessagesOf(const KernelEventScanner& scanner) {
   return out;
 }
 
+// What a scanner found, once it has been fed.
+FloodScan FinishedScan(KernelEventScanner& scanner) {
+  FloodScan out;
+  out.events = scanner.Finish();
+  out.left_out = scanner.events_left_out();
+  out.gpu_lines = scanner.gpu_line_stats();
+  out.nvsmi_messages = NvsmiMessagesOf(scanner);
+  return out;
+}
+
 FloodScan ScanWith(const std::string& text, bool fast, bool fold = true) {
   ExtractOptions opts;
   opts.time.year = 2025;
@@ -240,12 +250,7 @@ FloodScan ScanWith(const std::string& text, bool fast, bool fold = true) {
   opts.fold_repeats = fold;
   KernelEventScanner scanner(opts);
   ScanKernelLogBuffer(text, "mixed.log", 1, scanner);
-  FloodScan out;
-  out.events = scanner.Finish();
-  out.left_out = scanner.events_left_out();
-  out.gpu_lines = scanner.gpu_line_stats();
-  out.nvsmi_messages = NvsmiMessagesOf(scanner);
-  return out;
+  return FinishedScan(scanner);
 }
 
 void ExpectSameEvent(const KernelEvent& a, const KernelEvent& b, std::size_t i) {
@@ -491,12 +496,7 @@ FloodScan ScanInChunks(const std::string& text, unsigned seed) {
                                    line_no, scanner);
     pos = end;
   }
-  FloodScan out;
-  out.events = scanner.Finish();
-  out.left_out = scanner.events_left_out();
-  out.gpu_lines = scanner.gpu_line_stats();
-  out.nvsmi_messages = NvsmiMessagesOf(scanner);
-  return out;
+  return FinishedScan(scanner);
 }
 
 TEST(KernelFlood, FastPathInChunksGivesTheGeneralPathsEventsOnEdgeLines) {
