@@ -14,7 +14,9 @@
 // root) and the packages slurmctld, slurmd and munge (scripts/bootstrap.sh
 // installs them); skipped otherwise, except under CI=true, where it fails.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -35,6 +38,27 @@ namespace gpudoctor::test {
 namespace slurm_e2e_detail {
 
 namespace fs = std::filesystem;
+
+// A TCP port on 127.0.0.1, free now, from 20000-31999 (below the ephemeral
+// range), other than `not_this`; 0 when none was found.
+int FreePortBelowEphemeral(int not_this) {
+  static std::mt19937 rng(static_cast<unsigned>(::getpid()) ^
+                          static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  for (int attempt = 0; attempt < 500; ++attempt) {
+    const int port = 20000 + static_cast<int>(rng() % 12000);
+    if (port == not_this) continue;
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return 0;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const bool free = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    ::close(fd);
+    if (free) return port;
+  }
+  return 0;
+}
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
@@ -144,14 +168,13 @@ class SlurmE2E : public ::testing::Test {
   // only SLURMD_NODENAME set, and scontrol needs our SLURM_CONF), notes
   // each run's start, end and exit code, and passes its output on to slurmd.
   void WriteConfig() {
-    BoundPort ctld_port;
-    BoundPort slurmd_port;
-    ASSERT_NE(ctld_port.port, 0);
-    ASSERT_NE(slurmd_port.port, 0);
-    const int ctld = ctld_port.port;
-    const int slurmd = slurmd_port.port;
-    ctld_port.Close();
-    slurmd_port.Close();
+    // Below the kernel's ephemeral range (32768 up): a port the kernel
+    // handed out there, closed for slurmd to take, was taken meanwhile as
+    // the source port of another test's outgoing connection.
+    const int ctld = FreePortBelowEphemeral(0);
+    const int slurmd = FreePortBelowEphemeral(ctld);
+    ASSERT_NE(ctld, 0);
+    ASSERT_NE(slurmd, 0);
     char host[256] = {};
     ::gethostname(host, sizeof host - 1);
     std::string short_host = host;
