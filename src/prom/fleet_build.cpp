@@ -130,7 +130,22 @@ enum QueryId {
   kFirstDcgmRead = kQueryCount
 };
 
+// The start of the oldest stretch. Stretches are laid back from the
+// window's end, so that the newest always ends at it; when the window is no
+// whole number of stretches the oldest begins a little before the window.
+WallTime GridStart(const FleetRequest& r, seconds bucket) {
+  return r.to - bucket * static_cast<long>(r.strip_buckets);
+}
+
+// The first point of a range read at `step` whose last point is the
+// window's end and whose first lies at or before `from`.
+WallTime FirstPointAtOrBefore(WallTime from, WallTime to, seconds step) {
+  const auto span_s = std::chrono::duration_cast<seconds>(to - from).count();
+  return to - step * ((span_s + step.count() - 1) / step.count());
+}
+
 std::vector<FleetQuery> PlanQueries(const FleetRequest& r, const std::string& m, seconds bucket) {
+  const WallTime first_end = GridStart(r, bucket) + bucket;  // the oldest stretch's end
   const seconds window = std::chrono::duration_cast<seconds>(r.to - r.from);
   const std::string w = "[" + Secs(window) + "]";
   const std::string counters = "gpudoctor_xid_events_total|gpudoctor_gpu_throttle_seconds_total";
@@ -174,14 +189,14 @@ std::vector<FleetQuery> PlanQueries(const FleetRequest& r, const std::string& m,
   range(kStrip,
         "max by (" + std::string(kNodeLabelList) + ") (max_over_time(" + verdict + "[" +
             Secs(bucket) + "]))",
-        r.from + bucket, bucket);
+        first_end, bucket);
   std::vector<std::string> reads = DcgmExtremesExprs(m, Secs(bucket));
   for (auto& sel : DcgmBucketEndSelectors(m)) reads.push_back(std::move(sel));
   for (auto& expr : reads) {
     FleetQuery read;
     read.expr = std::move(expr);
     read.range = true;
-    read.from = r.from + bucket;
+    read.from = first_end;
     read.to = r.to;
     read.step = bucket;
     q.push_back(std::move(read));
@@ -192,14 +207,16 @@ std::vector<FleetQuery> PlanQueries(const FleetRequest& r, const std::string& m,
   // (LastSamplesOfSilentGpus): a subquery over the whole window for every
   // GPU ran past Prometheus' timeout from 64 nodes on.
   instant(kDcgmLastSeen, "timestamp(" + Selector("DCGM_FI_DEV_GPU_TEMP", m) + ")", r.to);
-  range(kDcgmXid, Selector("DCGM_FI_DEV_XID_ERRORS", m) + " != 0", r.from - r.resolution,
-        r.resolution);
+  // At the scrape interval, one point before the window (a code held from
+  // before is no new Xid) and the last at its end.
+  const WallTime xid_from = FirstPointAtOrBefore(r.from - r.resolution, r.to, r.resolution);
+  range(kDcgmXid, Selector("DCGM_FI_DEV_XID_ERRORS", m) + " != 0", xid_from, r.resolution);
   // dcgm-exporter's own series in one query (comparisons keep the names):
   // the Xid counts by code, the health watches not passing.
   range(kDcgmXidCount,
         "(" + Selector("DCGM_EXP_XID_ERRORS_COUNT", m) + " > 0) or (" +
             Selector("DCGM_EXP_GPU_HEALTH_STATUS", m) + " > 0)",
-        r.from - r.resolution, r.resolution);
+        xid_from, r.resolution);
   return q;
 }
 
@@ -386,7 +403,7 @@ std::vector<std::string> LastSamplesOfSilentGpus(const PromClient& client, const
 class FleetAssembly {
  public:
   FleetAssembly(const FleetRequest& r, seconds bucket, const NodeIdentities& ids)
-      : request_(r), bucket_(bucket), ids_(ids) {}
+      : request_(r), bucket_(bucket), grid_start_(GridStart(r, bucket)), ids_(ids) {}
 
   std::string NodeOf(const PromSeries& s) const { return ids_.NodeOf(s.labels); }
   FleetGpuRow& Row(const PromSeries& s, FleetSource source) {
@@ -422,7 +439,7 @@ class FleetAssembly {
     return it != nodes_.end() && it->second.source == FleetSource::kGpudoctor;
   }
   std::optional<std::size_t> BucketOf(double t) const {
-    const double from = UnixSecondsOf(request_.from);
+    const double from = UnixSecondsOf(grid_start_);
     const long i = std::lround((t - from) / static_cast<double>(bucket_.count())) - 1;
     if (i < 0 || i >= request_.strip_buckets) return std::nullopt;
     return static_cast<std::size_t>(i);
@@ -437,6 +454,7 @@ class FleetAssembly {
 
   const FleetRequest& request_;
   seconds bucket_;
+  WallTime grid_start_;  // the oldest stretch's start (GridStart)
   const NodeIdentities& ids_;
   std::map<std::pair<std::string, std::string>, FleetGpuRow> rows_;
   std::map<std::string, FleetNodeRow> nodes_;
@@ -678,7 +696,7 @@ void FleetAssembly::DiagnoseDcgmNode(const std::string& node, const SeriesReadin
   // The strip: the rules again over each stretch, for a node with anything
   // to show (a node clean over the whole window is clean in each stretch).
   for (std::size_t b = 0; b < n.strip.size(); ++b) {
-    const WallTime b_from = request_.from + bucket_ * static_cast<long>(b);
+    const WallTime b_from = grid_start_ + bucket_ * static_cast<long>(b);
     const WallTime b_to = b_from + bucket_;
     auto in_stretch = [&](const GpuSeries& g, std::size_t i) {
       return *g.times[i] > b_from && *g.times[i] <= b_to;

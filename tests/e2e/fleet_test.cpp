@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <set>
@@ -613,6 +614,85 @@ TEST(FleetE2e, ASilentGpusAgeIsExactWhenTheWindowIsNoWholeNumberOfStretches) {
   EXPECT_EQ(nodes["n2"].value("last_sample_age_s", -1.0), 600) << nodes["n2"].dump();
   EXPECT_FALSE(nodes["n2"].value("stale", true)) << nodes["n2"].dump();
   EXPECT_EQ(nodes["n1"].value("last_sample_age_s", -1.0), 10) << nodes["n1"].dump();
+}
+
+// Stretches are laid back from the window's end: over a window that is no
+// whole number of stretches (5 h 55 min: 24 stretches of 888 s) the newest
+// stretch still ends at the window's end, so a GPU hot only in the last
+// 10 minutes is hot now. (The grid once began at the window's start: its
+// last point fell 876 s before the end and the hot minutes were in none.)
+TEST(FleetE2e, TheNewestStretchEndsAtTheWindowsEnd) {
+  const long from_s = 1767225600, to_s = from_s + 5 * 3600 + 55 * 60;
+  const long hot_from_s = to_s - 600;
+  std::mutex mu;
+  std::vector<std::string> ranges;  // "start end step" of each range read
+  httplib::Server server;
+  server.Post(".*", [&](const httplib::Request& req, httplib::Response& res) {
+    const std::string q = req.get_param_value("query");
+    const bool range = req.path.ends_with("query_range");
+    std::string result;
+    const std::string labels =
+        R"("Hostname":"n1","UUID":"GPU-n1","gpu":"0","pci_bus_id":"00000000:01:00.0")";
+    if (range) {
+      const long start_s = std::lround(std::stod(req.get_param_value("start")));
+      const long end_s = std::lround(std::stod(req.get_param_value("end")));
+      const long step_s = std::lround(std::stod(req.get_param_value("step")));
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        ranges.push_back(std::to_string(start_s) + " " + std::to_string(end_s) + " " +
+                         std::to_string(step_s));
+      }
+      if (q.find("max_over_time(DCGM_FI_DEV_GPU_TEMP[") != std::string::npos) {
+        // Each point: the hottest sample of the stretch that ends at it.
+        std::string values;
+        for (long t = start_s; t <= end_s; t += step_s) {
+          const bool hot = t > hot_from_s;
+          values += (values.empty() ? "" : ",") + ("[" + std::to_string(t) + ",\"" +
+                                                   (hot ? "95" : "60") + "\"]");
+        }
+        result = "{\"metric\":{" + labels + R"(,"gpudoctor_field":"DCGM_FI_DEV_GPU_TEMP"},"values":[)" +
+                 values + "]}";
+      }
+    } else if (q.find("timestamp(DCGM_FI_DEV_GPU_TEMP)") != std::string::npos) {
+      const long at_s = std::lround(std::stod(req.get_param_value("time")));
+      result = "{\"metric\":{" + labels + R"(},"value":[)" + std::to_string(at_s) + ",\"" +
+               std::to_string(to_s - 10) + "\"]}";
+    }
+    res.set_content(std::string(R"({"status":"success","data":{"resultType":")") +
+                        (range ? "matrix" : "vector") + R"(","result":[)" + result + "]}}",
+                    "application/json");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::thread t([&] { server.listen_after_bind(); });
+  auto r = FleetAgainst("http://127.0.0.1:" + std::to_string(port),
+                        {"--from", "2026-01-01T00:00:00Z", "--to", "2026-01-01T05:55:00Z",
+                         "--resolution", "30s", "--format", "json"});
+  server.stop();
+  t.join();
+  auto fleet = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(fleet.is_object()) << r.out << r.err;
+  // Every range read ends at the window's end, on a whole number of steps.
+  for (const auto& range : ranges) {
+    long start_s = 0, end_s = 0, step_s = 0;
+    ASSERT_EQ(std::sscanf(range.c_str(), "%ld %ld %ld", &start_s, &end_s, &step_s), 3);
+    EXPECT_EQ(end_s, to_s) << range;
+    EXPECT_EQ((end_s - start_s) % step_s, 0) << range;
+  }
+  ASSERT_EQ(fleet["gpus"].size(), 1U) << fleet.dump();
+  const json& gpu = fleet["gpus"][0];
+  EXPECT_EQ(gpu.value("max_temperature_c", 0.0), 95) << gpu.dump();
+  EXPECT_EQ(gpu["verdict_now"], "warning") << gpu.dump();
+  bool hot_now = false;
+  for (const auto& f : gpu["findings"]) {
+    hot_now = hot_now || (f["id"] == "thermal.high_temperature" && f["active_now"] == true);
+  }
+  EXPECT_TRUE(hot_now) << gpu.dump();
+  // The strip: 23 cool stretches, then the hot one.
+  ASSERT_EQ(fleet["nodes"].size(), 1U) << fleet.dump();
+  const json& strip = fleet["nodes"][0]["strip"];
+  ASSERT_EQ(strip.size(), 24U) << strip.dump();
+  EXPECT_EQ(strip[23], "warning") << strip.dump();
+  for (std::size_t i = 0; i + 1 < strip.size(); ++i) EXPECT_EQ(strip[i], "ok") << i << strip.dump();
 }
 
 TEST(FleetE2e, VerifiesHttpsWithTheCaFile) {
