@@ -5,7 +5,9 @@
 #include <cctype>
 #include <cmath>
 #include <future>
+#include <memory>
 #include <set>
+#include <thread>
 
 #include "core/gpu_status.h"
 #include "core/metric_fields.h"
@@ -227,6 +229,9 @@ std::vector<FleetQuery> PlanQueries(const FleetRequest& r, const std::string& m,
 // 2-core server is 4: more at once loses answers under load.
 constexpr std::size_t kQueriesInFlight = 4;
 
+// Threads that run the rules over dcgm-exporter's nodes, at most.
+constexpr std::size_t kDiagnosisThreads = 8;
+
 // The queries in `order`, at most kQueriesInFlight at once; the answers in
 // the queries' order.
 std::vector<Result<PromAnswer>> RunInOrder(const PromClient& client,
@@ -253,10 +258,12 @@ std::vector<Result<PromAnswer>> RunInOrder(const PromClient& client,
 
 std::vector<Result<PromAnswer>> RunAll(const PromClient& client,
                                        const std::vector<FleetQuery>& queries) {
-  // The heaviest first (the dcgm-exporter reads, then its last-seen and Xid
-  // queries), so that the light ones fill in behind them.
+  // The heaviest first (the dcgm-exporter reads, the plain fields' two
+  // before the extremes' four, then its last-seen and Xid queries), so that
+  // the light ones fill in behind them and the longest is not the last to
+  // start.
   std::vector<std::size_t> order;
-  for (std::size_t i = kFirstDcgmRead; i < queries.size(); ++i) order.push_back(i);
+  for (std::size_t i = queries.size(); i-- > kFirstDcgmRead;) order.push_back(i);
   for (std::size_t i : {kDcgmLastSeen, kDcgmXid, kDcgmXidCount}) order.push_back(i);
   for (std::size_t i = 0; i < kDcgmLastSeen; ++i) order.push_back(i);
   return RunInOrder(client, queries, order);
@@ -450,6 +457,10 @@ class FleetAssembly {
   FleetView Finish(FleetView view);
 
  private:
+  // A node and its series of the dcgm reads (query id, series), in query order.
+  using DcgmNodeSeries =
+      std::pair<const std::string, std::vector<std::pair<std::size_t, const PromSeries*>>>;
+  void DiagnoseDcgmSeries(const DcgmNodeSeries& node_series);
   void DiagnoseDcgmNode(const std::string& node, const SeriesReadings& readings);
 
   const FleetRequest& request_;
@@ -564,27 +575,56 @@ void FleetAssembly::AddDcgmAnswers(const std::vector<Result<PromAnswer>>& a) {
       by_node[std::move(node)].emplace_back(id, &s);
     }
   }
+  // The rules over the nodes on every core (the server has answered by
+  // now): the nodes are independent, so each worker keeps the rows of its
+  // own nodes, merged by key afterwards: the same rows as one node after
+  // the other.
+  std::vector<const DcgmNodeSeries*> work;
+  for (const auto& entry : by_node) work.push_back(&entry);
+  const std::size_t threads =
+      std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, kDiagnosisThreads);
+  std::vector<std::unique_ptr<FleetAssembly>> helpers;
+  for (std::size_t w = 1; w < std::min(threads, work.size()); ++w) {
+    helpers.push_back(std::make_unique<FleetAssembly>(request_, bucket_, ids_));
+    helpers.back()->dcgm_fresh_ = dcgm_fresh_;
+  }
+  std::atomic<std::size_t> next{0};
+  auto diagnose = [&](FleetAssembly& into) {
+    for (std::size_t k; (k = next++) < work.size();) into.DiagnoseDcgmSeries(*work[k]);
+  };
+  std::vector<std::future<void>> running;
+  for (auto& h : helpers) running.push_back(std::async(std::launch::async, diagnose, std::ref(*h)));
+  diagnose(*this);
+  for (auto& r : running) r.get();
+  for (auto& h : helpers) {
+    rows_.merge(h->rows_);
+    nodes_.merge(h->nodes_);
+    host_findings_.merge(h->host_findings_);
+  }
+}
+
+void FleetAssembly::DiagnoseDcgmSeries(const DcgmNodeSeries& node_series) {
+  const auto& [node, series] = node_series;
   const double step_s = static_cast<double>(request_.resolution.count());
   const double from_s = UnixSecondsOf(request_.from);
-  for (const auto& [node, series] : by_node) {
-    SeriesReadings readings([this](const PromLabels& labels) { return ids_.NodeOf(labels); });
-    for (const auto& [id, s] : series) {
-      if (id == kDcgmXid) {
-        readings.AddDcgmXidSeries(*s, step_s, from_s);
-      } else if (id == kDcgmXidCount && !s->Label("health_watch").empty()) {
-        PromSeries in_window = *s;
-        std::erase_if(in_window.points, [&](const PromPoint& p) { return p.time_s < from_s; });
-        readings.AddDcgmHealthSeries(in_window);
-      } else if (id == kDcgmXidCount) {
-        readings.AddDcgmXidCountSeries(*s, step_s, from_s);
-      } else {
-        // Extremes carry the field in gpudoctor_field (functions drop the name).
-        const std::string& field = s->Label("gpudoctor_field");
-        readings.AddFieldSeries(*s, field.empty() ? s->Label("__name__") : field);
-      }
+  // Every series here is the node's: no need to name each one again.
+  SeriesReadings readings([&node](const PromLabels&) { return node; });
+  for (const auto& [id, s] : series) {
+    if (id == kDcgmXid) {
+      readings.AddDcgmXidSeries(*s, step_s, from_s);
+    } else if (id == kDcgmXidCount && !s->Label("health_watch").empty()) {
+      PromSeries in_window = *s;
+      std::erase_if(in_window.points, [&](const PromPoint& p) { return p.time_s < from_s; });
+      readings.AddDcgmHealthSeries(in_window);
+    } else if (id == kDcgmXidCount) {
+      readings.AddDcgmXidCountSeries(*s, step_s, from_s);
+    } else {
+      // Extremes carry the field in gpudoctor_field (functions drop the name).
+      const std::string& field = s->Label("gpudoctor_field");
+      readings.AddFieldSeries(*s, field.empty() ? s->Label("__name__") : field);
     }
-    for (const auto& name : readings.Nodes()) DiagnoseDcgmNode(name, readings);
   }
+  for (const auto& name : readings.Nodes()) DiagnoseDcgmNode(name, readings);
 }
 
 void FleetAssembly::DiagnoseDcgmNode(const std::string& node, const SeriesReadings& readings) {

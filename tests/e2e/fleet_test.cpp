@@ -418,6 +418,18 @@ ProcessResult FleetAgainst(const std::string& url, std::vector<std::string> extr
   return RunGpudoctor(args, "");
 }
 
+// `fleet --format json` with `extra` against `server` (its handlers set),
+// started on a free loopback port for this run.
+ProcessResult FleetJsonAgainst(httplib::Server& server, std::vector<std::string> extra) {
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::thread t([&] { server.listen_after_bind(); });
+  extra.insert(extra.end(), {"--format", "json"});
+  auto r = FleetAgainst("http://127.0.0.1:" + std::to_string(port), extra);
+  server.stop();
+  t.join();
+  return r;
+}
+
 TEST(FleetE2e, SendsTheBearerTokenOrBasicAuthFromAFile) {
   TempDir dir;
   const std::string token = dir.Write("token", "s3cret\n");
@@ -552,13 +564,8 @@ TEST(FleetE2e, ReadsASilentGpusLastSampleOverItsLastStretchOnly) {
       server, to_s, [&](long t, long) { return t <= silent_end_s; },
       // n2's last sample, 100 s before its last stretch's end.
       [&](long at_s) { return at_s >= silent_end_s ? silent_end_s - 100 : 0; }, queries, mu);
-  const int port = server.bind_to_any_port("127.0.0.1");
-  std::thread t([&] { server.listen_after_bind(); });
-  auto r = FleetAgainst("http://127.0.0.1:" + std::to_string(port),
-                        {"--from", "2026-01-01T00:00:00Z", "--to", "2026-01-01T06:00:00Z",
-                         "--resolution", "30s", "--format", "json"});
-  server.stop();
-  t.join();
+  auto r = FleetJsonAgainst(server, {"--from", "2026-01-01T00:00:00Z", "--to",
+                                     "2026-01-01T06:00:00Z", "--resolution", "30s"});
   auto fleet = json::parse(r.out, nullptr, false);
   ASSERT_TRUE(fleet.is_object()) << r.out << r.err;
   std::map<std::string, double> age;
@@ -599,13 +606,8 @@ TEST(FleetE2e, ASilentGpusAgeIsExactWhenTheWindowIsNoWholeNumberOfStretches) {
         return until_s - (until_s - from_s) % 30;
       },
       queries, mu);
-  const int port = server.bind_to_any_port("127.0.0.1");
-  std::thread t([&] { server.listen_after_bind(); });
-  auto r = FleetAgainst("http://127.0.0.1:" + std::to_string(port),
-                        {"--from", "2026-01-01T00:00:00Z", "--to", "2026-01-01T05:55:00Z",
-                         "--resolution", "30s", "--stale-after", "12m", "--format", "json"});
-  server.stop();
-  t.join();
+  auto r = FleetJsonAgainst(server, {"--from", "2026-01-01T00:00:00Z", "--to", "2026-01-01T05:55:00Z",
+                                     "--resolution", "30s", "--stale-after", "12m"});
   auto fleet = json::parse(r.out, nullptr, false);
   ASSERT_TRUE(fleet.is_object()) << r.out << r.err;
   std::map<std::string, json> nodes;
@@ -662,13 +664,8 @@ TEST(FleetE2e, TheNewestStretchEndsAtTheWindowsEnd) {
                         (range ? "matrix" : "vector") + R"(","result":[)" + result + "]}}",
                     "application/json");
   });
-  const int port = server.bind_to_any_port("127.0.0.1");
-  std::thread t([&] { server.listen_after_bind(); });
-  auto r = FleetAgainst("http://127.0.0.1:" + std::to_string(port),
-                        {"--from", "2026-01-01T00:00:00Z", "--to", "2026-01-01T05:55:00Z",
-                         "--resolution", "30s", "--format", "json"});
-  server.stop();
-  t.join();
+  auto r = FleetJsonAgainst(server, {"--from", "2026-01-01T00:00:00Z", "--to",
+                                     "2026-01-01T05:55:00Z", "--resolution", "30s"});
   auto fleet = json::parse(r.out, nullptr, false);
   ASSERT_TRUE(fleet.is_object()) << r.out << r.err;
   // Every range read ends at the window's end, on a whole number of steps.
