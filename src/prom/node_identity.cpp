@@ -62,6 +62,16 @@ std::vector<std::string> NodeIdentities::KeysOf(const PromLabels& labels) {
   return keys;
 }
 
+std::string NodeIdentities::FirstKeyOf(const PromLabels& labels) {
+  const std::string& instance = LabelOf(labels, "instance");
+  if (!instance.empty()) return "i:" + instance;
+  for (const char* name : kHostLabels) {
+    const std::string& v = LabelOf(labels, name);
+    if (!v.empty()) return "h:" + v;
+  }
+  return "";
+}
+
 std::string NodeIdentities::Find(const std::string& key) const {
   auto it = parent_.find(key);
   if (it == parent_.end()) return key;
@@ -164,14 +174,15 @@ void NodeIdentities::Resolve() {
       g.name = *g.instances.begin();
     }
   }
+  name_of_key_.clear();
+  for (const auto& [key, _] : parent_) {
+    name_of_key_.emplace(key, groups_[group_of_root_.at(Find(key))].name);
+  }
 }
 
 std::string NodeIdentities::NodeOf(const PromLabels& labels) const {
-  const std::vector<std::string> keys = KeysOf(labels);
-  if (keys.empty() || !parent_.count(keys.front())) return NodeOfLabels(labels);
-  auto it = group_of_root_.find(Find(keys.front()));
-  if (it == group_of_root_.end()) return NodeOfLabels(labels);
-  return groups_[it->second].name;
+  auto it = name_of_key_.find(FirstKeyOf(labels));
+  return it == name_of_key_.end() ? NodeOfLabels(labels) : it->second;
 }
 
 std::vector<const NodeGroup*> NodeIdentities::Matching(const std::string& node) const {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "prom/prom_labels.h"
@@ -57,6 +58,8 @@ class NodeIdentities {
   void Union(const std::string& a, const std::string& b);
   // Keys of one series: "i:<instance>", "h:<host>", "u:<uuid>".
   static std::vector<std::string> KeysOf(const PromLabels& labels);
+  // The first of KeysOf, or "" (the key a series is named by).
+  static std::string FirstKeyOf(const PromLabels& labels);
 
   mutable std::map<std::string, std::string> parent_;
   std::set<std::string> tied_;  // the key sets already tied (KeysOf, joined)
@@ -66,6 +69,7 @@ class NodeIdentities {
   std::map<std::string, std::set<std::string>> host_label_names_;  // host -> labels it is in
   std::vector<NodeGroup> groups_;
   std::map<std::string, std::size_t> group_of_root_;
+  std::unordered_map<std::string, std::string> name_of_key_;  // every key -> its node's name
 };
 
 }  // namespace gpudoctor
