@@ -5,9 +5,9 @@
 namespace gpudoctor {
 namespace node_identity {
 
-constexpr const char* kHostLabels[] = {"Hostname", "hostname", "node", "nodename"};
+constexpr std::string_view kHostLabels[] = {"Hostname", "hostname", "node", "nodename"};
 
-const std::string& LabelOf(const PromLabels& labels, const char* name) {
+const std::string& LabelOf(const PromLabels& labels, std::string_view name) {
   static const std::string kNone;
   auto it = labels.find(name);
   return it == labels.end() ? kNone : it->second;
@@ -55,7 +55,7 @@ std::vector<std::string> NodeIdentities::KeysOf(const PromLabels& labels) {
   std::vector<std::string> keys;
   const std::string& instance = LabelOf(labels, "instance");
   if (!instance.empty()) keys.push_back("i:" + instance);
-  for (const char* name : kHostLabels) {
+  for (std::string_view name : kHostLabels) {
     const std::string& v = LabelOf(labels, name);
     if (!v.empty()) keys.push_back("h:" + v);
   }
@@ -65,7 +65,7 @@ std::vector<std::string> NodeIdentities::KeysOf(const PromLabels& labels) {
 std::string NodeIdentities::FirstKeyOf(const PromLabels& labels) {
   const std::string& instance = LabelOf(labels, "instance");
   if (!instance.empty()) return "i:" + instance;
-  for (const char* name : kHostLabels) {
+  for (std::string_view name : kHostLabels) {
     const std::string& v = LabelOf(labels, name);
     if (!v.empty()) return "h:" + v;
   }
@@ -103,15 +103,15 @@ void NodeIdentities::Add(const PromLabels& labels, bool agent, double last_s) {
   if (tied_.insert(std::move(set)).second) {
     for (const auto& k : keys) Union(keys.front(), k);
   }
-  for (const char* name : kHostLabels) {
+  for (std::string_view name : kHostLabels) {
     const std::string& v = LabelOf(labels, name);
     if (v.empty()) continue;
-    host_label_names_[v].insert(name);
+    host_label_names_[v].insert(std::string(name));
     double& last = host_last_s_[v];
     last = std::max(last, last_s);
   }
   if (agent) agent_keys_.insert(keys.front());
-  for (const char* name : {"UUID", "uuid"}) {
+  for (std::string_view name : {"UUID", "uuid"}) {
     const std::string& uuid = LabelOf(labels, name);
     if (!uuid.empty()) uuid_keys_[uuid].insert(keys.front());
   }

@@ -5,9 +5,12 @@
 namespace gpudoctor {
 namespace {
 
-const std::string& FirstLabel(const PromLabels& labels, std::initializer_list<const char*> names) {
+// Names as string_views: a look-up by `const char*` measures it at every
+// comparison.
+const std::string& FirstLabel(const PromLabels& labels,
+                              std::initializer_list<std::string_view> names) {
   static const std::string kNone;
-  for (const char* n : names) {
+  for (std::string_view n : names) {
     auto it = labels.find(n);
     if (it != labels.end() && !it->second.empty()) return it->second;
   }
@@ -27,7 +30,7 @@ std::string GpuLabels::Key() const {
 }
 
 bool IsMigInstanceSeries(const PromLabels& labels) {
-  for (const char* name : {"GPU_I_ID", "gpu_instance"}) {
+  for (std::string_view name : {"GPU_I_ID", "gpu_instance"}) {
     auto it = labels.find(name);
     if (it != labels.end() && !it->second.empty()) return true;
   }

@@ -14,7 +14,8 @@ Error Malformed(const std::string& what, const std::string& why) {
 }
 
 // Prometheus writes sample values as strings ("1.5", "NaN", "+Inf").
-bool ParseSampleText(const std::string& s, double& out) {
+bool ParseSampleText(const std::string& text, double& out) {
+  const std::string_view s = text;  // compared by length first, no strlen
   if (s == "NaN") {
     out = NAN;
   } else if (s == "+Inf" || s == "Inf") {
@@ -23,8 +24,8 @@ bool ParseSampleText(const std::string& s, double& out) {
     out = -INFINITY;
   } else {
     char* end = nullptr;
-    out = std::strtod(s.c_str(), &end);
-    if (end == s.c_str() || *end != '\0') return false;
+    out = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end != '\0') return false;
   }
   return true;
 }
@@ -76,7 +77,7 @@ class AnswerSax : public nlohmann::json_sax<json> {
     if (InResultArray()) {
       item_ = true;
       depth_ = 1;
-      item_key_.clear();
+      item_key_ = ItemKey::kOther;
       cur_ = PromSeries{};
       cur_.points.reserve(points_hint_);  // a range answer's series are alike
       kind_ = 0;
@@ -92,7 +93,10 @@ class AnswerSax : public nlohmann::json_sax<json> {
   bool key(string_t& k) override {
     if (item_) {
       if (depth_ == 1) {
-        item_key_ = std::move(k);
+        item_key_ = k == "metric" ? ItemKey::kMetric
+                    : k == "value"  ? ItemKey::kValue
+                    : k == "values" ? ItemKey::kValues
+                                    : ItemKey::kOther;
       } else if (depth_ == 2 && in_metric_) {
         label_key_ = std::move(k);
       }
@@ -162,23 +166,23 @@ class AnswerSax : public nlohmann::json_sax<json> {
     if (why_.empty()) why_ = why;
   }
   bool InPoint() const {
-    return (depth_ == 2 && item_key_ == "value" && point_open_) ||
-           (depth_ == 3 && item_key_ == "values" && point_open_);
+    return (depth_ == 2 && item_key_ == ItemKey::kValue && point_open_) ||
+           (depth_ == 3 && item_key_ == ItemKey::kValues && point_open_);
   }
   bool ItemOpen(bool array) {
     ++depth_;
-    if (depth_ == 2 && item_key_ == "metric") {
+    if (depth_ == 2 && item_key_ == ItemKey::kMetric) {
       if (array) Bad("bad labels");
       in_metric_ = !array;
-    } else if (depth_ == 2 && item_key_ == "value") {
+    } else if (depth_ == 2 && item_key_ == ItemKey::kValue) {
       kind_ = 'v';
       StartPoint(array);
-    } else if (depth_ == 2 && item_key_ == "values") {
+    } else if (depth_ == 2 && item_key_ == ItemKey::kValues) {
       if (array) {
         kind_ = 'm';
         values_open_ = true;
       }
-    } else if (depth_ == 3 && item_key_ == "values" && values_open_) {
+    } else if (depth_ == 3 && item_key_ == ItemKey::kValues && values_open_) {
       StartPoint(array);
     } else if (InPointDepth()) {
       Bad("a bad sample");  // a nested value in a point
@@ -188,7 +192,8 @@ class AnswerSax : public nlohmann::json_sax<json> {
     return true;
   }
   bool InPointDepth() const {
-    return (item_key_ == "value" && depth_ == 3) || (item_key_ == "values" && depth_ == 4);
+    return (item_key_ == ItemKey::kValue && depth_ == 3) ||
+           (item_key_ == ItemKey::kValues && depth_ == 4);
   }
   void StartPoint(bool array) {
     if (!array) {
@@ -209,7 +214,7 @@ class AnswerSax : public nlohmann::json_sax<json> {
       } else {
         cur_.labels.emplace(std::move(label_key_), std::move(*text));
       }
-    } else if (depth_ == 1 && item_key_ == "metric") {
+    } else if (depth_ == 1 && item_key_ == ItemKey::kMetric) {
       if (!is_null) Bad("bad labels");  // null is no labels
 
     } else if (InPoint()) {
@@ -224,11 +229,11 @@ class AnswerSax : public nlohmann::json_sax<json> {
         }
       }
       ++point_index_;
-    } else if (depth_ == 1 && item_key_ == "value") {
+    } else if (depth_ == 1 && item_key_ == ItemKey::kValue) {
       kind_ = 'v';
       Bad("a bad sample");
       cur_.points.push_back(PromPoint{});
-    } else if (depth_ == 2 && item_key_ == "values" && values_open_) {
+    } else if (depth_ == 2 && item_key_ == ItemKey::kValues && values_open_) {
       Bad("a bad sample");
       cur_.points.push_back(PromPoint{});
     }
@@ -239,9 +244,9 @@ class AnswerSax : public nlohmann::json_sax<json> {
       if (!point_ok_ || point_index_ != 2) Bad("a bad sample");
       cur_.points.push_back(point_);
       point_open_ = false;
-    } else if (depth_ == 2 && item_key_ == "metric") {
+    } else if (depth_ == 2 && item_key_ == ItemKey::kMetric) {
       in_metric_ = false;
-    } else if (depth_ == 2 && item_key_ == "values") {
+    } else if (depth_ == 2 && item_key_ == ItemKey::kValues) {
       values_open_ = false;
     }
     --depth_;
@@ -259,7 +264,10 @@ class AnswerSax : public nlohmann::json_sax<json> {
   // The series object being read.
   bool item_ = false;
   int depth_ = 0;
-  std::string item_key_;
+  // The key of the series object's member being read (compared per point:
+  // an enum, not a string).
+  enum class ItemKey { kOther, kMetric, kValue, kValues };
+  ItemKey item_key_ = ItemKey::kOther;
   std::string label_key_;
   bool in_metric_ = false;
   bool values_open_ = false;
