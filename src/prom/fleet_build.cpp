@@ -896,10 +896,10 @@ Result<FleetView> BuildFleetView(const PromClient& client, const FleetRequest& r
   assembly.AddAgentAnswers(answers);
   assembly.AddDcgmAnswers(answers);
   view = assembly.Finish(std::move(view));
+  std::map<std::string_view, const NodeGroup*> group_named;  // a name shared: the last group
+  for (const NodeGroup& g : ids.Groups()) group_named[g.name] = &g;
   for (auto& n : view.nodes) {
-    for (const NodeGroup& g : ids.Groups()) {
-      if (g.name == n.node) n.names = g.Names();
-    }
+    if (auto it = group_named.find(n.node); it != group_named.end()) n.names = it->second->Names();
   }
   bool dcgm = false;
   for (const auto& n : view.nodes) dcgm = dcgm || n.source == FleetSource::kDcgmExporter;
