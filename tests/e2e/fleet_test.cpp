@@ -692,6 +692,66 @@ TEST(FleetE2e, TheNewestStretchEndsAtTheWindowsEnd) {
   for (std::size_t i = 0; i + 1 < strip.size(); ++i) EXPECT_EQ(strip[i], "ok") << i << strip.dump();
 }
 
+TEST(FleetE2e, ReportsRangeReadsEndAtTheWindowsEnd) {
+  // One node scraped every 70 s: a 1 h window (plus the step before it) is
+  // no whole number of steps, so a grid laid from the window's start ends
+  // 30 s before the window's end and leaves that part unread.
+  const long from_s = 1767225600, to_s = from_s + 3600;
+  std::mutex mu;
+  std::vector<std::string> ranges;  // "start end step" of each range read
+  httplib::Server server;
+  // report's field read is a form body longer than cpp-httplib parses into
+  // parameters (8 KiB, refused 413): the handler reads the raw form.
+  server.Post(".*", [&](const httplib::Request& req, httplib::Response& res,
+                        const httplib::ContentReader& content) {
+    std::string form;
+    content([&](const char* data, std::size_t size) {
+      form.append(data, size);
+      return true;
+    });
+    auto param = [&form](const std::string& name) {
+      const std::size_t at = form.starts_with(name + "=") ? 0 : form.find("&" + name + "=");
+      if (at == std::string::npos) return std::string();
+      const std::size_t begin = form.find('=', at) + 1;
+      return form.substr(begin, form.find('&', begin) - begin);
+    };
+    const std::string q = param("query");  // escaped: letters and '_' as they are
+    const bool range = req.path.ends_with("query_range");
+    std::string result;
+    const std::string labels = R"("Hostname":"n1","instance":"10.0.0.1:9400")";
+    if (range) {
+      std::lock_guard<std::mutex> lock(mu);
+      ranges.push_back(std::to_string(std::lround(std::stod(param("start")))) + " " +
+                       std::to_string(std::lround(std::stod(param("end")))) + " " +
+                       std::to_string(std::lround(std::stod(param("step")))));
+    } else if (q.find("count_over_time") != std::string::npos) {
+      result = "{\"metric\":{" + labels + R"(},"value":[)" + std::to_string(to_s) + R"(,"52"]})";
+    } else if (q.find("min_over_time%28timestamp%28") != std::string::npos) {
+      result = "{\"metric\":{},\"value\":[" + std::to_string(to_s) + R"(,"3570"]})";
+    }
+    res.set_content(std::string(R"({"status":"success","data":{"resultType":")") +
+                        (range ? "matrix" : "vector") + R"(","result":[)" + result + "]}}",
+                    "application/json");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::thread t([&] { server.listen_after_bind(); });
+  auto r = RunGpudoctor({"report", "--prometheus", "http://127.0.0.1:" + std::to_string(port), "--node",
+                         "n1", "--from", "2026-01-01T00:00:00Z", "--to", "2026-01-01T01:00:00Z",
+                         "--prometheus-timeout", "5s"},
+                        "");
+  server.stop();
+  t.join();
+  ASSERT_FALSE(ranges.empty()) << r.out << r.err;
+  for (const auto& range : ranges) {
+    long start_s = 0, end_s = 0, step_s = 0;
+    ASSERT_EQ(std::sscanf(range.c_str(), "%ld %ld %ld", &start_s, &end_s, &step_s), 3);
+    EXPECT_EQ(step_s, 70) << range;
+    EXPECT_EQ(end_s, to_s) << range;
+    EXPECT_EQ((end_s - start_s) % step_s, 0) << range;
+    EXPECT_LE(start_s, from_s - step_s) << range;  // the counters' baseline before the window
+  }
+}
+
 TEST(FleetE2e, VerifiesHttpsWithTheCaFile) {
   if (!std::filesystem::exists("/usr/bin/openssl")) GTEST_SKIP() << "openssl not installed";
   TempDir dir;
