@@ -139,13 +139,6 @@ WallTime GridStart(const FleetRequest& r, seconds bucket) {
   return r.to - bucket * static_cast<long>(r.strip_buckets);
 }
 
-// The first point of a range read at `step` whose last point is the
-// window's end and whose first lies at or before `from`.
-WallTime FirstPointAtOrBefore(WallTime from, WallTime to, seconds step) {
-  const auto span_s = std::chrono::duration_cast<seconds>(to - from).count();
-  return to - step * ((span_s + step.count() - 1) / step.count());
-}
-
 std::vector<FleetQuery> PlanQueries(const FleetRequest& r, const std::string& m, seconds bucket) {
   const WallTime first_end = GridStart(r, bucket) + bucket;  // the oldest stretch's end
   const seconds window = std::chrono::duration_cast<seconds>(r.to - r.from);

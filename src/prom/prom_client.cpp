@@ -178,6 +178,11 @@ Result<PromAnswer> PromClient::Query(const std::string& expr, WallTime at) const
               "query '" + Short(expr) + "'");
 }
 
+WallTime FirstPointAtOrBefore(WallTime from, WallTime to, std::chrono::seconds step) {
+  const auto span_s = std::chrono::duration_cast<std::chrono::seconds>(to - from).count();
+  return to - step * ((span_s + step.count() - 1) / step.count());
+}
+
 Result<PromAnswer> PromClient::QueryRange(const std::string& expr, WallTime from, WallTime to,
                                           std::chrono::seconds step) const {
   return Post("/api/v1/query_range",

@@ -24,6 +24,11 @@ struct PromOptions {
   std::chrono::milliseconds timeout{30000};  // per query
 };
 
+// The first point of a range read at `step` whose last point is `to` and
+// whose first lies at or before `from`: a grid laid back from the window's
+// end, so that a window of no whole number of steps still has its end read.
+WallTime FirstPointAtOrBefore(WallTime from, WallTime to, std::chrono::seconds step);
+
 class PromClient {
  public:
   // Checks the URL and reads the credential files; kInvalid names the option.

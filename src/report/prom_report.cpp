@@ -239,11 +239,9 @@ Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& 
   }
   const double step_s = std::max(interval_s, window_s / kMaxPointsPerSeries);
   const seconds step{std::max<long>(1, std::lround(step_s))};
-  // One step before the window (the counters' baseline), on a grid laid
-  // back from the window's end, so that the last point is the window's end
-  // (a window of no whole number of steps left its last part-step unread).
-  const auto reach_s = std::chrono::duration_cast<seconds>(r->to - (r->from - step)).count();
-  const WallTime range_from = r->to - step * ((reach_s + step.count() - 1) / step.count());
+  // One step before the window (the counters' baseline), the last point at
+  // the window's end.
+  const WallTime range_from = FirstPointAtOrBefore(r->from - step, r->to, step);
   auto named = [](const std::string& name) {
     return [name](const std::string& m) { return Selector(name, m); };
   };
