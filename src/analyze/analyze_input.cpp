@@ -11,6 +11,7 @@
 #include "analyze/dump_time.h"
 #include "analyze/input_file.h"
 #include "analyze/input_stream.h"
+#include "analyze/kernel_scan_ahead.h"
 #include "analyze/nvlink_merge.h"
 #include "analyze/smi_messages_input.h"
 #include "collect/kernel_log_files.h"
@@ -410,6 +411,16 @@ Result<bool> ScanLog(const PendingLog& log, const std::string& path, KernelEvent
     if (!r) return r.error();
     reader.Finish();
     recognised = true;
+  } else if (!log.bug_report) {
+    // The needle search and the lines' parse on this thread, the scanner on
+    // a worker (kernel_scan_ahead.h).
+    auto inspect = [&](std::string_view chunk) {
+      if (!recognised && log.kind_from_lines) recognised = AnyLogLine(chunk);
+    };
+    auto r = ScanKernelLogAhead(
+        [&](char* buf, std::size_t size) { return log.stream->Read(buf, size); }, path, scanner,
+        inspect);
+    if (!r) return r.error();
   } else if (auto r = StreamLines(*log.stream, on_chunk); !r) {
     return r.error();
   }

@@ -151,7 +151,80 @@ class MatchMemo {
   std::vector<Slot> slots_ = std::vector<Slot>(kSlots);
 };
 
+// What the flood's cheapest path reads from an Xid line before the
+// scanner's state matters. `ok` when the line has the shape of a repeat: a
+// kernel line (not a record, not relative stamps) whose message is "NVRM:
+// Xid (<pci>): <code>, pid=<digits>, name=<name>, <rest>" with a rest of at
+// most kMaxEvidenceLineBytes and no words the general path reads beyond it.
+struct XidRepeatLine {
+  bool ok = false;
+  std::optional<WallTime> time;
+  std::optional<double> monotonic_s;
+  std::string_view prefix;  // "NVRM: Xid (PCI:0000:3b:00): 13, pid="
+  std::string_view nvrm;    // the message after "NVRM:"
+  std::string_view name, rest;
+  std::int64_t pid = 0;
+  bool nvsmi = false;  // holds nvidia-smi's words (nvsmi_messages.h)
+};
+
+// `lit` at s[i]: a compare of constant length, which the compiler inlines.
+template <std::size_t N>
+bool LiteralAt(std::string_view s, std::size_t i, const char (&lit)[N]) {
+  return i <= s.size() && s.size() - i >= N - 1 && std::memcmp(s.data() + i, lit, N - 1) == 0;
+}
+
+// `kl`: the parse of `text` (not a record). needle_at, later_needle_at as
+// AddCandidate takes them.
+void ReadXidRepeat(std::string_view text, const KernelLine& kl, std::size_t needle_at,
+                   std::size_t later_needle_at, XidRepeatLine& out) {
+  out.ok = false;
+  if (kl.relative_s || kl.prefix == LinePrefix::kDmesgHuman) return;  // TimeOf keeps them
+  const std::string_view msg = kl.message;
+  if (!LiteralAt(msg, 0, "NVRM: Xid (")) return;
+  // The template's bytes, as NoteTemplate takes them: up to the pid.
+  std::size_t i = msg.find("): ", 11);
+  if (i == std::string_view::npos) return;
+  i += 3;
+  const std::size_t code_at = i;
+  while (i < msg.size() && msg[i] >= '0' && msg[i] <= '9') ++i;
+  if (i == code_at || !LiteralAt(msg, i, ", pid=")) return;
+  i += 6;
+  out.prefix = msg.substr(0, i);
+  // As MatchXid reads them: the pid up to its comma, the name up to ", ".
+  std::size_t digits = 0;
+  std::int64_t pid = 0;
+  while (i < msg.size() && msg[i] >= '0' && msg[i] <= '9' && digits < 18) {
+    pid = pid * 10 + (msg[i++] - '0');
+    ++digits;
+  }
+  if (digits == 0 || !LiteralAt(msg, i, ", name=")) return;
+  i += 7;
+  const std::size_t comma = msg.find(", ", i);
+  if (comma == std::string_view::npos) return;
+  out.pid = pid;
+  out.name = msg.substr(i, comma - i);
+  out.rest = msg.substr(comma + 2);
+  if (out.rest.empty() || out.rest.size() > kMaxEvidenceLineBytes) return;
+  out.nvrm = msg.substr(5);
+  if (XidLineMayNeedGeneralPath(out.nvrm)) return;  // GpuNumberIn, "PMU has halted"
+  // nvidia-smi's words hold needles of their own: a line whose only needles
+  // are this "NVRM" and its "Xid" holds none of them. The caller's search
+  // when it made one (ScanKernelLogBuffer's, which then reads each byte once).
+  const auto msg_at = static_cast<std::size_t>(msg.data() - text.data());
+  if (needle_at == std::string_view::npos) {
+    needle_at = NextKernelNeedle(text);
+    if (needle_at == msg_at) later_needle_at = NextKernelNeedle(text, msg_at + 7);
+  }
+  out.nvsmi = (needle_at != msg_at || later_needle_at != std::string_view::npos) &&
+              MatchNvidiaSmiMessage(text).has_value();
+  out.time = kl.time;
+  out.monotonic_s = kl.monotonic_s;
+  out.ok = true;
+}
+
 }  // namespace kernel_events_detail
+
+using kernel_events_detail::XidRepeatLine;
 
 struct KernelEventScanner::State {
   ExtractOptions opts;
@@ -236,8 +309,8 @@ struct KernelEventScanner::State {
   void Open(const LineMatch& m, std::string_view message, bool is_nvrm, const SourceRef& ref,
             std::optional<WallTime> t, std::optional<double> mono);
   std::optional<WallTime> TimeOf(const KernelLine& kl);
-  bool TryRepeat(std::string_view text, const SourceRef& ref, std::size_t needle_at,
-                 std::size_t later_needle_at);
+  bool TryRepeat(const XidRepeatLine& x, const SourceRef& ref);
+  XidRepeatLine repeat;  // AddCandidate's reading, reused
   void NoteTemplate(std::string_view message);
 };
 
@@ -728,57 +801,24 @@ void KernelEventScanner::State::NoteTemplate(std::string_view message) {
   templates.push_back(XidTemplate{std::string(prefix), *ev.code, ev.pci_bus_id, ev.detail, own, derived});
 }
 
-// AddText for a line of a template's cause: the same events, the same
-// counts. False (nothing done) when the line is not one, or when anything
-// about it asks for the general path (a follow-up of the open event, a
-// GPU number, a message to cut, a record, nvidia-smi's words).
-bool KernelEventScanner::State::TryRepeat(std::string_view text, const SourceRef& ref,
-                                          std::size_t needle_at, std::size_t later_needle_at) {
-  if (templates.empty() || relative_mode || record_time || MayBeLogRecord(text)) return false;
-  KernelLine kl = line_parser.Parse(text, opts.time);
-  if (kl.relative_s || kl.prefix == LinePrefix::kDmesgHuman) return false;  // TimeOf keeps them
-  std::string_view msg = kl.message;
-  if (msg.substr(0, 11) != "NVRM: Xid (") return false;
+// AddText for a line of a template's cause, as ReadXidRepeat read it: the
+// same events, the same counts. False (nothing done) when the line is not
+// one, or when anything about it asks for the general path (a follow-up of
+// the open event, a GPU number, a message to cut, a record, nvidia-smi's
+// words).
+bool KernelEventScanner::State::TryRepeat(const XidRepeatLine& x, const SourceRef& ref) {
+  if (templates.empty() || relative_mode || record_time || !x.ok) return false;
   const XidTemplate* tp = nullptr;
   for (const XidTemplate& t : templates) {
-    if (msg.size() > t.prefix.size() && msg.compare(0, t.prefix.size(), t.prefix) == 0) {
+    if (t.prefix == x.prefix) {
       tp = &t;
       break;
     }
   }
   if (!tp) return false;
-  // nvidia-smi's words hold needles of their own: a line whose only needles
-  // are this "NVRM" and its "Xid" holds none of them.
-  if (nvsmi_messages.size() < kMaxNvsmiMessages) {
-    // The caller's search when it made one (ScanKernelLogBuffer's, which
-    // then reads each byte once).
-    const auto msg_at = static_cast<std::size_t>(msg.data() - text.data());
-    if (needle_at == std::string_view::npos) {
-      needle_at = NextKernelNeedle(text);
-      if (needle_at == msg_at) later_needle_at = NextKernelNeedle(text, msg_at + 7);
-    }
-    if (needle_at != msg_at || later_needle_at != std::string_view::npos) {
-      if (MatchNvidiaSmiMessage(text)) return false;
-    }
-  }
-  // As MatchXid reads them: the pid up to its comma, the name up to ", ".
-  std::size_t i = tp->prefix.size(), digits = 0;
-  std::int64_t pid = 0;
-  while (i < msg.size() && msg[i] >= '0' && msg[i] <= '9' && digits < 18) {
-    pid = pid * 10 + (msg[i++] - '0');
-    ++digits;
-  }
-  if (digits == 0 || msg.substr(i, 7) != ", name=") return false;
-  i += 7;
-  std::size_t comma = msg.find(", ", i);
-  if (comma == std::string_view::npos) return false;
-  std::string_view name = msg.substr(i, comma - i);
-  std::string_view rest = msg.substr(comma + 2);
-  if (rest.empty() || rest.size() > kMaxEvidenceLineBytes) return false;
-  std::string_view nvrm = msg.substr(5);
-  if (kernel_events_detail::XidLineMayNeedGeneralPath(nvrm)) return false;  // GpuNumberIn, "PMU has halted"
+  if (x.nvsmi && nvsmi_messages.size() < kMaxNvsmiMessages) return false;
   if (open && open_nvrm && !open_own &&
-      (open_probe_head || kevents::IsNvrmFollowUp(nvrm, *open)))
+      (open_probe_head || kevents::IsNvrmFollowUp(x.nvrm, *open)))
     return false;
 
   if (open && open_own) {
@@ -797,18 +837,18 @@ bool KernelEventScanner::State::TryRepeat(std::string_view text, const SourceRef
   KernelEvent& ev = *open;
   ev.code = tp->code;
   ev.pci_bus_id.assign(tp->pci);
-  ev.pid = pid;
-  if (name != "<unknown>") {
-    ev.process.assign(name);
+  ev.pid = x.pid;
+  if (x.name != "<unknown>") {
+    ev.process.assign(x.name);
   } else {
     ev.process.clear();
   }
   ev.detail.assign(tp->detail);
-  ev.message.assign(rest);
+  ev.message.assign(x.rest);
   if (ev.source.file != ref.file) ev.source.file.assign(ref.file);
   ev.source.line = ref.line;
-  ev.time = kl.time;
-  ev.monotonic_s = kl.monotonic_s;
+  ev.time = x.time;
+  ev.monotonic_s = x.monotonic_s;
   open_nvrm = true;
   open_probe_head = false;
   open_nvidia = true;
@@ -834,6 +874,12 @@ void KernelEventScanner::AddLine(const LogLine& line) {
 
 void KernelEventScanner::AddText(std::string_view text, const SourceRef& ref,
                                  std::optional<WallTime> time, std::optional<double> monotonic_s) {
+  AddParsed(text, ref, time, monotonic_s, nullptr);
+}
+
+void KernelEventScanner::AddParsed(std::string_view text, const SourceRef& ref,
+                                   std::optional<WallTime> time, std::optional<double> monotonic_s,
+                                   const KernelLine* parsed) {
   std::optional<WallTime> wrapper_time = std::exchange(s_->record_time, std::nullopt);
   if (!std::exchange(s_->needle_found, false) && !LineMayMatter(text)) {
     if (s_->relative_mode || LooksLikeHumanStamp(text)) NoteTime(text);
@@ -857,8 +903,11 @@ void KernelEventScanner::AddText(std::string_view text, const SourceRef& ref,
       s_->nvsmi_messages.push_back(std::move(*smi));
     }
   }
-  KernelLine kl =
-      s_->opts.flood_fast_path ? s_->line_parser.Parse(text, ctx) : ParseKernelLine(text, ctx);
+  // The caller's parse holds for the line as given in the scanner's context.
+  if (record || wrapper_time) parsed = nullptr;
+  KernelLine kl = parsed                    ? *parsed
+                  : s_->opts.flood_fast_path ? s_->line_parser.Parse(text, ctx)
+                                             : ParseKernelLine(text, ctx);
   auto t = s_->TimeOf(kl);
   if (time) t = time;
   if (!t) t = wrapper_time;
@@ -900,11 +949,35 @@ void KernelEventScanner::AddText(std::string_view text, const SourceRef& ref,
 
 void KernelEventScanner::AddCandidate(std::string_view text, const SourceRef& ref,
                                       std::size_t needle_at, std::size_t later_needle_at) {
-  if (s_->opts.flood_fast_path && s_->opts.fold_repeats &&
-      s_->TryRepeat(text, ref, needle_at, later_needle_at))
-    return;
+  if (s_->opts.flood_fast_path && s_->opts.fold_repeats && !s_->templates.empty() &&
+      !s_->relative_mode) {
+    if (!MayBeLogRecord(text)) {
+      kernel_events_detail::ReadXidRepeat(text, s_->line_parser.Parse(text, s_->opts.time),
+                                          needle_at, later_needle_at, s_->repeat);
+      if (s_->TryRepeat(s_->repeat, ref)) return;
+    }
+  }
   s_->needle_found = true;
   AddText(text, ref);
+}
+
+void KernelEventScanner::AddCandidates(std::string_view text, const std::string& file,
+                                       std::size_t first_line, const KernelCandidates& candidates) {
+  SourceRef ref{file, 0};
+  const bool fast = s_->opts.flood_fast_path && s_->opts.fold_repeats;
+  for (const KernelCandidate& c : candidates.lines) {
+    if (c.break_before) Break();
+    ref.line = first_line + c.line;
+    const std::string_view line = text.substr(c.start, c.size);
+    if (fast && c.parsed && !s_->templates.empty() && !s_->relative_mode) {
+      kernel_events_detail::ReadXidRepeat(line, c.parse, c.needle_at, c.later_needle_at,
+                                          s_->repeat);
+      if (s_->TryRepeat(s_->repeat, ref)) continue;
+    }
+    s_->needle_found = true;
+    AddParsed(line, ref, std::nullopt, std::nullopt, c.parsed ? &c.parse : nullptr);
+  }
+  if (candidates.break_at_end) Break();
 }
 
 void KernelEventScanner::AddRecord(const LogRecord& record, const SourceRef& ref) {
@@ -915,6 +988,8 @@ void KernelEventScanner::AddRecord(const LogRecord& record, const SourceRef& ref
 void KernelEventScanner::Break() { s_->Close(); }
 
 bool KernelEventScanner::tracks_relative_time() const { return s_->relative_mode; }
+
+const LineTimeContext& KernelEventScanner::time_context() const { return s_->opts.time; }
 
 void KernelEventScanner::NoteTime(std::string_view text) {
   s_->TimeOf(ParseKernelLine(text, s_->opts.time));

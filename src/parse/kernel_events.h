@@ -101,6 +101,36 @@ inline constexpr std::size_t kMaxLeftOutProcessesTracked = 1u << 16;
 // splitting a UTF-8 sequence) and " [... cut: the line has N bytes]". Pure.
 std::string CutEvidenceLine(std::string_view line);
 
+// A line of a buffer that holds a needle, as ScanKernelLogBuffer feeds it
+// to the scanner (FindKernelCandidates).
+struct KernelCandidate {
+  std::size_t start = 0, size = 0;  // its bytes in the buffer
+  std::size_t line = 0;             // 0-based, within the buffer
+  bool break_before = false;        // lines without a needle lie before it
+  bool parsed = false;              // not a record: `parse` is its parse
+  // Where its first needle is "NVRM: Xid": that needle's offset in the
+  // line and that of the next needle in it (npos: none); npos otherwise.
+  std::size_t needle_at = std::string_view::npos, later_needle_at = std::string_view::npos;
+  KernelLine parse;                 // in the scanner's time_context()
+};
+
+// The candidate lines of a buffer of whole lines, in order, and where the
+// rest must be scanned line by line with the scanner's state at hand (from
+// the first candidate that may switch it to relative stamps: dmesg -H, or a
+// record whose text starts with a stamp).
+struct KernelCandidates {
+  std::vector<KernelCandidate> lines;
+  bool break_at_end = false;        // lines without a needle end the buffer
+  std::size_t stop = std::string_view::npos;  // offset of the rest; npos: none
+  std::size_t stop_line = 0;        // its line, 0-based
+  std::size_t line_count = 0;       // the buffer's lines (before `stop` when there is one)
+};
+
+// Pure (the parser is a memo): may run on another thread than the scanner,
+// given the scanner's time_context(). `log_start`: the buffer begins the log.
+void FindKernelCandidates(std::string_view text, bool log_start, const LineTimeContext& ctx,
+                          KernelLineParser& parser, KernelCandidates& out);
+
 // Streaming extractor: feed lines in order, then Finish().
 // Lines may be JSON or logfmt records (log_record.h): their text is read
 // as the line, their time used when the text has none. "NVRM:" is found
@@ -128,8 +158,15 @@ class KernelEventScanner {
   // A record from a JSON document or journal export: its time is used when
   // its text has no stamp of its own.
   void AddRecord(const LogRecord& record, const SourceRef& ref);
+  // The candidates FindKernelCandidates found in `text` (up to their stop),
+  // the buffer's first line being line number first_line: what
+  // ScanKernelLogBuffer feeds for them.
+  void AddCandidates(std::string_view text, const std::string& file, std::size_t first_line,
+                     const KernelCandidates& candidates);
   // A line that cannot matter went by (it ends a multi-line message).
   void Break();
+  // The context stamps without a year or zone are read in.
+  const LineTimeContext& time_context() const;
   // True when relative stamps (dmesg -H) are in use: then callers that skip
   // lines must pass each skipped line to NoteTime so that times add up.
   bool tracks_relative_time() const;
@@ -146,6 +183,10 @@ class KernelEventScanner {
   std::vector<KernelEvent> Finish();
 
  private:
+  // AddText; `parsed`, when given, is the text's parse in time_context().
+  void AddParsed(std::string_view text, const SourceRef& ref, std::optional<WallTime> time,
+                 std::optional<double> monotonic_s, const KernelLine* parsed);
+
   struct State;
   std::unique_ptr<State> s_;
 };
@@ -155,6 +196,13 @@ class KernelEventScanner {
 // matter. Returns the number of lines in the buffer.
 std::size_t ScanKernelLogBuffer(std::string_view text, const std::string& file,
                                 std::size_t first_line, KernelEventScanner& scanner);
+
+// What ScanKernelLogBuffer does once FindKernelCandidates has read the
+// buffer: the candidates fed, then the rest from their stop line by line.
+// Returns the number of lines in the buffer.
+std::size_t FeedKernelCandidates(std::string_view text, const std::string& file,
+                                 std::size_t first_line, const KernelCandidates& candidates,
+                                 KernelEventScanner& scanner);
 
 std::vector<KernelEvent> ExtractKernelEvents(const std::vector<LogLine>& lines,
                                              const ExtractOptions& opts = {});
