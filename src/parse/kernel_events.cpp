@@ -975,7 +975,8 @@ void KernelEventScanner::AddCandidates(std::string_view text, const std::string&
       if (s_->TryRepeat(s_->repeat, ref)) continue;
     }
     s_->needle_found = true;
-    AddParsed(line, ref, std::nullopt, std::nullopt, c.parsed ? &c.parse : nullptr);
+    // The general path (no flood path) parses each line afresh.
+    AddParsed(line, ref, std::nullopt, std::nullopt, c.parsed && fast ? &c.parse : nullptr);
   }
   if (candidates.break_at_end) Break();
 }

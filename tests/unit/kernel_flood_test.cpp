@@ -6,11 +6,15 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
 
+#include "analyze/kernel_scan_ahead.h"
+#include "collect/kernel_log_files.h"
 #include "core/gpu_status.h"
 #include "parse/kernel_events.h"
 #include "parse/kernel_events_match.h"
@@ -530,6 +534,190 @@ TEST(KernelFlood, CheapPathCountsLikeTheGeneralOneWithoutFolding) {
   ExpectSameScan(MixedFlood(6000, 4), /*fold=*/false);
 }
 
+
+// ScanKernelLogAhead (the scanner on a worker, the needle search and the
+// lines' parse on the reading thread) against StreamLines feeding
+// ScanKernelLogBuffer over the same reads: the same events, counts, line
+// numbers and nvidia-smi messages, whatever the chunk size, however the
+// reads cut the bytes, and when the log switches to relative stamps mid-way.
+
+// Reads `text` in pieces of 1..max_read bytes (a pipe's reads); an error
+// once fail_at bytes are read, when given.
+struct PieceReader {
+  const std::string& text;
+  std::size_t max_read;
+  std::size_t fail_at = std::string::npos;
+  std::size_t pos = 0;
+  std::mt19937 rng{7};
+  Result<std::size_t> operator()(char* buf, std::size_t size) {
+    if (pos >= fail_at) return Error{ErrorCode::kIo, "mixed.log: read error at byte " + std::to_string(pos)};
+    std::size_t n = std::min({size, text.size() - pos, 1 + rng() % max_read});
+    if (fail_at != std::string::npos) n = std::min(n, fail_at - pos);
+    std::memcpy(buf, text.data() + pos, n);
+    pos += n;
+    return n;
+  }
+};
+
+struct StreamedScan {
+  FloodScan scan;
+  Result<std::size_t> result = std::size_t{0};
+};
+
+StreamedScan ScanStreamed(const std::string& text, std::size_t chunk, std::size_t max_read,
+                          bool ahead, std::size_t fail_at = std::string::npos) {
+  ExtractOptions opts;
+  opts.time.year = 2025;
+  KernelEventScanner scanner(opts);
+  PieceReader reader{text, max_read, fail_at};
+  auto read = [&](char* buf, std::size_t size) { return reader(buf, size); };
+  StreamedScan out;
+  const std::string name = "mixed.log";  // ScanWith's
+  if (ahead) {
+    out.result = ScanKernelLogAhead(read, name, scanner, {}, chunk);
+  } else {
+    std::size_t line = 1;
+    out.result = StreamLines(
+        read, [&](std::string_view piece) { line += ScanKernelLogBuffer(piece, name, line, scanner); },
+        0, chunk, name);
+  }
+  out.scan = FinishedScan(scanner);
+  return out;
+}
+
+void ExpectSameScans(const FloodScan& a, const FloodScan& b) {
+  ASSERT_EQ(a.events.size(), b.events.size());
+  for (std::size_t i = 0; i < a.events.size(); ++i) ExpectSameEvent(a.events[i], b.events[i], i);
+  EXPECT_EQ(a.left_out, b.left_out);
+  EXPECT_EQ(a.gpu_lines.decoded, b.gpu_lines.decoded);
+  EXPECT_EQ(a.gpu_lines.undecoded, b.gpu_lines.undecoded);
+  EXPECT_EQ(a.gpu_lines.first_undecoded.line, b.gpu_lines.first_undecoded.line);
+  EXPECT_EQ(a.gpu_lines.first_undecoded_text, b.gpu_lines.first_undecoded_text);
+  EXPECT_EQ(a.nvsmi_messages, b.nvsmi_messages);
+}
+
+// Every line to AddText, one by one: the scanner without any buffer path
+// (no needle search ahead of it, no candidates).
+FloodScan ScanEachLine(const std::string& text) {
+  ExtractOptions opts;
+  opts.time.year = 2025;
+  opts.flood_fast_path = false;
+  KernelEventScanner scanner(opts);
+  std::size_t pos = 0, line = 1;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    scanner.AddText(std::string_view(text).substr(pos, nl - pos), SourceRef{"mixed.log", line++});
+    pos = nl + 1;
+  }
+  return FinishedScan(scanner);
+}
+
+TEST(KernelScanAhead, FeedsTheScannerAsTheLineByLineScanDoes) {
+  // Templates, records, a process renamed and dmesg -H stamps at the end
+  // (the reading thread leaves the rest to the scanner's own loop);
+  // nvidia-smi's words, NUL and invalid UTF-8, CRLF, no final newline.
+  const std::pair<std::string, std::string> logs[] = {
+      {"template", TemplateFlood(8000, 21)}, {"edge", EdgeFlood(8000, 22)},
+      {"mixed", MixedFlood(8000, 23)}, {"storm", Xid13Storm(8000, 700)}};
+  for (const auto& [what, text] : logs) {
+    for (std::size_t chunk : {std::size_t{512}, std::size_t{4096}, std::size_t{1} << 16}) {
+      SCOPED_TRACE(what + ", chunk " + std::to_string(chunk));
+      StreamedScan ahead = ScanStreamed(text, chunk, 3 * chunk, true);
+      StreamedScan streamed = ScanStreamed(text, chunk, 3 * chunk, false);
+      ASSERT_TRUE(static_cast<bool>(ahead.result));
+      EXPECT_EQ(*ahead.result, text.size());
+      ExpectSameScans(ahead.scan, streamed.scan);
+      // And as the general path reads the whole text at once, when no line
+      // is longer than a chunk (those are passed in pieces).
+      if (chunk > 1024) {
+        ExpectSameScans(ahead.scan, ScanWith(text, /*fast=*/false));
+        ExpectSameScans(ahead.scan, ScanEachLine(text));
+      }
+    }
+  }
+  // The template flood did switch to relative stamps, and its records were
+  // read: both paths were taken.
+  const std::string text = TemplateFlood(8000, 21);
+  EXPECT_NE(text.find("\n[Feb15 17:"), std::string::npos);
+  EXPECT_NE(text.find("\n{\"MESSAGE\""), std::string::npos);
+}
+
+TEST(KernelScanAhead, RelativeStampsFromTheFirstLineAndLongLines) {
+  // dmesg -H from its first line: every line carries part of the time.
+  std::string human = "[Feb15 17:37] usb 1-1: new device\n";
+  for (int i = 0; i < 3000; ++i) {
+    human += "[  +0.00" + std::to_string(1 + i % 9) + "000] " +
+             (i % 3 ? "NVRM: Xid (PCI:0000:3b:00): 13, pid=" + std::to_string(100 + i % 40) +
+                          ", name=python3, Graphics Exception\n"
+                    : "eth0: link up\n");
+    if (i % 700 == 0) human += "[Feb15 17:" + std::to_string(38 + i / 700) + "] next minute\n";
+  }
+  // Lines longer than a chunk (passed in pieces) amid a storm.
+  std::string long_lines = Xid13Storm(3000, 50);
+  for (std::size_t at : {std::size_t{1000}, std::size_t{90000}, std::size_t{200000}}) {
+    const std::size_t nl = long_lines.find('\n', at) + 1;
+    long_lines.insert(nl, "Feb 15 17:37:45 gpu-node-07 kernel: NVRM: " + std::string(9000, 'x') + "\n");
+  }
+  // A storm in syslog form, then dmesg -H lines: the switch mid-log.
+  std::string switched = Xid13Storm(2000, 50) + human;
+  for (const std::string* text : {&human, &switched, &long_lines}) {
+    for (std::size_t chunk : {std::size_t{1000}, std::size_t{4096}}) {
+      SCOPED_TRACE("chunk " + std::to_string(chunk));
+      StreamedScan ahead = ScanStreamed(*text, chunk, chunk, true);
+      StreamedScan streamed = ScanStreamed(*text, chunk, chunk, false);
+      ASSERT_TRUE(static_cast<bool>(ahead.result));
+      ExpectSameScans(ahead.scan, streamed.scan);
+      // Lines no longer than a chunk: as each line fed to AddText gives.
+      if (text != &long_lines) ExpectSameScans(ahead.scan, ScanEachLine(*text));
+      std::size_t xids = 0;
+      for (const KernelEvent& e : ahead.scan.events) xids += e.kind == KernelEventKind::kXid ? e.count : 0;
+      EXPECT_EQ(xids, text == &human ? 2000u : text == &switched ? 4000u : 3000u);
+    }
+  }
+  // The relative stamps were added up: the last event is after the first.
+  StreamedScan ahead = ScanStreamed(human, 4096, 4096, true);
+  ASSERT_FALSE(ahead.scan.events.empty());
+  ASSERT_TRUE(ahead.scan.events.front().time && ahead.scan.events.back().time);
+  EXPECT_GT(*ahead.scan.events.back().time, *ahead.scan.events.front().time);
+}
+
+TEST(KernelScanAhead, AReadErrorComesAfterTheLinesBeforeIt) {
+  const std::string text = TemplateFlood(8000, 31);
+  for (std::size_t fail_at : {std::size_t{0}, std::size_t{5000}, text.size() / 2, text.size() - 10}) {
+    SCOPED_TRACE("fail at " + std::to_string(fail_at));
+    StreamedScan ahead = ScanStreamed(text, 4096, 9000, true, fail_at);
+    StreamedScan streamed = ScanStreamed(text, 4096, 9000, false, fail_at);
+    ASSERT_FALSE(static_cast<bool>(ahead.result));
+    EXPECT_EQ(ahead.result.error().message, "mixed.log: read error at byte " + std::to_string(fail_at));
+    ExpectSameScans(ahead.scan, streamed.scan);
+    if (fail_at > 5000) {
+      EXPECT_FALSE(ahead.scan.events.empty());
+    }
+  }
+}
+
+TEST(KernelScanAhead, AnExceptionWhileReadingJoinsTheWorker) {
+  const std::string text = Xid13Storm(20000, 300);
+  ExtractOptions opts;
+  opts.time.year = 2025;
+  KernelEventScanner scanner(opts);
+  PieceReader reader{text, 5000};
+  std::size_t seen = 0;
+  auto inspect = [&](std::string_view piece) {
+    seen += piece.size();
+    if (seen > text.size() / 2) throw std::runtime_error("inspect gave up");
+  };
+  EXPECT_THROW(ScanKernelLogAhead([&](char* b, std::size_t n) { return reader(b, n); }, "flood.log",
+                                  scanner, inspect, 4096),
+               std::runtime_error);
+  // The pieces handed before the exception were scanned (the worker drained
+  // them before it was joined): about half the storm.
+  std::size_t xids = 0;
+  for (const KernelEvent& e : scanner.Finish()) xids += e.count;
+  EXPECT_GT(xids, 8000u);
+  EXPECT_LT(xids, 12000u);
+}
 
 TEST(KernelFlood, KernelPciIsWrittenAsNormalizePciBusIdWritesIt) {
   const std::pair<const char*, const char*> cases[] = {
