@@ -115,7 +115,7 @@ void FindKernelCandidates(std::string_view text, bool log_start, const LineTimeC
     c.break_before = gap;
     const std::string_view line = text.substr(start, end - start);
     std::size_t needle_at = std::string_view::npos, later = std::string_view::npos;
-    if (text.compare(hit, 9, "NVRM: Xid") == 0) {
+    if (text.size() - hit >= 9 && std::memcmp(text.data() + hit, "NVRM: Xid", 9) == 0) {
       // Whether the line holds a needle after its "Xid" is what the flood's
       // path asks; the search runs on into the next lines (no needle spans
       // a '\n', so the first one past `end` is the next line's first).

@@ -434,8 +434,21 @@ void LocateMessage(std::string_view line, const LineTimeContext& ctx, KernelLine
 // The kernel's own stamp after a syslog header ("kernel: [82659.755847] msg"),
 // then the message.
 void ParseAfterHeader(TextCursor& c, const LineTimeContext& ctx, KernelLine& out) {
-  KernelLine inner;
   std::size_t before = c.pos();
+  // The kernel's own stamp "[80000.001000] ", as ParseBracket reads it,
+  // without trying its other forms first (a flood's every line has one).
+  if (c.Lit('[')) {
+    c.SkipSpaces();
+    std::uint64_t whole = 0;
+    double frac = 0;
+    if (c.Uint64(whole) && c.Lit('.') && c.Fraction(frac) && c.Lit(']')) {
+      out.monotonic_s = static_cast<double>(whole) + frac;
+      c.Lit(' ');
+      return;
+    }
+    c.set_pos(before);
+  }
+  KernelLine inner;
   if (c.peek() == '[' && ParseBracket(c, ctx, inner) && inner.monotonic_s) {
     out.monotonic_s = inner.monotonic_s;
   } else {
