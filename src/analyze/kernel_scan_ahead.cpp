@@ -2,12 +2,14 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstring>
-#include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -23,123 +25,244 @@ std::size_t UsableCpus() {
 
 namespace {
 
-// A buffer of whole lines and what FindKernelCandidates read in it.
+// A buffer of whole lines on its way: read, its candidates found, fed.
 struct Piece {
+  enum class State { kFree, kRead, kFinding, kFound };
+  State state = State::kFree;
+  std::size_t seq = 0;  // its place in the log
   std::string buf;
   std::size_t len = 0;
-  bool by_line = false;  // read no candidates: the scanner's state decides (ScanKernelLogBuffer)
   KernelCandidates found;
   std::string_view text() const { return std::string_view(buf.data(), len); }
 };
 
-// The scanner's side: pieces fed in the order handed, on the worker once
-// it runs (on the caller's thread before).
-class Feeder {
+// The three kinds of work, shared by the caller and the workers: reading
+// (one thread at a time, in order: a buffer's last part-line goes on in
+// the next), finding candidates (any thread, any buffer read) and feeding
+// the scanner (one thread at a time, in order). Each thread does the work
+// that is ready, feeding first: the scanner's order is the only one that
+// binds.
+class Scan {
  public:
-  Feeder(KernelEventScanner& scanner, const std::string& name, std::size_t chunk_bytes)
-      : scanner_(scanner), name_(name) {
-    for (std::size_t i = 0; i < kScanAheadBuffers; ++i) {
+  using Read = std::function<Result<std::size_t>(char*, std::size_t)>;
+  using Inspect = std::function<void(std::string_view)>;
+
+  Scan(const Read& read, const std::string& name, KernelEventScanner& scanner,
+       const Inspect& inspect, std::size_t chunk_bytes, std::size_t threads)
+      : read_(read), name_(name), scanner_(scanner), inspect_(inspect),
+        ctx_(scanner.time_context()), threads_(threads) {
+    for (std::size_t i = 0; i < threads + 2; ++i) {
       pieces_.push_back(std::make_unique<Piece>());
       pieces_.back()->buf.resize(chunk_bytes + 1);
-      free_.push_back(pieces_.back().get());
     }
   }
-  ~Feeder() { Stop(); }
-  Feeder(const Feeder&) = delete;
-  Feeder& operator=(const Feeder&) = delete;
 
-  // A piece to read into (waits while all are queued).
-  Piece* Take() {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return !free_.empty() || failed_; });
-    if (failed_) return nullptr;
-    Piece* p = free_.back();
-    free_.pop_back();
-    return p;
-  }
-  void Give(Piece* p) {
-    std::lock_guard lock(mu_);
-    free_.push_back(p);
-    cv_.notify_all();
+  Result<std::size_t> Run() {
+    Work();
+    for (std::thread& t : workers_) t.join();
+    if (exception_) std::rethrow_exception(exception_);
+    if (read_error_) return *read_error_;
+    return total_;
   }
 
-  // Scans `p` after the pieces handed before; it comes back to the free list.
-  // The second piece starts the worker when this process may use two CPUs.
-  void Hand(Piece* p) {
-    if (!worker_.joinable() && ++handed_ == 2 && UsableCpus() > 1) {
-      try {
-        worker_ = std::thread([this] { Work(); });
-      } catch (const std::system_error&) {  // no thread to be had: this one scans
-      }
-    }
-    if (!worker_.joinable()) {
-      Feed(*p);
-      Give(p);
-      return;
-    }
-    std::lock_guard lock(mu_);
-    queue_.push_back(p);
-    cv_.notify_all();
-  }
-
-  // Waits for the pieces handed, joins the worker; rethrows its exception.
-  void Finish() {
-    Stop();
-    if (error_) std::rethrow_exception(error_);
-  }
  private:
-  void Feed(const Piece& p) {
-    const std::string_view text = p.text();
-    line_ += p.by_line ? ScanKernelLogBuffer(text, name_, line_, scanner_)
-                       : FeedKernelCandidates(text, name_, line_, p.found, scanner_);
-  }
+  // Until everything read is fed, or a thread failed.
   void Work() {
-    for (;;) {
-      Piece* p = nullptr;
-      {
-        std::unique_lock lock(mu_);
-        cv_.wait(lock, [&] { return !queue_.empty() || done_; });
-        if (queue_.empty()) return;
-        p = queue_.front();
-      }
-      try {
-        Feed(*p);
-      } catch (...) {
-        std::lock_guard lock(mu_);
-        error_ = std::current_exception();
-        failed_ = true;
-        queue_.clear();
+    KernelLineParser parser;  // this thread's memo
+    std::unique_lock lock(mu_);
+    while (!failed_) {
+      if (Piece* p = NextToFeed()) {
+        feeding_ = true;
+        lock.unlock();
+        const bool ok = Guard([&] { Feed(*p); });
+        lock.lock();
+        feeding_ = false;
+        p->state = Piece::State::kFree;
+        ++fed_;
+        if (!ok) break;
         cv_.notify_all();
-        return;
+        continue;
       }
-      std::lock_guard lock(mu_);
-      queue_.pop_front();
-      free_.push_back(p);
-      cv_.notify_all();
+      if (Piece* p = NextToFind()) {
+        p->state = Piece::State::kFinding;
+        lock.unlock();
+        const bool ok = Guard([&] {
+          FindKernelCandidates(p->text(), p->seq == 0, ctx_, parser, p->found);
+        });
+        lock.lock();
+        p->state = Piece::State::kFound;
+        if (!ok) break;
+        cv_.notify_all();
+        continue;
+      }
+      // A buffer to read into and one for the part-line after it.
+      if (!reading_ && !read_done_ && FreePieces() >= 2) {
+        reading_ = true;
+        lock.unlock();
+        const bool ok = Guard([&] { ReadNext(); });
+        // The second buffer read: a log worth more threads (the caller's
+        // thread reads until then, so it is the one starting them).
+        if (ok && workers_.empty() && handed_ >= 2) StartWorkers();
+        lock.lock();
+        reading_ = false;
+        if (!ok) break;
+        cv_.notify_all();
+        continue;
+      }
+      if (read_done_ && !reading_ && fed_ == handed_) break;
+      cv_.wait(lock);
+    }
+    cv_.notify_all();
+  }
+
+  void StartWorkers() {
+    for (std::size_t i = 1; i < threads_; ++i) {
+      try {
+        workers_.emplace_back([this] { Work(); });
+      } catch (const std::system_error&) {  // fewer threads: the same work
+        break;
+      }
     }
   }
-  void Stop() {
+
+  // Runs f; an exception stops every thread and waits for Run to rethrow.
+  template <typename F>
+  bool Guard(F&& f) {
+    try {
+      f();
+      return true;
+    } catch (...) {
+      std::lock_guard lock(mu_);
+      if (!exception_) exception_ = std::current_exception();
+      failed_ = true;
+      return false;
+    }
+  }
+
+  Piece* NextToFeed() {
+    if (feeding_) return nullptr;
+    for (auto& p : pieces_) {
+      if (p->seq == fed_ && p->state == Piece::State::kFound) return p.get();
+    }
+    return nullptr;
+  }
+  Piece* NextToFind() {
+    Piece* best = nullptr;  // the earliest: the feeder waits for it first
+    for (auto& p : pieces_) {
+      if (p->state == Piece::State::kRead && (!best || p->seq < best->seq)) best = p.get();
+    }
+    return best;
+  }
+  std::size_t FreePieces() const {
+    return static_cast<std::size_t>(std::count_if(pieces_.begin(), pieces_.end(), [](const auto& p) {
+      return p->state == Piece::State::kFree;
+    }));
+  }
+  Piece* TakeFree() {
+    for (auto& p : pieces_) {
+      if (p->state == Piece::State::kFree && p.get() != reading_into_) return p.get();
+    }
+    return nullptr;
+  }
+
+  // Reads into the buffer held for reading until it holds whole lines (or
+  // the end), as StreamLines does: whole lines go on, the last part-line
+  // is carried into the next buffer, a line longer than a buffer goes in
+  // pieces. Called by the one reading thread; the lock is not held but for
+  // the buffers' states.
+  void ReadNext() {
+    Piece* cur = nullptr;
     {
       std::lock_guard lock(mu_);
-      done_ = true;
-      cv_.notify_all();
+      if (!reading_into_) reading_into_ = TakeFree();
+      cur = reading_into_;
     }
-    if (worker_.joinable()) worker_.join();
+    for (;;) {
+      if (carry_ == cur->buf.size()) {
+        Hand(cur, carry_, 0);
+        return;
+      }
+      auto n = read_(cur->buf.data() + carry_, cur->buf.size() - carry_);
+      if (!n) {
+        std::lock_guard lock(mu_);
+        read_error_ = n.error();
+        read_done_ = true;
+        reading_into_ = nullptr;
+        return;
+      }
+      total_ += *n;
+      const std::size_t len = carry_ + *n;
+      if (*n == 0) {
+        std::lock_guard lock(mu_);
+        read_done_ = true;
+        reading_into_ = nullptr;
+        if (len > 0) {
+          carry_ = 0;
+          HandLocked(cur, len);
+        }
+        return;
+      }
+      const void* nl = memrchr(cur->buf.data(), '\n', len);
+      const std::size_t whole =
+          nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - cur->buf.data()) + 1 : 0;
+      carry_ = len - whole;
+      if (whole > 0) {
+        Hand(cur, whole, carry_);
+        return;
+      }
+    }
+  }
+  // cur[0, len) to find and feed; its last `carry` bytes after len into the
+  // next buffer to read into.
+  void Hand(Piece* cur, std::size_t len, std::size_t carry) {
+    if (inspect_) inspect_(std::string_view(cur->buf.data(), len));
+    std::lock_guard lock(mu_);
+    HandLocked(cur, len);
+    reading_into_ = nullptr;
+    Piece* next = TakeFree();  // there is one: reading starts with two free
+    reading_into_ = next;
+    std::memcpy(next->buf.data(), cur->buf.data() + len, carry);
+    carry_ = carry;
+  }
+  void HandLocked(Piece* cur, std::size_t len) {
+    cur->len = len;
+    cur->seq = handed_++;
+    cur->state = Piece::State::kRead;
   }
 
-  KernelEventScanner& scanner_;
+  void Feed(const Piece& p) {
+    const std::string_view text = p.text();
+    // Once candidates stopped where the scanner's state decides (relative
+    // stamps), every later buffer is scanned with that state at hand.
+    if (by_line_) {
+      line_ += ScanKernelLogBuffer(text, name_, line_, scanner_);
+      return;
+    }
+    line_ += FeedKernelCandidates(text, name_, line_, p.found, scanner_);
+    by_line_ = p.found.stop != std::string_view::npos;
+  }
+
+  const Read& read_;
   const std::string& name_;
-  std::size_t line_ = 1;  // the worker's (the caller's before it runs)
-  std::size_t handed_ = 0;
+  KernelEventScanner& scanner_;
+  const Inspect& inspect_;
+  const LineTimeContext ctx_;
+  const std::size_t threads_;
   std::vector<std::unique_ptr<Piece>> pieces_;
+
   std::mutex mu_;
   std::condition_variable cv_;
-  std::vector<Piece*> free_;
-  std::deque<Piece*> queue_;
-  bool done_ = false;
-  bool failed_ = false;
-  std::exception_ptr error_;
-  std::thread worker_;
+  std::size_t handed_ = 0, fed_ = 0;
+  bool reading_ = false, feeding_ = false, read_done_ = false, failed_ = false;
+  Piece* reading_into_ = nullptr;
+  std::exception_ptr exception_;
+  std::vector<std::thread> workers_;  // started and joined by the caller's thread
+  // The reading thread's.
+  std::size_t carry_ = 0, total_ = 0;
+  std::optional<Error> read_error_;
+  // The feeding thread's.
+  std::size_t line_ = 1;
+  bool by_line_ = false;
 };
 
 }  // namespace
@@ -147,63 +270,10 @@ class Feeder {
 Result<std::size_t> ScanKernelLogAhead(
     const std::function<Result<std::size_t>(char*, std::size_t)>& read, const std::string& name,
     KernelEventScanner& scanner, const std::function<void(std::string_view)>& inspect,
-    std::size_t chunk_bytes) {
-  Feeder feeder(scanner, name, chunk_bytes);
-  const LineTimeContext ctx = scanner.time_context();
-  KernelLineParser parser;
-  bool by_line = false;  // since a candidate that may switch the scanner to relative stamps
-  bool log_start = true;
-  // The candidates of p[0, len) found here; p handed to the feeder.
-  auto hand = [&](Piece* p, std::size_t len) {
-    p->len = len;
-    if (inspect) inspect(p->text());
-    p->by_line = by_line;
-    if (!by_line) {
-      FindKernelCandidates(p->text(), log_start, ctx, parser, p->found);
-      by_line = p->found.stop != std::string_view::npos;
-    }
-    log_start = false;
-    feeder.Hand(p);
-  };
-  // As StreamLines reads: whole lines to the scanner, the last part-line
-  // carried into the next buffer; a line longer than a buffer in pieces.
-  Piece* cur = feeder.Take();
-  std::size_t carry = 0, total = 0;
-  while (cur) {
-    if (carry == cur->buf.size()) {
-      hand(cur, carry);
-      carry = 0;
-      if (!(cur = feeder.Take())) break;
-    }
-    auto n = read(cur->buf.data() + carry, cur->buf.size() - carry);
-    if (!n) {
-      feeder.Give(cur);
-      feeder.Finish();
-      return n.error();
-    }
-    total += *n;
-    const std::size_t len = carry + *n;
-    if (*n == 0) {
-      if (len > 0) {
-        hand(cur, len);
-      } else {
-        feeder.Give(cur);
-      }
-      break;
-    }
-    const void* nl = memrchr(cur->buf.data(), '\n', len);
-    const std::size_t whole =
-        nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - cur->buf.data()) + 1 : 0;
-    carry = len - whole;
-    if (whole == 0) continue;
-    Piece* next = feeder.Take();
-    if (!next) break;
-    std::memcpy(next->buf.data(), cur->buf.data() + whole, carry);
-    hand(cur, whole);
-    cur = next;
-  }
-  feeder.Finish();
-  return total;
+    std::size_t chunk_bytes, std::size_t threads) {
+  if (threads == 0) threads = std::min<std::size_t>(UsableCpus(), kScanAheadMaxThreads);
+  Scan scan(read, name, scanner, inspect, chunk_bytes, std::max<std::size_t>(threads, 1));
+  return scan.Run();
 }
 
 }  // namespace gpudoctor
