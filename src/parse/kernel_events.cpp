@@ -226,6 +226,25 @@ void ReadXidRepeat(std::string_view text, const KernelLine& kl, std::size_t need
 
 using kernel_events_detail::XidRepeatLine;
 
+namespace {
+
+// An occurrence as the fold reads it: an event's, or a repeat line's read
+// in place (its process and message views into the line).
+struct FoldOccurrence {
+  std::optional<std::int64_t> pid;
+  std::string_view process, message;
+  std::optional<WallTime> time, last_time;
+  std::optional<double> monotonic_s, last_monotonic_s;
+  std::size_t count = 1;
+};
+
+FoldOccurrence OccurrenceOf(const KernelEvent& e) {
+  return FoldOccurrence{e.pid,       e.process,   e.message,          e.time,
+                    e.last_time, e.monotonic_s, e.last_monotonic_s, e.count};
+}
+
+}  // namespace
+
 struct KernelEventScanner::State {
   ExtractOptions opts;
   std::vector<KernelEvent> out;
@@ -279,9 +298,11 @@ struct KernelEventScanner::State {
   };
   static constexpr std::size_t kMaxXidTemplates = 16;
   std::vector<XidTemplate> templates;
-  // The open event's saturated causes when TryRepeat opened it.
+  // The open event's saturated causes when TryRepeat opened it, and its
+  // template (whose code, GPU and detail it holds).
   Cause* open_own = nullptr;
   Cause* open_derived = nullptr;
+  const XidTemplate* open_template = nullptr;
 
   void CountGpuLine(bool decoded, const SourceRef& ref, std::string_view message) {
     if (decoded) {
@@ -298,18 +319,18 @@ struct KernelEventScanner::State {
   // Both may move from `ev` (when it becomes an event of its own).
   void Emit(KernelEvent& ev);
   void Fold(KernelEvent& ev);
-  bool FoldRepeat(KernelEvent& prev, const KernelEvent& ev);
+  bool FoldRepeat(KernelEvent& prev, const FoldOccurrence& ev);
   void FillBus(KernelEvent& ev);
   Cause* SaturatedCause(KernelEventKind kind, const KernelEvent& ev, std::string_view detail);
-  void FoldSaturated(Cause& cause, const KernelEvent& ev);
+  void FoldSaturated(Cause& cause, const FoldOccurrence& ev);
   bool TryFoldSaturated(KernelEvent& ev);
   std::optional<std::size_t> Append(KernelEvent& ev);
-  void CountInto(const Cause& cause, const KernelEvent& ev);
+  void CountInto(const Cause& cause, const FoldOccurrence& ev);
   bool Continues(const KernelLine& kl, std::string_view nvrm, bool is_nvrm);
   void Open(const LineMatch& m, std::string_view message, bool is_nvrm, const SourceRef& ref,
             std::optional<WallTime> t, std::optional<double> mono);
   std::optional<WallTime> TimeOf(const KernelLine& kl);
-  bool TryRepeat(const XidRepeatLine& x, const SourceRef& ref);
+  bool TryRepeat(const XidRepeatLine& x);
   XidRepeatLine repeat;  // AddCandidate's reading, reused
   void NoteTemplate(std::string_view message);
 };
@@ -354,7 +375,7 @@ void FoldKey(const KernelEvent& e, std::string& key) {
 }
 
 // Whether `prev` and `next` have the same fold key (FoldKey) given the same cause.
-bool SameLine(const KernelEvent& prev, const KernelEvent& next) {
+bool SameLine(const KernelEvent& prev, const FoldOccurrence& next) {
   return prev.pid.value_or(-1) == next.pid.value_or(-1) && prev.process == next.process &&
          prev.message == next.message;
 }
@@ -398,7 +419,7 @@ std::uint64_t MixProcessHash(std::uint64_t h) {
 
 // (event, pid, name) for the left-out set: eight bytes of the name at a
 // time, inline (a storm's every line hashes its process).
-std::uint64_t ProcessHash(std::size_t event, const KernelEvent& e) {
+std::uint64_t ProcessHash(std::size_t event, const FoldOccurrence& e) {
   const char* p = e.process.data();
   std::size_t n = e.process.size();
   std::uint64_t h = MixProcessHash(static_cast<std::uint64_t>(e.pid.value_or(-1)) * 0x9e3779b97f4a7c15ull +
@@ -420,7 +441,7 @@ void KeepLater(std::optional<T>& last, const std::optional<T>& first, const std:
 }
 
 // Seconds between the last occurrence of `prev` and `next`, when both known.
-std::optional<double> Gap(const KernelEvent& prev, const KernelEvent& next) {
+std::optional<double> Gap(const KernelEvent& prev, const FoldOccurrence& next) {
   auto last = prev.last_time ? prev.last_time : prev.time;
   if (last && next.time) return std::chrono::duration<double>(*next.time - *last).count();
   auto last_mono = prev.last_monotonic_s ? prev.last_monotonic_s : prev.monotonic_s;
@@ -496,7 +517,7 @@ std::optional<WallTime> KernelEventScanner::State::TimeOf(const KernelLine& kl) 
 
 // A flood's occurrence that differs from `into` (another process, another
 // message) counted into it: the count, the last time, the process.
-void KernelEventScanner::State::CountInto(const Cause& cause, const KernelEvent& ev) {
+void KernelEventScanner::State::CountInto(const Cause& cause, const FoldOccurrence& ev) {
   KernelEvent& into = out[cause.latest];
   into.count += ev.count;
   into.varied_count += ev.count;
@@ -520,7 +541,7 @@ void KernelEventScanner::State::CountInto(const Cause& cause, const KernelEvent&
     if (known.pid == ev.pid && known.name == ev.process) return;  // EventProcess's ==, uncopied
   }
   if (into.other_processes.size() < kMaxOtherProcesses) {
-    into.other_processes.push_back(EventProcess{ev.pid, ev.process});
+    into.other_processes.push_back(EventProcess{ev.pid, std::string(ev.process)});
     return;
   }
   if (left_out_processes.size() >= kMaxLeftOutProcessesTracked) {
@@ -538,7 +559,7 @@ std::optional<std::size_t> KernelEventScanner::State::Append(KernelEvent& ev) {
   CauseKey(ev, cause_key);
   auto it = causes.find(cause_key);
   if (it != causes.end() && (it->second.events >= kEventsPerCause || out.size() >= kMaxKernelEvents)) {
-    CountInto(it->second, ev);
+    CountInto(it->second, OccurrenceOf(ev));
     return std::nullopt;
   }
   if (out.size() >= kMaxKernelEvents) {
@@ -555,7 +576,7 @@ std::optional<std::size_t> KernelEventScanner::State::Append(KernelEvent& ev) {
 
 // `ev` counted into `prev`, a separate event of the same line, when within
 // the fold window of its last occurrence (or when either time is unknown).
-bool KernelEventScanner::State::FoldRepeat(KernelEvent& prev, const KernelEvent& ev) {
+bool KernelEventScanner::State::FoldRepeat(KernelEvent& prev, const FoldOccurrence& ev) {
   auto gap = Gap(prev, ev);
   if (gap && *gap > opts.fold_window_s) return false;
   prev.count += ev.count;
@@ -579,7 +600,7 @@ KernelEventScanner::State::Cause* KernelEventScanner::State::SaturatedCause(
 // Fold for an occurrence of a saturated cause, without building keys: the
 // fold index holds, for each line of the cause, its latest separate event,
 // and a repeat too far from that one is counted into the cause (Append).
-void KernelEventScanner::State::FoldSaturated(Cause& cause, const KernelEvent& ev) {
+void KernelEventScanner::State::FoldSaturated(Cause& cause, const FoldOccurrence& ev) {
   for (auto it = cause.members.rbegin(); it != cause.members.rend(); ++it) {
     if (!SameLine(out[*it], ev)) continue;
     if (FoldRepeat(out[*it], ev)) return;
@@ -621,8 +642,9 @@ bool KernelEventScanner::State::TryFoldSaturated(KernelEvent& ev) {
     if (kind != KernelEventKind::kXid && !(derived = SaturatedCause(kind, ev, derived_detail)))
       return false;
   }
-  FoldSaturated(*own, ev);
-  if (derived) FoldSaturated(*derived, ev);
+  const FoldOccurrence occurrence = OccurrenceOf(ev);
+  FoldSaturated(*own, occurrence);
+  if (derived) FoldSaturated(*derived, occurrence);
   return true;
 }
 
@@ -641,7 +663,7 @@ void KernelEventScanner::State::Fold(KernelEvent& ev) {
   }
   FoldKey(ev, key);
   auto it = fold_index.find(key);
-  if (it != fold_index.end() && FoldRepeat(out[it->second], ev)) return;
+  if (it != fold_index.end() && FoldRepeat(out[it->second], OccurrenceOf(ev))) return;
   if (auto index = Append(ev)) fold_index.insert_or_assign(key, *index);
 }
 
@@ -688,10 +710,9 @@ void KernelEventScanner::State::Emit(KernelEvent& ev) {
 
 void KernelEventScanner::State::Close() {
   if (!open) return;
-  if (open_own) {  // what TryFoldSaturated does, its causes known
-    FoldSaturated(*open_own, *open);
-    if (open_derived) FoldSaturated(*open_derived, *open);
+  if (open_own) {  // a repeat line's, counted when it was read (TryRepeat)
     open_own = open_derived = nullptr;
+    open_template = nullptr;
     spare = std::move(*open);
     open.reset();
     return;
@@ -774,6 +795,7 @@ void KernelEventScanner::State::Open(const LineMatch& m, std::string_view messag
   open_nvidia = m.nvidia;
   open_probe_lines = 0;
   open_own = open_derived = nullptr;
+  open_template = nullptr;
 }
 
 // After the general path opened an Xid event from `message` ("NVRM: Xid
@@ -806,7 +828,7 @@ void KernelEventScanner::State::NoteTemplate(std::string_view message) {
 // one, or when anything about it asks for the general path (a follow-up of
 // the open event, a GPU number, a message to cut, a record, nvidia-smi's
 // words).
-bool KernelEventScanner::State::TryRepeat(const XidRepeatLine& x, const SourceRef& ref) {
+bool KernelEventScanner::State::TryRepeat(const XidRepeatLine& x) {
   if (templates.empty() || relative_mode || record_time || !x.ok) return false;
   const XidTemplate* tp = nullptr;
   for (const XidTemplate& t : templates) {
@@ -822,10 +844,8 @@ bool KernelEventScanner::State::TryRepeat(const XidRepeatLine& x, const SourceRe
     return false;
 
   if (open && open_own) {
-    // The open event is a template line's (only "PMU has halted", ruled
-    // out above, follows one): counted, and its event reused in place.
-    FoldSaturated(*open_own, *open);
-    if (open_derived) FoldSaturated(*open_derived, *open);
+    // The open event is a repeat line's too (only "PMU has halted", ruled
+    // out above, follows one): reused in place.
     open->continuation.clear();
     open->continuation_left_out = 0;
   } else {
@@ -833,22 +853,26 @@ bool KernelEventScanner::State::TryRepeat(const XidRepeatLine& x, const SourceRe
     KernelEvent ev = std::move(spare);  // its buffers, not its content
     ResetEvent(ev);
     open = std::move(ev);
+    open_template = nullptr;
   }
-  KernelEvent& ev = *open;
-  ev.code = tp->code;
-  ev.pci_bus_id.assign(tp->pci);
-  ev.pid = x.pid;
-  if (x.name != "<unknown>") {
-    ev.process.assign(x.name);
-  } else {
-    ev.process.clear();
+  // The line is counted now, from views into it, as Close would count its
+  // event: what may follow it (continuation lines) is not what a saturated
+  // cause keeps, and nothing else is counted in between. The open event
+  // holds only what Continues reads of it (kind, code, GPU, detail), for
+  // the lines that may follow.
+  const FoldOccurrence occurrence{x.pid,       x.name == "<unknown>" ? std::string_view() : x.name,
+                              x.rest,      x.time,
+                              std::nullopt, x.monotonic_s,
+                              std::nullopt, 1};
+  FoldSaturated(*tp->own, occurrence);
+  if (tp->derived) FoldSaturated(*tp->derived, occurrence);
+  if (open_template != tp) {
+    KernelEvent& ev = *open;
+    ev.code = tp->code;
+    ev.pci_bus_id.assign(tp->pci);
+    ev.detail.assign(tp->detail);
+    open_template = tp;
   }
-  ev.detail.assign(tp->detail);
-  ev.message.assign(x.rest);
-  if (ev.source.file != ref.file) ev.source.file.assign(ref.file);
-  ev.source.line = ref.line;
-  ev.time = x.time;
-  ev.monotonic_s = x.monotonic_s;
   open_nvrm = true;
   open_probe_head = false;
   open_nvidia = true;
@@ -954,7 +978,7 @@ void KernelEventScanner::AddCandidate(std::string_view text, const SourceRef& re
     if (!MayBeLogRecord(text)) {
       kernel_events_detail::ReadXidRepeat(text, s_->line_parser.Parse(text, s_->opts.time),
                                           needle_at, later_needle_at, s_->repeat);
-      if (s_->TryRepeat(s_->repeat, ref)) return;
+      if (s_->TryRepeat(s_->repeat)) return;
     }
   }
   s_->needle_found = true;
@@ -972,7 +996,7 @@ void KernelEventScanner::AddCandidates(std::string_view text, const std::string&
     if (fast && c.parsed && !s_->templates.empty() && !s_->relative_mode) {
       kernel_events_detail::ReadXidRepeat(line, c.parse, c.needle_at, c.later_needle_at,
                                           s_->repeat);
-      if (s_->TryRepeat(s_->repeat, ref)) continue;
+      if (s_->TryRepeat(s_->repeat)) continue;
     }
     s_->needle_found = true;
     // The general path (no flood path) parses each line afresh.
