@@ -182,8 +182,9 @@ void ReadXidRepeat(std::string_view text, const KernelLine& kl, std::size_t need
   const std::string_view msg = kl.message;
   if (!LiteralAt(msg, 0, "NVRM: Xid (")) return;
   // The template's bytes, as NoteTemplate takes them: up to the pid.
-  std::size_t i = msg.find("): ", 11);
-  if (i == std::string_view::npos) return;
+  std::size_t i = 11;  // "): " after the bus id (a byte loop: it is a few bytes away)
+  while (i + 2 < msg.size() && !(msg[i] == ')' && msg[i + 1] == ':' && msg[i + 2] == ' ')) ++i;
+  if (i + 2 >= msg.size()) return;
   i += 3;
   const std::size_t code_at = i;
   while (i < msg.size() && msg[i] >= '0' && msg[i] <= '9') ++i;
@@ -199,8 +200,9 @@ void ReadXidRepeat(std::string_view text, const KernelLine& kl, std::size_t need
   }
   if (digits == 0 || !LiteralAt(msg, i, ", name=")) return;
   i += 7;
-  const std::size_t comma = msg.find(", ", i);
-  if (comma == std::string_view::npos) return;
+  std::size_t comma = i;  // the name's end: a name is a few bytes
+  while (comma + 1 < msg.size() && !(msg[comma] == ',' && msg[comma + 1] == ' ')) ++comma;
+  if (comma + 1 >= msg.size()) return;
   out.pid = pid;
   out.name = msg.substr(i, comma - i);
   out.rest = msg.substr(comma + 2);
@@ -430,8 +432,11 @@ std::uint64_t ProcessHash(std::size_t event, const FoldOccurrence& e) {
     std::memcpy(&w, p, 8);
     h = MixProcessHash(h ^ w);
   }
+  // The last bytes shifted into a register (a copy through memory would
+  // stall the load that follows it).
   std::uint64_t w = 0;
-  std::memcpy(&w, p, n);
+  for (std::size_t k = 0; k < n; ++k)
+    w |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[k])) << (8 * k);
   return MixProcessHash(h ^ w);
 }
 

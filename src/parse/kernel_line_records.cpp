@@ -221,8 +221,9 @@ std::optional<WallTime> ParseRecordTime(std::string_view text) {
 }
 
 bool MayBeLogRecord(std::string_view line) {
-  std::size_t i = line.find_first_not_of(" \t");
-  if (i == std::string_view::npos) return false;
+  std::size_t i = 0;  // past the indent (a byte loop: a flood's every line asks)
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  if (i == line.size()) return false;
   if (line[i] == '{') return true;
   std::size_t j = i;
   while (j < line.size() && IsKeyChar(line[j])) ++j;
