@@ -88,7 +88,6 @@ void FindKernelCandidates(std::string_view text, bool log_start, const LineTimeC
   // An Xid line's search goes on past its end: the next line's first needle.
   std::size_t next_hit = 0;
   bool have_next_hit = false;
-  bool gap = false;
   while (pos < text.size()) {
     std::size_t hit = have_next_hit ? next_hit : NextKernelNeedle(text, pos);
     have_next_hit = false;
@@ -104,8 +103,8 @@ void FindKernelCandidates(std::string_view text, bool log_start, const LineTimeC
       const void* nl = memrchr(text.data() + pos, '\n', hit - pos);
       start = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) + 1 : pos;
     }
-    const std::size_t gap_lines = start > pos ? CountNewlines(text, pos, start) : 0;
-    gap = start > pos;  // lines without a needle lie in between
+    const bool gap = start > pos;  // lines without a needle lie in between
+    const std::size_t gap_lines = gap ? CountNewlines(text, pos, start) : 0;
     std::size_t end = text.find('\n', hit);
     if (end == std::string_view::npos) end = text.size();
     KernelCandidate& c = out.lines.emplace_back();
