@@ -58,6 +58,7 @@ class Scan {
   }
 
   Result<std::size_t> Run() {
+    caller_ = std::this_thread::get_id();
     Work();
     for (std::thread& t : workers_) t.join();
     if (exception_) std::rethrow_exception(exception_);
@@ -101,8 +102,9 @@ class Scan {
         lock.unlock();
         const bool ok = Guard([&] { ReadNext(); });
         // The second buffer read: a log worth more threads (the caller's
-        // thread reads until then, so it is the one starting them).
-        if (ok && workers_.empty() && handed_ >= 2) StartWorkers();
+        // thread reads until then; only it touches workers_ before the join).
+        if (ok && std::this_thread::get_id() == caller_ && workers_.empty() && handed_ >= 2)
+          StartWorkers();
         lock.lock();
         reading_ = false;
         if (!ok) break;
@@ -257,6 +259,7 @@ class Scan {
   Piece* reading_into_ = nullptr;
   std::exception_ptr exception_;
   std::vector<std::thread> workers_;  // started and joined by the caller's thread
+  std::thread::id caller_;
   // The reading thread's.
   std::size_t carry_ = 0, total_ = 0;
   std::optional<Error> read_error_;
