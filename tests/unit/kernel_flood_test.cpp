@@ -284,16 +284,19 @@ void ExpectSameEvent(const KernelEvent& a, const KernelEvent& b, std::size_t i) 
   EXPECT_EQ(a.continuation_left_out, b.continuation_left_out);
 }
 
+void ExpectSameScans(const FloodScan& a, const FloodScan& b) {
+  ASSERT_EQ(a.events.size(), b.events.size());
+  for (std::size_t i = 0; i < a.events.size(); ++i) ExpectSameEvent(a.events[i], b.events[i], i);
+  EXPECT_EQ(a.left_out, b.left_out);
+  EXPECT_EQ(a.gpu_lines.decoded, b.gpu_lines.decoded);
+  EXPECT_EQ(a.gpu_lines.undecoded, b.gpu_lines.undecoded);
+  EXPECT_EQ(a.gpu_lines.first_undecoded.line, b.gpu_lines.first_undecoded.line);
+  EXPECT_EQ(a.gpu_lines.first_undecoded_text, b.gpu_lines.first_undecoded_text);
+  EXPECT_EQ(a.nvsmi_messages, b.nvsmi_messages);
+}
+
 void ExpectSameScan(const std::string& text, bool fold = true) {
-  FloodScan fast = ScanWith(text, true, fold);
-  FloodScan slow = ScanWith(text, false, fold);
-  ASSERT_EQ(fast.events.size(), slow.events.size());
-  for (std::size_t i = 0; i < fast.events.size(); ++i) ExpectSameEvent(fast.events[i], slow.events[i], i);
-  EXPECT_EQ(fast.left_out, slow.left_out);
-  EXPECT_EQ(fast.gpu_lines.decoded, slow.gpu_lines.decoded);
-  EXPECT_EQ(fast.gpu_lines.undecoded, slow.gpu_lines.undecoded);
-  EXPECT_EQ(fast.gpu_lines.first_undecoded.line, slow.gpu_lines.first_undecoded.line);
-  EXPECT_EQ(fast.nvsmi_messages, slow.nvsmi_messages);
+  ExpectSameScans(ScanWith(text, true, fold), ScanWith(text, false, fold));
 }
 
 TEST(KernelFlood, CheapPathCountsLikeTheGeneralOneOnMixedFloods) {
@@ -584,17 +587,6 @@ StreamedScan ScanStreamed(const std::string& text, std::size_t chunk, std::size_
   }
   out.scan = FinishedScan(scanner);
   return out;
-}
-
-void ExpectSameScans(const FloodScan& a, const FloodScan& b) {
-  ASSERT_EQ(a.events.size(), b.events.size());
-  for (std::size_t i = 0; i < a.events.size(); ++i) ExpectSameEvent(a.events[i], b.events[i], i);
-  EXPECT_EQ(a.left_out, b.left_out);
-  EXPECT_EQ(a.gpu_lines.decoded, b.gpu_lines.decoded);
-  EXPECT_EQ(a.gpu_lines.undecoded, b.gpu_lines.undecoded);
-  EXPECT_EQ(a.gpu_lines.first_undecoded.line, b.gpu_lines.first_undecoded.line);
-  EXPECT_EQ(a.gpu_lines.first_undecoded_text, b.gpu_lines.first_undecoded_text);
-  EXPECT_EQ(a.nvsmi_messages, b.nvsmi_messages);
 }
 
 // Every line to AddText, one by one: the scanner without any buffer path
