@@ -14,6 +14,7 @@
 #include "render/ansi.h"
 #include "render/status_json.h"
 #include "render/status_table.h"
+#include "status/anomalies.h"
 #include "rules/gpu_health/group.h"
 #include "status/gpu_selector.h"
 
@@ -74,6 +75,11 @@ int RunStatus(const StatusOptions& opts, const GlobalOptions& global) {
   AddNvlinkFabric(status, fabric);
   if (opts.json) {
     auto j = StatusToJson(status);
+    // Beside NVML's reachability ("state"), the reading's verdict: what the
+    // table's State column says (status/anomalies.h).
+    for (std::size_t i = 0; i < status.gpus.size(); ++i) {
+      j["gpus"][i]["verdict"] = ReadingVerdictName(ReadingVerdict(status.gpus[i], Thresholds{}));
+    }
     j["fabric"] = FabricJson(fabric);
     std::cout << DumpJson(j, 2) << "\n";
     for (const auto& note : notes) std::cerr << "gpudoctor: " << note << "\n";

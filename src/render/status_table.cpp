@@ -45,9 +45,12 @@ std::string PowerCell(const GpuStatus& g, const TableOptions& o) {
 
 // The cells of one GPU's row, in the order of kGpuColumns.
 std::vector<std::string> Row(const GpuStatus& g, const TableOptions& o) {
-  std::string state = Colorize(GpuStateName(g.state),
-                               g.state == GpuState::kOk ? Level::kNormal : Level::kCritical,
-                               o.color);
+  // A reachable GPU's state is its reading's verdict (the worst line it has
+  // under "Abnormal"); an unreachable one's is why (lost, hung, ...).
+  const Level verdict = ReadingVerdict(g, o.thresholds);
+  std::string state = Colorize(
+      g.state == GpuState::kOk ? ReadingVerdictName(verdict) : GpuStateName(g.state),
+      verdict == Level::kInfo ? Level::kNormal : verdict, o.color);
   auto util = g.utilization_gpu_percent
                   ? std::optional<std::string>(fmt::format("{}%", *g.utilization_gpu_percent))
                   : std::nullopt;

@@ -10,6 +10,7 @@
 #include "core/clock_reasons.h"
 #include "render/ansi.h"
 #include "render/sparkline.h"
+#include "status/anomalies.h"
 
 namespace gpudoctor {
 namespace {
@@ -171,8 +172,11 @@ std::string HeaderLine(const SystemStatus& status, const WatchViewOptions& o) {
 std::string TitleLine(const GpuStatus& gpu, const WatchViewOptions& o) {
   std::string line = Bold(fmt::format("GPU {}", gpu.index), o.color);
   line += "  " + (gpu.name.empty() ? std::string("(unknown)") : gpu.name);
-  line +=
-      "  " + Colorize(GpuStateName(gpu.state), StateLevel(gpu.state), o.color);
+  // As status' State column: the reading's verdict, or why it is unreachable.
+  const Level verdict = ReadingVerdict(gpu, o.thresholds);
+  line += "  " + Colorize(gpu.state == GpuState::kOk ? ReadingVerdictName(verdict)
+                                                     : GpuStateName(gpu.state),
+                          verdict == Level::kInfo ? Level::kNormal : verdict, o.color);
   if (!gpu.pci_bus_id.empty()) line += "  " + gpu.pci_bus_id;
   return line;
 }

@@ -329,6 +329,7 @@ Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& 
       input.gpus.erase(it);
     }
     input.gpus = std::move(kept);
+    KeepEventsOfTheGpusKept(input);
   }
   input.gpu_readings = !input.gpus.empty();
   input.nvml_loaded = input.gpu_readings;

@@ -199,6 +199,15 @@ bool GpuNamedBy(const std::string& text, unsigned index, const std::string& bus_
          (!uuid.empty() && uuid == text);
 }
 
+void KeepEventsOfTheGpusKept(DiagnosisInput& input) {
+  if (!input.kernel) return;
+  std::set<std::string> kept;
+  for (const GpuSeries& g : input.gpus) kept.insert(g.pci_bus_id);
+  std::erase_if(input.kernel->events, [&](const KernelEvent& e) {
+    return !e.pci_bus_id.empty() && !kept.count(NormalizePciBusId(e.pci_bus_id));
+  });
+}
+
 ReportContext RecordedReport::Context(WallTime generated_at, Lang lang) const {
   ReportContext report;
   report.input = &input;
@@ -273,6 +282,7 @@ Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindow
   input.kernel = KernelFacts{};
   input.kernel->events = std::move(r->stored.events);
   input.kernel->sources = {SourceStatus{"agent store " + request.data_dir, true, ""}};
+  if (!request.gpus.empty()) KeepEventsOfTheGpusKept(input);
   utsname u{};
   if (uname(&u) == 0) {
     input.hostname = u.nodename;

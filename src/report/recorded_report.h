@@ -46,6 +46,11 @@ struct RecordedReport {
 bool GpuNamedBy(const std::string& text, unsigned index, const std::string& bus_id,
                 const std::string& uuid);
 
+// A view of some GPUs (`--gpu`): the kernel events that name a GPU outside
+// input.gpus leave the input with that GPU, so neither a finding nor the
+// verdict counts them; events that name no GPU concern the host and stay.
+void KeepEventsOfTheGpusKept(DiagnosisInput& input);
+
 // One story per window: each condition the timeline shows still active at
 // the window's end is judged again over the stretch since it began (the
 // rules over the whole window dilute a condition that holds over part of

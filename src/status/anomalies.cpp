@@ -146,4 +146,21 @@ std::vector<Anomaly> FindAnomalies(const GpuStatus& gpu, const Thresholds& thres
   return out;
 }
 
+Level ReadingVerdict(const GpuStatus& gpu, const Thresholds& thresholds) {
+  Level worst = Level::kNormal;
+  for (const Anomaly& a : FindAnomalies(gpu, thresholds)) {
+    if (static_cast<int>(a.level) > static_cast<int>(worst)) worst = a.level;
+  }
+  return worst;
+}
+
+const char* ReadingVerdictName(Level level) {
+  switch (level) {
+    case Level::kCritical: return "critical";
+    case Level::kWarning: return "warning";
+    case Level::kInfo: return "info";
+    default: return "ok";
+  }
+}
+
 }  // namespace gpudoctor

@@ -20,4 +20,12 @@ struct Anomaly {
 
 std::vector<Anomaly> FindAnomalies(const GpuStatus& gpu, const Thresholds& thresholds);
 
+// One reading's verdict of a GPU, the worst level of its anomalies (a lost
+// or hung GPU is critical); kNormal when it has none. What the status
+// table's State column, watch's title line and status --json's "verdict"
+// say, so they never read "ok" beside a critical anomaly of the same GPU.
+Level ReadingVerdict(const GpuStatus& gpu, const Thresholds& thresholds);
+// "ok", "info", "warning" or "critical".
+const char* ReadingVerdictName(Level level);
+
 }  // namespace gpudoctor

@@ -148,6 +148,18 @@ TEST(AgentE2E, RecordsTroubleAndTheReportHasEventsFindingIntervalsAndMetrics) {
   json only = Report(data, {"--gpu", "1"});
   ASSERT_EQ(only["gpus"].size(), 1u);
   EXPECT_EQ(only["gpus"][0]["pci_bus_id"], "0000:19:00.0");
+  // The view holds that GPU's evidence alone: GPU 2's Xid 79 and loss and
+  // GPU 0's Xid 48 neither show nor count in a finding or the verdict.
+  for (const auto& e : only["events"]) {
+    if (e["pci_bus_id"].is_string()) {
+      EXPECT_EQ(e["pci_bus_id"], "0000:19:00.0") << e.dump();
+    }
+  }
+  for (const auto& f : only["findings"]) {
+    for (const auto& g : f["gpus"]) EXPECT_EQ(g, "0000:19:00.0") << f.dump();
+    EXPECT_NE(f["id"], "xid.fallen_off_bus") << f.dump();
+    EXPECT_NE(f["id"], "gpu.lost") << f.dump();
+  }
   auto text = RunGpudoctor({"report", "--data-dir", data.path().string(), "--since", "10m", "--lang", "en"}, "");
   EXPECT_NE(text.out.find("Timeline"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("power.brake"), std::string::npos);

@@ -15,6 +15,7 @@
 // reviewed row.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -159,6 +160,8 @@ const Expected kExpected[] = {
      2, "critical", "gpu.lost utilization.low"},
 };
 
+void PrintTo(const Expected& e, std::ostream* os) { *os << e.file; }
+
 std::string IdsOf(const nlohmann::json& doc) {
   std::set<std::string> ids;
   for (const auto& f : doc["findings"]) ids.insert(f["id"].get<std::string>());
@@ -173,33 +176,63 @@ ProcessOptions English() {
   return o;
 }
 
-TEST(AnalyzeFixturesE2E, EveryFixtureGivesItsReviewedVerdictAndFindings) {
+// One test per fixture: each is one short run, so a slow machine (the
+// sanitizer build is 3-5x slower) never meets the per-test timeout, and
+// ctest spreads the files over its jobs.
+class AnalyzeFixtureE2E : public ::testing::TestWithParam<Expected> {};
+
+TEST_P(AnalyzeFixtureE2E, GivesItsReviewedVerdictAndFindings) {
+  const Expected& e = GetParam();
+  std::filesystem::path dir = FixtureDir("");
+  if (!std::filesystem::is_directory(dir)) {
+    GTEST_SKIP() << dir << " is missing: real-capture checks skipped";
+  }
+  std::string path = (dir / e.file).string();
+  auto r = RunProcess({GPUDOCTOR_BINARY, "analyze", "--format", "json", path}, English());
+  ASSERT_EQ(r.exit_code, e.exit_code) << e.file << ": " << r.err;
+  if (e.exit_code == 3) {
+    EXPECT_NE(r.err.find(path + ": not an nvidia-smi, bug report or kernel log file"),
+              std::string::npos)
+        << r.err;
+    return;
+  }
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["verdict"], e.verdict) << e.file;
+  EXPECT_EQ(IdsOf(doc), e.ids) << e.file;
+  EXPECT_EQ(doc["inputs"][0]["ok"], true) << e.file;
+}
+
+// The fixture's file name as a test name: letters and digits, the rest `_`.
+std::string FixtureTestName(const ::testing::TestParamInfo<Expected>& info) {
+  std::string name = info.param.file;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryFixture, AnalyzeFixtureE2E, ::testing::ValuesIn(kExpected),
+                         FixtureTestName);
+
+TEST(AnalyzeFixturesE2E, EveryFixtureHasAReviewedRow) {
   std::filesystem::path dir = FixtureDir("");
   if (!std::filesystem::is_directory(dir)) {
     GTEST_SKIP() << dir << " is missing: real-capture checks skipped";
   }
   std::set<std::string> in_table;
   for (const Expected& e : kExpected) {
-    in_table.insert(e.file);
-    std::string path = (dir / e.file).string();
-    auto r = RunProcess({GPUDOCTOR_BINARY, "analyze", "--format", "json", path}, English());
-    ASSERT_EQ(r.exit_code, e.exit_code) << e.file << ": " << r.err;
-    if (e.exit_code == 3) {
-      EXPECT_NE(r.err.find(path + ": not an nvidia-smi, bug report or kernel log file"),
-                std::string::npos) << r.err;
-      continue;
-    }
-    auto doc = nlohmann::json::parse(r.out);
-    EXPECT_EQ(doc["verdict"], e.verdict) << e.file;
-    EXPECT_EQ(IdsOf(doc), e.ids) << e.file;
-    EXPECT_EQ(doc["inputs"][0]["ok"], true) << e.file;
+    EXPECT_TRUE(in_table.insert(e.file).second) << e.file << " has two rows";
+    EXPECT_TRUE(std::filesystem::is_regular_file(dir / e.file)) << e.file << " is missing";
   }
+  std::size_t files = 0;
   for (const char* sub : {"xml", "text", "kernel", "other"}) {
     for (const auto& entry : std::filesystem::directory_iterator(dir / sub)) {
       std::string rel = std::string(sub) + "/" + entry.path().filename().string();
       EXPECT_TRUE(in_table.count(rel)) << rel << " has no reviewed row in the table";
+      ++files;
     }
   }
+  EXPECT_EQ(files, in_table.size());
 }
 
 TEST(AnalyzeFixturesE2E, ChineseFindingsForEveryFixtureCarryNoEnglishTitles) {

@@ -281,17 +281,18 @@ class HtmlChromium : public ::testing::Test {
       GTEST_SKIP() << "chromium is not installed (apt-get install chromium; scripts/bootstrap.sh)";
   }
 
-  // `diagnose --format html` over 4 s of the fake NVML's trouble scenario
+  // `diagnose --format html` over 6 s of the fake NVML's trouble scenario
   // (GPU 0 thermal slowdown, GPU 1 power brake, GPU 2 falls off the bus),
-  // with an Xid 79 logged 2.5 s into sampling.
+  // with an Xid 79 logged about 3 s after the command starts (the syslog
+  // stamp has whole seconds).
   fs::path DiagnoseReport(const TempDir& dir) {
     dir.Write("root/proc/sys/kernel/hostname", "gpu-node-7\n");
     std::string log = dir.Write("kern.log", KernelLogAt(std::chrono::system_clock::now() +
-                                                        std::chrono::milliseconds(2500)));
+                                                        std::chrono::milliseconds(3500)));
     fs::path out = dir.path() / "report.html";
     ProcessOptions o;
     o.unset_env = {"LC_ALL", "LC_MESSAGES", "LANG"};
-    auto r = RunGpudoctor({"diagnose", "--root", (dir.path() / "root").string(), "--duration", "4s",
+    auto r = RunGpudoctor({"diagnose", "--root", (dir.path() / "root").string(), "--duration", "6s",
                            "--interval", "200ms", "--kernel-log", log, "--since", "1h", "--lang",
                            "en", "--format", "html", "--output", out.string()},
                           std::string(TEST_DATA_DIR) + "/scenarios/trouble.json", o);
@@ -325,6 +326,16 @@ TEST_F(HtmlChromium, DiagnoseReportRendersChartsPerGpuWithoutErrors) {
   TempDir dir;
   fs::path report = DiagnoseReport(dir);
   std::string html = ReadFile(report);
+  // The Xid is marked only when it falls between the first and the last
+  // reading. A machine so loaded that the command took its first reading
+  // after the Xid's time gives a report without the marker, rightly: such a
+  // run is tried again (the same report, written anew), at most twice.
+  for (int attempt = 1; attempt < 3; ++attempt) {
+    std::vector<GpuCharts> written = ChartsPerGpu(html);
+    if (written.size() == 3 && written[2].markers > 0) break;
+    report = DiagnoseReport(dir);
+    html = ReadFile(report);
+  }
   ASSERT_NE(html.find("<svg class=\"chart\""), std::string::npos) << html.substr(0, 2000);
 
   ProcessResult r = RunChromium(chromium_, dir, report, {"--dump-dom"});

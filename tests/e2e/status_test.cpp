@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "support/run_process.h"
 #include "support/temp_files.h"
@@ -161,6 +162,36 @@ TEST(StatusE2E, BadOptionIsExitCodeThree) {
   auto t = RunGpudoctor({"--nvml-timeout", "soon", "status"}, "");
   EXPECT_EQ(t.exit_code, 3);
   EXPECT_NE(t.err.find("invalid duration 'soon'"), std::string::npos) << t.err;
+}
+
+// A GPU in hardware thermal slowdown is critical in the same reading's
+// list of anomalies, so its State is not "ok", nor is its JSON verdict; a
+// lost GPU's state says why. (Before: State "ok" beside "[critical] GPU 0:
+// clocks slowed".)
+TEST(StatusE2E, StateAgreesWithTheAbnormalList) {
+  const std::string scenario = std::string(TEST_DATA_DIR) + "/scenarios/trouble.json";
+  auto doc_run = RunGpudoctor({"status", "--json"}, scenario);
+  ASSERT_TRUE(doc_run.exit_code == 0 || doc_run.exit_code == 1) << doc_run.err;
+  json doc = json::parse(doc_run.out);
+  ASSERT_EQ(doc["gpus"].size(), 3u) << doc_run.out;
+  EXPECT_EQ(doc["gpus"][0]["state"], "ok");
+  EXPECT_EQ(doc["gpus"][0]["verdict"], "critical") << doc["gpus"][0].dump();
+
+  ProcessOptions wide;
+  wide.env["COLUMNS"] = "200";
+  auto table = RunGpudoctor({"status", "--wide"}, scenario, wide);
+  ASSERT_TRUE(table.exit_code == 0 || table.exit_code == 1) << table.err;
+  ASSERT_NE(table.out.find("[critical] GPU 0"), std::string::npos) << table.out;
+  std::istringstream lines(table.out);
+  std::string line;
+  bool row_seen = false;
+  while (std::getline(lines, line)) {
+    if (line.find("18:00.0") == std::string::npos) continue;
+    row_seen = true;
+    EXPECT_NE(line.find(" critical "), std::string::npos) << line;
+    EXPECT_EQ(line.find(" ok "), std::string::npos) << line;
+  }
+  EXPECT_TRUE(row_seen) << table.out;
 }
 
 }  // namespace

@@ -72,7 +72,7 @@ TEST(WatchViewTest, FrameShowsEveryValue) {
   std::string frame = RenderWatchFrame(status, history, Options(100, false));
   for (const char* text :
        {"gpudoctor watch", "driver 550.54.15", "CUDA 12.4", "GPU 0",
-        "NVIDIA H100 80GB HBM3", " ok ", "45%", "10240/81559 MiB (12.6%)",
+        "NVIDIA H100 80GB HBM3", " warning ", "45%", "10240/81559 MiB (12.6%)",
         "56 \u00b0C", "312.4/700.0 W", "1980 MHz", "P0",
         "slowdown: sw_power_cap", "q: quit"}) {
     EXPECT_NE(frame.find(text), std::string::npos) << text << "\n" << frame;
@@ -132,6 +132,24 @@ TEST(WatchViewTest, SparklineCoversTheHistory) {
   EXPECT_EQ(util.substr(util.size() - 9), "▁▅█");
 }
 
+// The title says "ok" only for a reading with nothing abnormal, and a
+// GPU in hardware thermal slowdown is critical there, as in status' list.
+TEST(WatchViewTest, TitleStateIsTheReadingsVerdict) {
+  GpuStatus calm = H100();
+  calm.clock_event_reasons_mask = 0x1;  // gpu_idle: not a slowdown
+  GpuStatus hot = H100();
+  hot.index = 1;
+  hot.pci_bus_id = "0000:3c:00.0";
+  hot.temperature_c = 93;
+  hot.clock_event_reasons_mask = 0x40;  // hw_thermal_slowdown
+  SystemStatus status = System({calm, hot});
+  History history(60);
+  history.Record(status);
+  std::string frame = RenderWatchFrame(status, history, Options(100, false));
+  EXPECT_NE(frame.find("GPU 0  NVIDIA H100 80GB HBM3  ok  "), std::string::npos) << frame;
+  EXPECT_NE(frame.find("GPU 1  NVIDIA H100 80GB HBM3  critical  "), std::string::npos) << frame;
+}
+
 TEST(WatchViewTest, HotGpuIsColouredOnlyWhenAsked) {
   GpuStatus hot = H100();
   hot.temperature_c = 90;
@@ -142,7 +160,9 @@ TEST(WatchViewTest, HotGpuIsColouredOnlyWhenAsked) {
   std::string coloured = RenderWatchFrame(status, history, Options(100, true));
   EXPECT_NE(coloured.find(Colorize("90 \u00b0C", Level::kWarning, true)),
             std::string::npos);
-  EXPECT_NE(coloured.find(Colorize("ok", Level::kNormal, true)),
+  // The title's state is the reading's verdict: the software power cap
+  // (and 90 °C) make it a warning, as status lists it.
+  EXPECT_NE(coloured.find(Colorize("warning", Level::kWarning, true)),
             std::string::npos);
 
   std::string plain = RenderWatchFrame(status, history, Options(100, false));
