@@ -53,23 +53,31 @@ def write_bug_report(path, fixtures):
 
 
 def run(argv, env, cwd, seconds, stop_early=None):
-    """(exit code or None when we stopped it, stdout, stderr)."""
-    p = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, errors="replace")
-    deadline = time.monotonic() + seconds
-    while p.poll() is None and time.monotonic() < deadline:
-        if stop_early and stop_early():
-            break
-        time.sleep(0.2)
-    stopped = p.poll() is None
-    if stopped:
-        p.send_signal(signal.SIGINT)
-        try:
-            p.wait(10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-    out, err = p.communicate()
-    return (None if stopped else p.returncode), out, err
+    """(exit code or None when we stopped it, stdout, stderr). stop_early,
+    called every 0.2 s with the output so far, ends the run when true."""
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as out_file, \
+            tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as err_file:
+        p = subprocess.Popen(argv, env=env, cwd=cwd, stdout=out_file, stderr=err_file, text=True)
+
+        def output():
+            out_file.seek(0)
+            return out_file.read()
+
+        deadline = time.monotonic() + seconds
+        while p.poll() is None and time.monotonic() < deadline:
+            if stop_early and stop_early(output()):
+                break
+            time.sleep(0.2)
+        stopped = p.poll() is None
+        if stopped:
+            p.send_signal(signal.SIGINT)
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        err_file.seek(0)
+        return (None if stopped else p.returncode), output(), err_file.read()
 
 
 def main():
@@ -89,17 +97,19 @@ def main():
             sub = next((a for a in argv[1:] if not a.startswith("-")), "diagnose")
             if sub == "agent":
                 db = os.path.join(data, "gpudoctor.db")
-                code, out, err = run(argv, env, cwd, 20, lambda: os.path.exists(db) and time.sleep(2.5) is None)
+                code, out, err = run(argv, env, cwd, 20, lambda _: os.path.exists(db) and time.sleep(2.5) is None)
                 if code == 3 and "9835" in err:
                     # Another agent (another test run on this machine) holds
                     # the port: record without serving, so that the commands
                     # after it still have a history to read.
                     print(f"NOTE {command}: port 9835 is taken on this machine; run again with --no-listen")
                     code, out, err = run(argv + ["--no-listen"], env, cwd, 20,
-                                         lambda: os.path.exists(db) and time.sleep(2.5) is None)
+                                         lambda _: os.path.exists(db) and time.sleep(2.5) is None)
                 ok = code is None and os.path.exists(db)
             elif sub == "watch":
-                code, out, err = run(argv, env, cwd, 4)
+                # Stopped once it has printed its first line per GPU (a slow
+                # machine takes longer to start; a minute at most).
+                code, out, err = run(argv, env, cwd, 60, lambda so_far: "gpu=0" in so_far)
                 ok = code is None and "gpu=0" in out
             elif sub == "fleet":
                 code, out, err = run(argv, env, cwd, 60)

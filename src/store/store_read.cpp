@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "core/gpu_fields.h"
@@ -105,6 +106,28 @@ bool Wanted(const std::vector<std::string>& wanted, const std::string& bus_id) {
   return wanted.empty() || std::find(wanted.begin(), wanted.end(), bus_id) != wanted.end();
 }
 
+// A GPU lost before anything read its bus id is recorded under "index:N";
+// when it answers again (after a restart of the agent) its samples go under
+// its bus id. The two rows are one GPU: each "index:N" row that exactly one
+// row with a bus id and the same index matches is read as part of it. The
+// map: "index:N" -> that bus id.
+template <typename Rows>
+std::map<std::string, std::string> UnnamedRowsOf(const Rows& rows) {
+  std::map<std::string, std::string> out;
+  for (const auto& [key, row] : rows) {
+    if (key.rfind("index:", 0) != 0) continue;
+    std::string named;
+    int matches = 0;
+    for (const auto& [other, other_row] : rows) {
+      if (other.rfind("index:", 0) == 0 || other_row.identity.index != row.identity.index) continue;
+      named = other;
+      ++matches;
+    }
+    if (matches == 1) out[key] = named;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string SqliteStore::DamagedPart(const std::string& gpu, std::int64_t from_ms,
@@ -156,36 +179,51 @@ Result<StoredWindow> SqliteStore::ReadWindowOnce(WallTime from, WallTime to,
   } else {
     raw_ranges = {{from_ms, to_ms}};
   }
+  const std::map<std::string, std::string> unnamed = UnnamedRowsOf(gpus_);
   for (const auto& [key, gpu] : gpus_) {
-    if (!Wanted(gpu_bus_ids, key)) continue;
+    if (unnamed.count(key) || !Wanted(gpu_bus_ids, key)) continue;
+    // This GPU's row and the rows of its samples from before its bus id
+    // was known.
+    std::vector<const GpuRow*> rows = {&gpu};
+    for (const auto& [alias, named] : unnamed) {
+      if (named == key) rows.push_back(&gpus_.at(alias));
+    }
     std::vector<ColumnSet> segments;
-    for (const Range& range : raw_ranges) {
-      if (range.to_ms < range.from_ms) continue;
-      auto chunks = db_->Cached(
-          "SELECT blob, t_start, t_end FROM chunks WHERE gpu=? AND t_end >= ? AND t_start <= ? "
-          "ORDER BY t_start");
-      if (!chunks) return chunks.error();
-      (*chunks)->Bind(1, gpu.id).Bind(2, range.from_ms).Bind(3, range.to_ms);
-      auto read = (*chunks)->ForEachRow([&]() -> Result<bool> {
-        auto set = DecodeColumnSet((*chunks)->Blob(0));
-        if (!set) {
-          window.damaged.push_back(
-              {key, gpu.identity.uuid, gpu.identity.index,
-               DamagedPart(key, (*chunks)->Int(1), (*chunks)->Int(2), set.error())});
+    for (const GpuRow* row : rows) {
+      const std::string& row_key = row->bus_id;
+      for (const Range& range : raw_ranges) {
+        if (range.to_ms < range.from_ms) continue;
+        auto chunks = db_->Cached(
+            "SELECT blob, t_start, t_end FROM chunks WHERE gpu=? AND t_end >= ? AND t_start <= ? "
+            "ORDER BY t_start");
+        if (!chunks) return chunks.error();
+        (*chunks)->Bind(1, row->id).Bind(2, range.from_ms).Bind(3, range.to_ms);
+        auto read = (*chunks)->ForEachRow([&]() -> Result<bool> {
+          auto set = DecodeColumnSet((*chunks)->Blob(0));
+          if (!set) {
+            window.damaged.push_back(
+                {row_key, row->identity.uuid, row->identity.index,
+                 DamagedPart(row_key, (*chunks)->Int(1), (*chunks)->Int(2), set.error())});
+            return true;
+          }
+          segments.push_back(SliceRows(*set, range));
           return true;
+        });
+        if (!read && !unreadable(read.error(), row, "the sealed samples of GPU " + row_key)) {
+          return read.error();
         }
-        segments.push_back(SliceRows(*set, range));
-        return true;
-      });
-      if (!read && !unreadable(read.error(), &gpu, "the sealed samples of GPU " + key)) {
-        return read.error();
       }
+      auto pending = ReadPending(row->id, from_ms, to_ms);
+      if (!pending && !unreadable(pending.error(), row, "the latest samples of GPU " + row_key)) {
+        return pending.error();
+      }
+      if (pending && !pending->times_ms.empty()) segments.push_back(std::move(*pending));
     }
-    auto pending = ReadPending(gpu.id, from_ms, to_ms);
-    if (!pending && !unreadable(pending.error(), &gpu, "the latest samples of GPU " + key)) {
-      return pending.error();
-    }
-    if (pending && !pending->times_ms.empty()) segments.push_back(std::move(*pending));
+    // Rows read one after the other: their samples in time order.
+    std::stable_sort(segments.begin(), segments.end(), [](const ColumnSet& a, const ColumnSet& b) {
+      if (a.times_ms.empty() || b.times_ms.empty()) return !a.times_ms.empty() && b.times_ms.empty();
+      return a.times_ms.front() < b.times_ms.front();
+    });
 
     std::map<std::int64_t, MinuteAgg> minutes;
     GpuSeries series;
@@ -201,27 +239,30 @@ Result<StoredWindow> SqliteStore::ReadWindowOnce(WallTime from, WallTime to,
       }
     }
     if (window.downsampled && inner_to > inner_from) {
-      auto rollups = db_->Cached(
-          "SELECT blob, t_start, t_end FROM rollups WHERE gpu=? AND t_end >= ? AND t_start <= ? "
-          "ORDER BY t_start");
-      if (!rollups) return rollups.error();
-      (*rollups)->Bind(1, gpu.id).Bind(2, inner_from).Bind(3, inner_to);
-      auto got = (*rollups)->ForEachRow([&]() -> Result<bool> {
-        auto decoded = DecodeRollups((*rollups)->Blob(0));
-        if (!decoded) {
-          window.damaged.push_back(
-              {key, gpu.identity.uuid, gpu.identity.index,
-               DamagedPart(key, (*rollups)->Int(1), (*rollups)->Int(2), decoded.error())});
+      for (const GpuRow* row : rows) {
+        const std::string& row_key = row->bus_id;
+        auto rollups = db_->Cached(
+            "SELECT blob, t_start, t_end FROM rollups WHERE gpu=? AND t_end >= ? AND t_start <= ? "
+            "ORDER BY t_start");
+        if (!rollups) return rollups.error();
+        (*rollups)->Bind(1, row->id).Bind(2, inner_from).Bind(3, inner_to);
+        auto got = (*rollups)->ForEachRow([&]() -> Result<bool> {
+          auto decoded = DecodeRollups((*rollups)->Blob(0));
+          if (!decoded) {
+            window.damaged.push_back(
+                {row_key, row->identity.uuid, row->identity.index,
+                 DamagedPart(row_key, (*rollups)->Int(1), (*rollups)->Int(2), decoded.error())});
+            return true;
+          }
+          std::erase_if(*decoded, [&](const MinuteAgg& m) {
+            return m.minute_ms < inner_from || m.minute_ms > inner_to;
+          });
+          MergeMinutes(minutes, std::move(*decoded));
           return true;
-        }
-        std::erase_if(*decoded, [&](const MinuteAgg& m) {
-          return m.minute_ms < inner_from || m.minute_ms > inner_to;
         });
-        MergeMinutes(minutes, std::move(*decoded));
-        return true;
-      });
-      if (!got && !unreadable(got.error(), &gpu, "the per-minute roll-ups of GPU " + key)) {
-        return got.error();
+        if (!got && !unreadable(got.error(), row, "the per-minute roll-ups of GPU " + row_key)) {
+          return got.error();
+        }
       }
       series.readings.reserve(series.readings.size() + minutes.size());
       series.times.reserve(series.times.size() + minutes.size());
@@ -260,6 +301,16 @@ Result<StoredWindow> SqliteStore::ReadWindowOnce(WallTime from, WallTime to,
   if (auto findings = ReadFindings(from_ms, to_ms, gpu_bus_ids, window.timeline.findings);
       !findings && !unreadable(findings.error(), nullptr, "the finding intervals")) {
     return findings.error();
+  }
+  // Intervals the agent kept under "index:N" are of the GPU read with it.
+  for (FindingInterval& f : window.timeline.findings) {
+    std::vector<std::string> gpus;
+    for (const std::string& g : f.gpus) {
+      auto it = unnamed.find(g);
+      const std::string& name = it == unnamed.end() ? g : it->second;
+      if (std::find(gpus.begin(), gpus.end(), name) == gpus.end()) gpus.push_back(name);
+    }
+    f.gpus = std::move(gpus);
   }
   if (auto rdma = ReadRdma(from_ms, to_ms, window);
       !rdma && !unreadable(rdma.error(), nullptr, "the RDMA port readings")) {

@@ -95,7 +95,7 @@ class AgentCrash : public ::testing::Test {
   void RunUntilFindingThenKill(const std::string& scenario, const std::string& id) const {
     BackgroundProcess agent(GpudoctorArgv(Args("")), FakeNvmlEnv(scenario), Log());
     ASSERT_TRUE(agent.started());
-    const auto until = std::chrono::steady_clock::now() + seconds(30);
+    const auto until = std::chrono::steady_clock::now() + seconds(120);
     bool seen = false;
     while (!seen && std::chrono::steady_clock::now() < until) {
       std::this_thread::sleep_for(milliseconds(300));
@@ -142,6 +142,63 @@ TEST_F(AgentCrash, KillNineMidFindingEndsItAtTheLastSampleAndOneGpuIsOneRow) {
     if (f["id"] == "gpu.lost") lost_named = !f["gpus"].empty() && f["gpus"][0] == "0000:02:00.0";
   }
   EXPECT_TRUE(lost_named) << after["findings"].dump(1);
+}
+
+// A host whose PCI bus (sysfs) lists GPU 0 only: a GPU NVML cannot open is
+// known by nothing but its index.
+class AgentCrashUnnamedGpu : public AgentCrash {
+ protected:
+  void SetUp() override {
+    WriteQuietHost(root_, {"0000:01:00.0"});
+    root_.Write("proc/sys/kernel/random/boot_id", "6b1d0a0e-0000-4000-8000-000000000003\n");
+  }
+};
+
+int SeverityRank(const json& name) {
+  for (int i = 0; const char* s : {"ok", "info", "warning", "critical"}) {
+    if (name == s) return i;
+    ++i;
+  }
+  return -1;
+}
+
+// GPU 1 is lost before the agent first sees it, so the agent records it by
+// its index; killed, the agent is started again once GPU 1 answers, under
+// its bus id. The report shows GPU 1 once, under its bus id, and one lost
+// GPU. (Before: three GPUs, GPU 1 twice, once "[lost]" with verdict OK
+// beside a critical gpu.lost, and power.supply_suspected "2 GPUs lost
+// within 0 s".)
+TEST_F(AgentCrashUnnamedGpu, AGpuLostBeforeFirstSightIsOneGpuAfterARestart) {
+  ASSERT_NO_FATAL_FAILURE(
+      RunUntilFindingThenKill(Scenario("lost.json", kSecondLostAtStart), "gpu.lost"));
+  auto again = RunGpudoctor(Args("1500ms"), Scenario("healthy.json", kHealthy));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  json doc = Report();
+  ASSERT_EQ(doc["gpus"].size(), 2u) << doc["gpus"].dump(1);
+  EXPECT_EQ(doc["gpus"][0]["pci_bus_id"], "0000:01:00.0");
+  EXPECT_EQ(doc["gpus"][1]["index"], 1);
+  EXPECT_EQ(doc["gpus"][1]["pci_bus_id"], "0000:02:00.0") << doc["gpus"].dump(1);
+  bool lost = false;
+  for (const auto& f : doc["findings"]) {
+    EXPECT_NE(f["id"], "power.supply_suspected") << f.dump(1);
+    lost = lost || f["id"] == "gpu.lost";
+    // Every GPU a finding names is a GPU of the report, whose verdict is at
+    // least that finding's severity.
+    for (const auto& g : f["gpus"]) {
+      const json* gpu = nullptr;
+      for (const auto& row : doc["gpus"]) {
+        if (row["pci_bus_id"] == g) gpu = &row;
+      }
+      ASSERT_NE(gpu, nullptr) << f["id"] << " names " << g << ", not a GPU of the report";
+      EXPECT_GE(SeverityRank((*gpu)["verdict"]), SeverityRank(f["severity"])) << f.dump(1);
+    }
+  }
+  EXPECT_TRUE(lost) << "GPU 1 was lost in the window: " << doc["findings"].dump(1);
+  for (const auto& row : doc["timeline"]) {
+    for (const auto& g : row.value("gpus", json::array())) {
+      EXPECT_EQ(g.get<std::string>().rfind("index:", 0), std::string::npos) << row.dump();
+    }
+  }
 }
 
 TEST_F(AgentCrash, TornWriteAheadLogIsANoteNotSilentLoss) {
@@ -257,13 +314,17 @@ TEST_F(AgentCrash, GpuLostBeforeTheAgentStartedIsLostFromTheFirstSample) {
 }
 
 TEST_F(AgentCrash, EveryXidCountedOnceNoneDropped) {
-  // The kernel log holds GPU 0's Xid 48 from half a second ago; NVML
-  // delivers the same one, and another Xid 48 five seconds later.
+  // The kernel log holds GPU 0's Xid 48 stamped 0.8 s after btime + 1000 s
+  // (now, to the second: -0.2 to +0.8 s from the test's start); NVML
+  // delivers the same one 0.3 s after the agent loads it, and another
+  // Xid 48 five seconds later. The two paths' copies are one Xid when they
+  // are at most 3 s apart: an agent that starts up to 2.5 s late still
+  // counts two.
   const long long now = static_cast<long long>(std::time(nullptr));
   root_.Write("proc/stat", "cpu  1000 0 1000 80000 0 0 0 0 0 0\nbtime " +
                                std::to_string(now - 1000) + "\n");
   root_.Write("dev/kmsg",
-              "4,2,999500000,-;NVRM: Xid (PCI:0000:01:00): 48, pid=4242, name=python3, "
+              "4,2,1000800000,-;NVRM: Xid (PCI:0000:01:00): 48, pid=4242, name=python3, "
               "An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer\n");
   const std::string scenario = Scenario(
       "xids.json", R"({"gpus": [{"faults": [{"kind": "xid", "code": 48, "at_s": 0.3},

@@ -18,6 +18,7 @@
 #include "support/background_process.h"
 #include "support/run_process.h"
 #include "support/temp_files.h"
+#include "support/wait_until.h"
 
 namespace gpudoctor::test {
 namespace {
@@ -227,7 +228,16 @@ TEST(AgentE2E, KillNineThenRestartKeepsTheStoreAndTheReportWorks) {
     BackgroundProcess agent(GpudoctorArgv(AgentArgs(root, data, "", "100ms")),
                             FakeNvmlEnv(Scenario("healthy_busy.json")), log);
     ASSERT_TRUE(agent.started());
-    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    // Killed once it has recorded a few samples, however long it took to
+    // start (the state file counts them).
+    const std::string state = (data.path() / "agent-state.json").string();
+    EXPECT_TRUE(WaitUntil(
+        [&] {
+          json j = json::parse(ReadFile(state), nullptr, false);
+          return j.is_object() && j.value("samples_written", 0) > 8;
+        },
+        std::chrono::seconds(60)))
+        << ReadFile(log);
     agent.Signal(SIGKILL);
     int status = agent.Wait(std::chrono::seconds(10));
     ASSERT_TRUE(WIFSIGNALED(status)) << status;
@@ -251,7 +261,11 @@ TEST(AgentE2E, SecondAgentOnTheSameStoreRefusesAndSigtermStopsCleanly) {
   BackgroundProcess agent(GpudoctorArgv(AgentArgs(root, data, "")), FakeNvmlEnv(Scenario("healthy_busy.json")),
                           (data.path() / "agent.log").string());
   ASSERT_TRUE(agent.started());
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // The second starts once the first holds the store (its lock names it).
+  const std::string lock = (data.path() / "agent.lock").string();
+  EXPECT_TRUE(WaitUntil(
+      [&] { return ReadFile(lock).find(std::to_string(agent.pid())) != std::string::npos; },
+      std::chrono::seconds(60)));
   auto second = RunGpudoctor(AgentArgs(root, data, "1s"), Scenario("healthy_busy.json"));
   EXPECT_EQ(second.exit_code, 3) << second.err;
   EXPECT_NE(second.err.find("agent.lock"), std::string::npos) << second.err;

@@ -59,7 +59,10 @@ TEST_P(DiagnoseHealthy, FindsNothingToWarnAbout) {
   }
   ASSERT_EQ(doc["gpus"].size(), 2u);
   EXPECT_EQ(doc["gpus"][0]["pci_bus_id"], "0000:18:00.0");
-  EXPECT_GE(doc["gpus"][0]["readings"].get<int>(), 4);  // 2 s every 500 ms, plus the first
+  // 2 s every 500 ms: up to 5, but a late reading is skipped, not caught
+  // up on, so a loaded machine takes fewer; never fewer than the first and
+  // the last.
+  EXPECT_GE(doc["gpus"][0]["readings"].get<int>(), 2);
   EXPECT_TRUE(doc["gpus"][0]["metrics"].contains("temperature_c"));
   EXPECT_EQ(doc["host"]["hostname"], "gpu-node-7");
   EXPECT_EQ(doc["host"]["kernel"], "6.1.0-18-amd64");

@@ -89,13 +89,16 @@ TEST_F(WatchE2eTest, PipePrintsOneLinePerGpuPerRefresh) {
 TEST_F(WatchE2eTest, PipeShowsAGpuThatIsLostAndExitsWithWarning) {
   std::string scenario = Scenario(R"({
     "driver_version": "550.54.15", "cuda_driver_version": 12040,
-    "gpus": [{"name": "NVIDIA H100 80GB HBM3", "faults": [{"at_s": 0.5, "kind": "lost"}]},
+    "gpus": [{"name": "NVIDIA H100 80GB HBM3", "faults": [{"at_s": 1.5, "kind": "lost"}]},
              {"name": "NVIDIA H100 80GB HBM3"}]})");
-  auto r = RunGpudoctor({"watch", "--count", "5", "-n", "0.2"}, scenario,
-                        Within(30s));
+  // The loss comes 1.5 s after the driver loads and the refreshes go on for
+  // 2.2 s after the first, so the first line shows the GPU and the last its
+  // loss however late the program started.
+  auto r = RunGpudoctor({"watch", "--count", "12", "-n", "0.2"}, scenario,
+                        Within(60s));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   auto lost = LinesFor(r.out, "0");
-  ASSERT_EQ(lost.size(), 5u) << r.out;
+  ASSERT_EQ(lost.size(), 12u) << r.out;
   EXPECT_NE(lost.front().find("state=ok"), std::string::npos) << r.out;
   EXPECT_NE(lost.back().find("state=lost"), std::string::npos) << r.out;
   for (const auto& line : LinesFor(r.out, "1")) {
@@ -250,13 +253,13 @@ TEST_F(WatchE2eTest, TerminalFrameFitsTheWidth) {
 constexpr const char* kHangsAfterAMoment = R"({
   "driver_version": "550.54.15", "cuda_driver_version": 12040,
   "gpus": [{"name": "NVIDIA H100 80GB HBM3", "temperature_c": 55,
-            "faults": [{"at_s": 0.3, "kind": "hang"}]}]})";
+            "faults": [{"at_s": 2, "kind": "hang"}]}]})";
 
 TEST_F(WatchE2eTest, TerminalShowsAHungGpuAndExitsWithWarning) {
   std::vector<std::string> argv = {
       GPUDOCTOR_BINARY, "--nvml-timeout", "500ms", "watch", "-n", "0.2"};
   PtyProcess watch(argv, TerminalEnv(Scenario(kHangsAfterAMoment)));
-  ASSERT_TRUE(watch.WaitForOutput("hung", 10s)) << watch.output();
+  ASSERT_TRUE(watch.WaitForOutput("hung", 30s)) << watch.output();
   ASSERT_TRUE(watch.Send("q"));
   // The driver call never returns, so the program leaves without unloading
   // NVML; the terminal must be restored all the same.
@@ -267,8 +270,11 @@ TEST_F(WatchE2eTest, SecondCtrlCRestoresTheTerminalWhileStuck) {
   std::vector<std::string> argv = {
       GPUDOCTOR_BINARY, "--nvml-timeout", "60s", "watch", "-n", "0.2"};
   PtyProcess watch(argv, TerminalEnv(Scenario(kHangsAfterAMoment)));
-  ASSERT_TRUE(watch.WaitForOutput(kGpuName, 10s)) << watch.output();
-  std::this_thread::sleep_for(2s);  // now stuck in a call that never returns
+  // The first frame comes before the hang (2 s after the driver loads, and
+  // the name is drawn after it loaded); 3 s after it the program is stuck
+  // in a call that never returns.
+  ASSERT_TRUE(watch.WaitForOutput(kGpuName, 30s)) << watch.output();
+  std::this_thread::sleep_for(3s);
   ASSERT_TRUE(watch.Signal(SIGINT));
   std::this_thread::sleep_for(200ms);
   ASSERT_TRUE(watch.Signal(SIGINT));

@@ -56,5 +56,56 @@ TEST(PowerSupplySuspectedRule, UntimedLossesAreNotJudged) {
   ExpectBilingual(d);
 }
 
+// A GPU lost before it was first seen has no bus id: the agent's store keeps
+// its readings as "index:5" and NVML's loss event names no GPU. The two are
+// one lost GPU, not "2 GPUs lost within 0 s".
+KernelEvent UnnamedNvmlLoss(double seconds) {
+  KernelEvent e;
+  e.kind = KernelEventKind::kGpuLost;
+  e.time = TestTime(seconds);
+  e.message = "GPU 5 did not answer when first seen (lost)";
+  e.source = SourceRef{"nvml", 0};
+  return e;
+}
+
+DiagnosisInput WithUnnamedLostGpu() {
+  GpuStatus lost;
+  lost.index = 5;
+  lost.state = GpuState::kLost;
+  auto input = InputFromReadings(std::vector<std::vector<GpuStatus>>(4, {HealthyGpu(0), lost}));
+  for (GpuSeries& g : input.gpus) {
+    if (g.pci_bus_id.empty()) g.pci_bus_id = "index:5";  // as the store names it
+  }
+  return input;
+}
+
+TEST(PowerSupplySuspectedRule, AnUnnamedLostGpuAndItsEventAreOneGpu) {
+  auto input = WithEvents({UnnamedNvmlLoss(0)}, WithUnnamedLostGpu());
+  ASSERT_EQ(input.gpus.size(), 2u);
+  auto d = RunRule(kPowerSupplySuspectedRule, input);
+  EXPECT_TRUE(d.findings.empty()) << d.findings[0].title.en;
+}
+
+// The same once the store knows the GPU's bus id (it answered after a
+// restart): its lost readings and the event that named no GPU are one loss.
+TEST(PowerSupplySuspectedRule, AnUnnamedEventIsTheGpuWhoseReadingsShowTheLoss) {
+  auto input = WithEvents({UnnamedNvmlLoss(0.5)}, WithUnnamedLostGpu());
+  for (GpuSeries& g : input.gpus) {
+    if (g.pci_bus_id == "index:5") g.pci_bus_id = "0000:06:00.0";
+  }
+  EXPECT_TRUE(RunRule(kPowerSupplySuspectedRule, input).findings.empty());
+}
+
+TEST(PowerSupplySuspectedRule, AnUnnamedLossBesideANamedOneIsTwoGpus) {
+  auto input = WithEvents({UnnamedNvmlLoss(0), Lost(0, 1)}, WithUnnamedLostGpu());
+  auto d = RunRule(kPowerSupplySuspectedRule, input);
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_NE(d.findings[0].title.en.find("2 GPUs lost"), std::string::npos)
+      << d.findings[0].title.en;
+  // An event naming no GPU, with no readings to pin it on, is a GPU too.
+  auto events_only = RunRule(kPowerSupplySuspectedRule, WithEvents({UnnamedNvmlLoss(0), Lost(1, 2)}));
+  ASSERT_EQ(events_only.findings.size(), 1u);
+}
+
 }  // namespace
 }  // namespace gpudoctor::testing

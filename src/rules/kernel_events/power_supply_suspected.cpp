@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "parse/kernel_events.h"
@@ -42,8 +43,17 @@ struct Losses {
 Losses CollectLosses(const DiagnosisInput& input) {
   Losses out;
   std::set<std::string> seen;
+  // A loss event naming no GPU (NVML's for a GPU lost before it was first
+  // seen) is kept aside: it is the loss that GPU's own readings show.
+  std::vector<Loss> unnamed_events;
   for (const KernelEvent& e : events::AllEvents(input)) {
-    if (!IndicatesGpuLost(e) || !seen.insert(e.pci_bus_id).second) continue;
+    if (!IndicatesGpuLost(e)) continue;
+    if (e.pci_bus_id.empty() && e.time) {
+      unnamed_events.push_back(
+          {"", std::chrono::duration<double>(e.time->time_since_epoch()).count(), &e, e.time});
+      continue;
+    }
+    if (!seen.insert(e.pci_bus_id).second) continue;
     if (e.time) {
       out.wall.push_back({e.pci_bus_id,
                           std::chrono::duration<double>(e.time->time_since_epoch()).count(), &e,
@@ -63,6 +73,16 @@ Losses CollectLosses(const DiagnosisInput& input) {
       }
       break;
     }
+  }
+  // Each unnamed event is one GPU: a GPU whose readings show a loss near it
+  // that no event named (the agent wrote the event from those readings;
+  // counted once, by its series), else a GPU of its own (one at most:
+  // events that name no GPU cannot tell two apart).
+  for (const Loss& e : unnamed_events) {
+    const bool same = std::any_of(out.wall.begin(), out.wall.end(), [&](const Loss& l) {
+      return l.event == nullptr && std::abs(l.at_s - e.at_s) <= kTogetherS;
+    });
+    if (!same && seen.insert("").second) out.wall.push_back(e);
   }
   return out;
 }
