@@ -22,6 +22,7 @@
 #include "support/loopback.h"
 #include "support/run_process.h"
 #include "support/temp_files.h"
+#include "support/wait_until.h"
 
 namespace gpudoctor::test {
 namespace agent_crash_e2e {  // named: unity sources join test files
@@ -314,25 +315,39 @@ TEST_F(AgentCrash, GpuLostBeforeTheAgentStartedIsLostFromTheFirstSample) {
 }
 
 TEST_F(AgentCrash, EveryXidCountedOnceNoneDropped) {
-  // The kernel log holds GPU 0's Xid 48 stamped 0.8 s after btime + 1000 s
-  // (now, to the second: -0.2 to +0.8 s from the test's start); NVML
-  // delivers the same one 0.3 s after the agent loads it, and another
-  // Xid 48 five seconds later. The two paths' copies are one Xid when they
-  // are at most 3 s apart: an agent that starts up to 2.5 s late still
-  // counts two.
-  const long long now = static_cast<long long>(std::time(nullptr));
-  root_.Write("proc/stat", "cpu  1000 0 1000 80000 0 0 0 0 0 0\nbtime " +
-                               std::to_string(now - 1000) + "\n");
-  root_.Write("dev/kmsg",
-              "4,2,1000800000,-;NVRM: Xid (PCI:0000:01:00): 48, pid=4242, name=python3, "
-              "An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer\n");
+  // The kernel log gets GPU 0's Xid 48 once the agent has loaded NVML (the
+  // fake marks that moment), stamped then; NVML delivers the same one 0.3 s
+  // after it was loaded, and another Xid 48 five seconds later. The two
+  // paths' copies are one Xid when they are at most 3 s apart, so however
+  // slowly the agent starts there are two Xids, never three.
+  const long long btime_s = static_cast<long long>(std::time(nullptr)) - 1000;
+  root_.Write("proc/stat",
+              "cpu  1000 0 1000 80000 0 0 0 0 0 0\nbtime " + std::to_string(btime_s) + "\n");
+  const std::string kmsg = root_.Write("dev/kmsg", "");
   const std::string scenario = Scenario(
       "xids.json", R"({"gpus": [{"faults": [{"kind": "xid", "code": 48, "at_s": 0.3},
                                             {"kind": "xid", "code": 48, "at_s": 5.3}]}, {}]})");
   std::vector<std::string> args = Args("8s");
   args.erase(std::find(args.begin(), args.end(), "--no-kernel-log"));
-  auto run = RunGpudoctor(args, scenario);
-  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string mark = (scenarios_.path() / "nvml-initialised").string();
+  auto env = FakeNvmlEnv(scenario);
+  env["FAKE_NVML_INIT_MARK"] = mark;
+  BackgroundProcess agent(GpudoctorArgv(args), env, Log());
+  ASSERT_TRUE(agent.started());
+  ASSERT_TRUE(WaitUntil([&] { return std::filesystem::exists(mark); }, seconds(120)))
+      << FileText(Log());
+  const auto since_boot = std::chrono::system_clock::now().time_since_epoch() -
+                          std::chrono::seconds(btime_s);
+  const long long monotonic_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(since_boot).count();
+  {
+    std::ofstream out(kmsg, std::ios::app);
+    out << "4,2," << monotonic_us
+        << ",-;NVRM: Xid (PCI:0000:01:00): 48, pid=4242, name=python3, An uncorrectable double "
+           "bit error (DBE) has been detected on GPU in the framebuffer\n";
+  }
+  const int status = agent.Wait(seconds(180));
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << FileText(Log());
   json doc = Report();
   EXPECT_EQ(EventsOf(doc, "xid", 48), 2u) << doc["events"].dump(1);
 }

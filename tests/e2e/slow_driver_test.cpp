@@ -9,13 +9,16 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "support/background_process.h"
 #include "support/fake_host.h"
 #include "support/run_process.h"
 #include "support/temp_files.h"
+#include "support/wait_until.h"
 
 namespace gpudoctor::test {
 namespace slow_driver_test_ns {
@@ -115,10 +118,21 @@ TEST(SlowDriverE2E, AgentRetryingAHungInitKeepsOneStuckThread) {
                      "--no-listen"}),
       FakeNvmlEnv(scenario), (data.path() / "agent.log").string());
   ASSERT_TRUE(agent.started());
-  // The first attempt hangs at once; the agent retries after 1, 2 and 4 s
-  // (at about 1.4, 3.6 and 7.8 s). Counted after the first retry, when the
-  // start-up's short-lived threads are gone, and after two more.
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  // The first attempt hangs at once and is given up after 200 ms (the log
+  // says so); the agent retries 1, 2 and 4 s later. Counted 1 s after the
+  // first attempt was given up, when the start-up's short-lived threads are
+  // gone, and 7 s later, after two or three more attempts (however slowly
+  // the agent started).
+  const std::string log = (data.path() / "agent.log").string();
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        std::ifstream in(log);
+        std::stringstream text;
+        text << in.rdbuf();
+        return text.str().find("retrying with back-off") != std::string::npos;
+      },
+      std::chrono::seconds(120)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   const int after_first = TaskCountOf(agent.pid());
   ASSERT_GT(after_first, 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(7000));

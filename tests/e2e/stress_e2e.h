@@ -51,7 +51,7 @@ class StressE2e : public ::testing::Test {
   ProcessOptions Options() {
     ProcessOptions o;
     o.env["GPUDOCTOR_STRESS_LOCK"] = (dir_.path() / "stress.lock").string();
-    o.timeout = std::chrono::seconds(60);
+    o.timeout = std::chrono::seconds(240);
     return o;
   }
 

@@ -61,7 +61,7 @@ std::vector<json> SlowLinkNode() {
 TEST_F(StressE2e, MarkdownReportHasATablePerTest) {
   ProcessResult p;
   std::string md = RunReport(Scenario(SlowLinkNode()), "markdown",
-                             {"--tests", "pcie,p2p,hbm,power", "--duration", "2s"}, p);
+                             {"--tests", "pcie,p2p,hbm,power", "--duration", "5s"}, p);
   ASSERT_EQ(p.exit_code, 1) << p.err;
   EXPECT_EQ(md.find("```\nMeasurements"), std::string::npos) << "no preformatted block any more";
   EXPECT_NE(md.find("## Measurements (hbm, pcie, p2p, power; ran "), std::string::npos) << md;
@@ -101,7 +101,7 @@ TEST_F(StressE2e, MarkdownReportHasATablePerTest) {
 
 TEST_F(StressE2e, HtmlReportHasTablesAndBurnChartsPerGpu) {
   ProcessResult p;
-  std::string html = RunReport(Scenario(SlowLinkNode()), "html", {"--tests", "pcie,p2p,power", "--duration", "2s"}, p);
+  std::string html = RunReport(Scenario(SlowLinkNode()), "html", {"--tests", "pcie,p2p,power", "--duration", "5s"}, p);
   ASSERT_EQ(p.exit_code, 1) << p.err;
   EXPECT_EQ(html.find("<section><pre>"), std::string::npos) << "no preformatted block any more";
   EXPECT_EQ(html.find("<script"), std::string::npos);
@@ -121,7 +121,7 @@ TEST_F(StressE2e, HtmlReportHasTablesAndBurnChartsPerGpu) {
 
 TEST_F(StressE2e, TextReportTablesAreAligned) {
   ProcessResult p;
-  std::string text = RunReport(Scenario(SlowLinkNode()), "text", {"--tests", "pcie,power", "--duration", "2s"}, p);
+  std::string text = RunReport(Scenario(SlowLinkNode()), "text", {"--tests", "pcie,power", "--duration", "5s"}, p);
   ASSERT_EQ(p.exit_code, 1) << p.err;
   for (const char* title : {"PCIe (pinned copies)", "Power burn (NVML every 100 ms)"}) {
     auto lines = StressTextTableLines(text, title);

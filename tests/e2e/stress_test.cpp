@@ -41,7 +41,9 @@ TEST_F(StressE2e, HealthyRunMeasuresEveryTestAndLoadsTheGpusInNvml) {
   }
   auto s = Scenario({a, b});
   // 5 % of the fake's 79 GiB free: each pattern pass takes a fraction of a second.
-  auto r = Run(s, {"--tests", "power,hbm,memory,pcie,p2p", "--duration", "3s", "--memory-fraction", "0.05"});
+  // Each test ends when it has measured what it needs, the burn at its
+  // time: a slow machine (sanitizers, every core busy) has the time.
+  auto r = Run(s, {"--tests", "power,hbm,memory,pcie,p2p", "--duration", "8s", "--memory-fraction", "0.05"});
   ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
   ASSERT_TRUE(r.report.is_object()) << r.process.err;
   EXPECT_EQ(r.report["schema"], "gpudoctor.report/v1");
@@ -50,7 +52,7 @@ TEST_F(StressE2e, HealthyRunMeasuresEveryTestAndLoadsTheGpusInNvml) {
   // Said what it would run, and for how long, before starting.
   EXPECT_NE(r.process.err.find("will run hbm, memory, pcie, p2p, power on 2 GPU(s)"), std::string::npos)
       << r.process.err;
-  EXPECT_NE(r.process.err.find("each test for at most 3 s (15 s in all)"), std::string::npos);
+  EXPECT_NE(r.process.err.find("each test for at most 8 s (40 s in all)"), std::string::npos);
   const json& active = r.report["active"];
   EXPECT_EQ(active["tests"], json({"hbm", "memory", "pcie", "p2p", "power"}));
   // Both directions of the one pair, with peer access.
@@ -100,7 +102,7 @@ TEST_F(StressE2e, SlowPcieLink) {
   slow["pcie_link_gen_current"] = 4;
   slow["pcie_link_gen_max"] = 5;
   slow["pcie_link_width_current"] = slow["pcie_link_width_max"] = 16;
-  auto r = Run(Scenario({slow}), {"--tests", "pcie", "--duration", "3s"});
+  auto r = Run(Scenario({slow}), {"--tests", "pcie", "--duration", "20s"});
   ASSERT_EQ(r.process.exit_code, 1) << r.process.err;
   EXPECT_EQ(FindingIds(r.report), std::set<std::string>{"stress.pcie_below_link"});
   const json* f = FindingFor(r.report, "stress.pcie_below_link");
@@ -114,7 +116,7 @@ TEST_F(StressE2e, HalfDuplexPcieLinkIsFlagged) {
   json half = StressGpu("0000:01:00.0", {{"h2d_gbps", 12}, {"d2h_gbps", 12}, {"pcie_duplex", "half"}});
   half["pcie_link_gen_current"] = half["pcie_link_gen_max"] = 3;
   half["pcie_link_width_current"] = half["pcie_link_width_max"] = 16;
-  auto r = Run(Scenario({half}), {"--tests", "pcie", "--duration", "3s"});
+  auto r = Run(Scenario({half}), {"--tests", "pcie", "--duration", "20s"});
   ASSERT_EQ(r.process.exit_code, 1) << r.process.err;
   EXPECT_EQ(FindingIds(r.report), std::set<std::string>{"stress.pcie_half_duplex"}) << r.report["findings"].dump(2);
   const json* f = FindingFor(r.report, "stress.pcie_half_duplex");
@@ -136,7 +138,7 @@ TEST_F(StressE2e, OneSlowLinkIsOneFinding) {
     g["pcie_link_width_current"] = g["pcie_link_width_max"] = 16;
     gpus.push_back(g);
   }
-  auto r = Run(Scenario(gpus), {"--tests", "pcie", "--duration", "3s"});
+  auto r = Run(Scenario(gpus), {"--tests", "pcie", "--duration", "20s"});
   ASSERT_EQ(r.process.exit_code, 1) << r.process.err;
   ASSERT_EQ(r.report["findings"].size(), 1u) << r.report["findings"].dump(2);
   const json& f = r.report["findings"][0];
@@ -157,7 +159,7 @@ TEST_F(StressE2e, ALinkSlowOneWayIsNotHalfDuplex) {
   json g = StressGpu("0000:01:00.0", {{"h2d_gbps", 10}, {"d2h_gbps", 50}});
   g["pcie_link_gen_current"] = g["pcie_link_gen_max"] = 5;
   g["pcie_link_width_current"] = g["pcie_link_width_max"] = 16;
-  auto r = Run(Scenario({g}), {"--tests", "pcie", "--duration", "3s"});
+  auto r = Run(Scenario({g}), {"--tests", "pcie", "--duration", "20s"});
   ASSERT_EQ(r.process.exit_code, 1) << r.process.err;
   EXPECT_EQ(FindingIds(r.report), std::set<std::string>{"stress.pcie_below_link"}) << r.report["findings"].dump(2);
   const json* f = FindingFor(r.report, "stress.pcie_below_link");
