@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "core/clock_reasons.h"
+#include "core/gpu_key.h"
 
 namespace gpudoctor {
 
@@ -41,9 +42,9 @@ SnapshotBuilder::SnapshotBuilder(WallTime started_at, std::chrono::milliseconds 
   s_.interval = interval;
 }
 
-GpuCounters& SnapshotBuilder::Counters(const std::string& pci_bus_id) {
-  GpuCounters& c = s_.gpus[pci_bus_id];
-  c.labels.pci_bus_id = pci_bus_id;
+GpuCounters& SnapshotBuilder::Counters(const std::string& key) {
+  GpuCounters& c = s_.gpus[key];
+  if (!IsIndexKey(key)) c.labels.pci_bus_id = key;
   return c;
 }
 
@@ -52,20 +53,18 @@ void SnapshotBuilder::OnSample(const SystemStatus& status, WallTime at, double l
   // Without NVML nothing was sampled: /healthz must say so.
   if (status.nvml_loaded) s_.last_sample_at = at;
   s_.gpus_visible = 0;
-  lost_without_bus_id_ = 0;
   for (const auto& g : status.gpus) {
-    if (g.pci_bus_id.empty()) {
-      // Lost before it gave a bus id, and none was found on the PCI bus.
-      if (g.state != GpuState::kOk) ++lost_without_bus_id_;
-      continue;
-    }
-    GpuCounters& c = Counters(g.pci_bus_id);
+    // A GPU lost before it gave a bus id is known by its index ("index:N");
+    // once it gives one, that is its name.
+    const std::string key = GpuKeyOf(g);
+    if (!g.pci_bus_id.empty()) s_.gpus.erase(GpuKeyOf("", g.index));
+    GpuCounters& c = Counters(key);
     // A hung GPU is not called again, so it stays hung in every later
     // sample: one timeout when it hangs, not one per sample.
     if (g.state == GpuState::kHung) {
-      if (hung_.insert(g.pci_bus_id).second) ++s_.nvml_timeouts;
+      if (hung_.insert(key).second) ++s_.nvml_timeouts;
     } else {
-      hung_.erase(g.pci_bus_id);
+      hung_.erase(key);
     }
     // Listed by NVML: it has a verdict from the first sample, even when it
     // never answered (lost before the agent started).
@@ -75,7 +74,7 @@ void SnapshotBuilder::OnSample(const SystemStatus& status, WallTime at, double l
     if (!g.name.empty()) c.labels.model = g.name;
     if (g.state != GpuState::kOk) continue;
     ++s_.gpus_visible;
-    auto previous = previous_sample_.find(g.pci_bus_id);
+    auto previous = previous_sample_.find(key);
     if (previous != previous_sample_.end() && g.clock_event_reasons_mask) {
       // A gap longer than two intervals (a stall) counts as two intervals:
       // nobody saw what the clocks did in between.
@@ -85,9 +84,9 @@ void SnapshotBuilder::OnSample(const SystemStatus& status, WallTime at, double l
         c.throttle_seconds_by_reason[reason] += std::max(0.0, dt);
       }
     }
-    previous_sample_[g.pci_bus_id] = at;
+    previous_sample_[key] = at;
     if (g.clock_event_reasons_mask.value_or(0) != 0) {
-      window_clock_masks_[g.pci_bus_id].emplace_back(at, *g.clock_event_reasons_mask);
+      window_clock_masks_[key].emplace_back(at, *g.clock_event_reasons_mask);
     }
   }
   s_.status = status;
@@ -117,14 +116,14 @@ void SnapshotBuilder::CountWindows(WallTime now) {
 }
 
 void SnapshotBuilder::CountLost() {
-  s_.gpus_lost = lost_without_bus_id_;
+  s_.gpus_lost = 0;
   for (const auto& bus : dropped_) {
     auto it = s_.gpus.find(bus);
     if (!bus.empty() && (it == s_.gpus.end() || !it->second.seen)) ++s_.gpus_lost;
   }
   for (const auto& [bus, counters] : s_.gpus) {
     const bool ok = std::any_of(s_.status.gpus.begin(), s_.status.gpus.end(), [&](const GpuStatus& g) {
-      return g.pci_bus_id == bus && g.state == GpuState::kOk;
+      return GpuKeyOf(g) == bus && g.state == GpuState::kOk;
     });
     if (counters.seen && !ok) {
       ++s_.gpus_lost;

@@ -53,13 +53,12 @@ class SnapshotBuilder {
   static constexpr std::chrono::seconds kSelfUsageEvery{5};
 
  private:
-  GpuCounters& Counters(const std::string& pci_bus_id);
+  GpuCounters& Counters(const std::string& key);  // GpuKeyOf: bus id or "index:N"
   AgentLiveSnapshot s_;
   SelfUsage self_;
   std::chrono::steady_clock::time_point self_due_{};
-  std::map<std::string, WallTime> previous_sample_;  // by bus id
-  std::set<std::string> hung_;                        // bus ids of GPUs hung in the last sample
-  unsigned lost_without_bus_id_ = 0;                 // in the latest sample
+  std::map<std::string, WallTime> previous_sample_;  // by GPU key
+  std::set<std::string> hung_;                        // keys of GPUs hung in the last sample
   std::vector<std::string> dropped_;                 // OnDroppedGpus
   // What the DCGM_EXP_* windows hold, by bus id: (time, Xid code, repeats)
   // and (time, clock event reasons mask) of the samples with any reason.

@@ -29,7 +29,7 @@ struct CheckGpu {
 struct CheckFinding {
   std::string id;
   Severity severity = Severity::kInfo;
-  std::vector<std::string> gpus;  // pci bus ids; empty: host-wide
+  std::vector<std::string> gpus;  // GPU keys (bus id, or "index:N"); empty: host-wide
   std::string title;              // English
 };
 

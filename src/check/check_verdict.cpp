@@ -4,6 +4,8 @@
 #include <array>
 #include <utility>
 
+#include "core/gpu_key.h"
+
 namespace gpudoctor {
 namespace {
 
@@ -54,7 +56,10 @@ bool Matches(const ConditionSpec& spec, const CheckFinding& f, Severity threshol
 
 // " on <bus id> +N", unless the title already names the GPU.
 std::string Where(const std::vector<std::string>& gpus, const std::string& title) {
-  if (gpus.empty() || title.find(gpus.front()) != std::string::npos) return "";
+  // A GPU known only by its index: the title names it ("GPU 1 is lost").
+  if (gpus.empty() || IsIndexKey(gpus.front()) || title.find(gpus.front()) != std::string::npos) {
+    return "";
+  }
   std::string where = " on " + gpus.front();
   if (gpus.size() > 1) where += " +" + std::to_string(gpus.size() - 1);
   return where;
@@ -86,21 +91,17 @@ std::string ShortLabel(const std::string& id) {
 // particular has only its title to say what it is.
 std::string StableReason(const CheckFinding& f, const std::vector<CheckGpu>& gpus) {
   const std::string label = ShortLabel(f.id);
-  if (f.gpus.empty()) {
-    // A GPU hung before it told its bus id: its finding's title begins
-    // "GPU <index> ", and the reason names that index only.
-    const auto digits = f.title.find_first_not_of("0123456789", 4);
-    if (IsGpuGone(f) && f.title.rfind("GPU ", 0) == 0 && digits != std::string::npos &&
-        digits > 4 && f.title[digits] == ' ') {
-      return f.title.substr(0, digits) + " " + label;
-    }
-    return label + ": " + f.title;  // host-wide: "dropped: 7 of 8 expected ..."
-  }
+  if (f.gpus.empty()) return label + ": " + f.title;  // host-wide: "dropped: 7 of 8 expected ..."
+  // A GPU hung or lost before it told its bus id ("index:N") is named by
+  // its index only.
+  const auto by_index = IndexOfKey(f.gpus.front());
   std::string out = "GPU";
+  if (by_index) out += " " + std::to_string(*by_index);
   for (const auto& g : gpus) {
-    if (g.pci_bus_id == f.gpus.front()) out += " " + std::to_string(g.index);
+    if (!by_index && g.pci_bus_id == f.gpus.front()) out += " " + std::to_string(g.index);
   }
-  out += " " + label + " " + f.gpus.front();
+  out += " " + label;
+  if (!by_index) out += " " + f.gpus.front();
   if (f.gpus.size() > 1) out += " +" + std::to_string(f.gpus.size() - 1) + " GPUs";
   return out;
 }
@@ -231,25 +232,20 @@ const std::vector<CheckCondition>& AllCheckConditions() {
 }
 
 void AddGpuStateFindings(CheckSource& source) {
-  // A finding about a GPU without a bus id lists the empty id; it names no
-  // GPU by bus id.
-  for (auto& f : source.findings) std::erase(f.gpus, std::string());
   for (const auto& gpu : source.gpus) {
     if (gpu.state == "ok") continue;
-    // A GPU without a bus id (hung before it told it) is named by a finding
-    // about no bus id whose title begins "GPU <index> ".
-    const std::string by_index = "GPU " + std::to_string(gpu.index) + " ";
+    // Findings name a GPU by its key: the bus id, or "index:N" for a GPU
+    // hung or lost before it told its bus id.
+    const std::string key = GpuKeyOf(gpu.pci_bus_id, gpu.index);
     const bool named =
         std::any_of(source.findings.begin(), source.findings.end(), [&](const auto& f) {
-          if (f.id != "gpu.lost") return false;
-          if (gpu.pci_bus_id.empty()) return f.gpus.empty() && f.title.rfind(by_index, 0) == 0;
-          return std::find(f.gpus.begin(), f.gpus.end(), gpu.pci_bus_id) != f.gpus.end();
+          return f.id == "gpu.lost" && std::find(f.gpus.begin(), f.gpus.end(), key) != f.gpus.end();
         });
     if (named) continue;
     CheckFinding f;
     f.id = "gpu.lost";
     f.severity = Severity::kCritical;
-    if (!gpu.pci_bus_id.empty()) f.gpus = {gpu.pci_bus_id};
+    f.gpus = {key};
     f.title = "GPU " + std::to_string(gpu.index) + " is " + gpu.state +
               (gpu.state_detail.empty() ? "" : " (" + gpu.state_detail + ")");
     source.findings.insert(source.findings.begin(), std::move(f));

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <future>
 #include <memory>
 #include <set>
 #include <thread>
 
+#include "core/gpu_key.h"
 #include "core/gpu_status.h"
 #include "core/metric_fields.h"
 #include "prom/node_identity.h"
@@ -466,6 +468,17 @@ class FleetAssembly {
   std::map<std::pair<std::string, std::string>, double> dcgm_fresh_;  // node, UUID -> sample time
 };
 
+// The name the agent's findings give the row's GPU (core/gpu_key.h): its
+// bus id, or "index:N" for a GPU lost before it gave one; empty when
+// neither is known.
+std::string KeyOfRow(const FleetGpuRow& row) {
+  if (!row.pci_bus_id.empty()) return row.pci_bus_id;
+  unsigned index = 0;
+  auto [end, ec] = std::from_chars(row.gpu.data(), row.gpu.data() + row.gpu.size(), index);
+  if (row.gpu.empty() || ec != std::errc() || end != row.gpu.data() + row.gpu.size()) return "";
+  return GpuKeyOf("", index);
+}
+
 void AddFinding(FleetGpuRow& row, const std::string& id, Severity severity, const Text& title,
                 bool now) {
   for (auto& f : row.findings) {
@@ -501,8 +514,9 @@ void FleetAssembly::AddAgentAnswers(const std::vector<Result<PromAnswer>>& a) {
       std::string gpus = s.Label("gpus");
       bool any = false;
       for (auto& [key, row] : rows_) {
-        if (key.first != node || row.pci_bus_id.empty()) continue;
-        if (("," + gpus + ",").find("," + row.pci_bus_id + ",") == std::string::npos) continue;
+        if (key.first != node) continue;
+        const std::string name = KeyOfRow(row);
+        if (name.empty() || ("," + gpus + ",").find("," + name + ",") == std::string::npos) continue;
         AddFinding(row, fid, sev, Text{}, id == kFindingsNow);
         any = true;
       }
@@ -636,7 +650,7 @@ void FleetAssembly::DiagnoseDcgmNode(const std::string& node, const SeriesReadin
     DiagnosisInput part = shell;
     for (const GpuSeries& g : input.gpus) {
       GpuSeries kept;
-      kept.pci_bus_id = g.pci_bus_id;
+      kept.key = g.key;
       for (std::size_t i = 0; i < g.readings.size(); ++i) {
         if (!g.times[i] || !keep(g, i)) continue;
         kept.readings.push_back(g.readings[i]);
@@ -658,11 +672,11 @@ void FleetAssembly::DiagnoseDcgmNode(const std::string& node, const SeriesReadin
   for (const GpuSeries& g : input.gpus) {
     // The GPU's id in the readings: its bus id, else "gpu N" or its UUID.
     GpuLabels labels;
-    labels.pci_bus_id = NormalizePciBusId(g.pci_bus_id) == g.pci_bus_id ? g.pci_bus_id : "";
+    labels.pci_bus_id = NormalizePciBusId(g.key) == g.key ? g.key : "";
     labels.gpu = std::to_string(g.latest().index);
     labels.uuid = g.latest().uuid;
     labels.model = g.latest().name;
-    FleetGpuRow& row = RowAt(node, g.pci_bus_id, labels, FleetSource::kDcgmExporter);
+    FleetGpuRow& row = RowAt(node, g.key, labels, FleetSource::kDcgmExporter);
     for (const auto& r : g.readings) {
       if (r.temperature_c) {
         row.max_temperature_c = std::max(row.max_temperature_c.value_or(-1e9), double(*r.temperature_c));
@@ -683,7 +697,7 @@ void FleetAssembly::DiagnoseDcgmNode(const std::string& node, const SeriesReadin
     }
     row.verdict_now = Severity::kOk;
     for (const KernelEvent& e : input.kernel->events) {
-      if (e.pci_bus_id == g.pci_bus_id && e.code) row.xid_counts[*e.code] += 1;
+      if (e.pci_bus_id == g.key && e.code) row.xid_counts[*e.code] += 1;
     }
   }
   // A GPU whose series stopped while the rest of its node went on: how a
@@ -691,9 +705,9 @@ void FleetAssembly::DiagnoseDcgmNode(const std::string& node, const SeriesReadin
   std::map<std::string, double> last_s;
   double node_last_s = 0;
   for (const GpuSeries& g : input.gpus) {
-    auto fresh = dcgm_fresh_.find({node, g.latest().uuid.empty() ? g.pci_bus_id : g.latest().uuid});
-    last_s[g.pci_bus_id] = fresh != dcgm_fresh_.end() ? fresh->second : UnixSecondsOf(*g.times.back());
-    node_last_s = std::max(node_last_s, last_s[g.pci_bus_id]);
+    auto fresh = dcgm_fresh_.find({node, g.latest().uuid.empty() ? g.key : g.latest().uuid});
+    last_s[g.key] = fresh != dcgm_fresh_.end() ? fresh->second : UnixSecondsOf(*g.times.back());
+    node_last_s = std::max(node_last_s, last_s[g.key]);
   }
   n.last_sample_age_s = std::max(0.0, UnixSecondsOf(request_.to) - node_last_s);
   const double stale_s = static_cast<double>(request_.stale_after.count());

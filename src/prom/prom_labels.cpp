@@ -1,5 +1,8 @@
 #include "prom/prom_labels.h"
 
+#include <charconv>
+
+#include "core/gpu_key.h"
 #include "core/gpu_status.h"
 
 namespace gpudoctor {
@@ -25,6 +28,11 @@ std::string NodeOfLabels(const PromLabels& labels) {
 
 std::string GpuLabels::Key() const {
   if (!pci_bus_id.empty()) return pci_bus_id;
+  // A GPU lost before it gave its bus id: "index:N", as the agent's
+  // findings name it (core/gpu_key.h).
+  unsigned index = 0;
+  auto [end, ec] = std::from_chars(gpu.data(), gpu.data() + gpu.size(), index);
+  if (!gpu.empty() && ec == std::errc() && end == gpu.data() + gpu.size()) return GpuKeyOf("", index);
   if (!gpu.empty()) return "gpu " + gpu;
   return uuid;
 }

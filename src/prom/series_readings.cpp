@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/clock_reasons.h"
+#include "core/gpu_key.h"
 #include "core/metric_fields.h"
 #include "knowledge/dcgm_health_watch.h"
 
@@ -203,11 +204,11 @@ DiagnosisInput SeriesReadings::InputFor(const std::string& node, const Config& c
   for (const auto& [key, h] : it->second.gpus) {
     if (h.at.empty()) continue;
     GpuSeries s;
-    s.pci_bus_id = id_of_key[key];
+    s.key = id_of_key[key];
     for (const auto& [t, reading] : h.at) {
       GpuStatus g = reading;
       g.index = IndexOfGpuLabel(h.labels.gpu);
-      g.pci_bus_id = s.pci_bus_id;
+      g.pci_bus_id = IsIndexKey(s.key) ? "" : s.key;
       g.uuid = h.labels.uuid;
       g.name = h.labels.model;
       s.readings.push_back(std::move(g));
@@ -217,7 +218,7 @@ DiagnosisInput SeriesReadings::InputFor(const std::string& node, const Config& c
   }
   std::sort(input.gpus.begin(), input.gpus.end(), [](const GpuSeries& a, const GpuSeries& b) {
     return a.latest().index != b.latest().index ? a.latest().index < b.latest().index
-                                                : a.pci_bus_id < b.pci_bus_id;
+                                                : a.key < b.key;
   });
   input.gpu_readings = !input.gpus.empty();
   input.nvml_loaded = input.gpu_readings;

@@ -69,7 +69,7 @@ struct AgentLiveSnapshot {
   std::optional<WallTime> last_sample_at;
   std::chrono::milliseconds interval{1000};
   SystemStatus status;                      // latest sample
-  std::map<std::string, GpuCounters> gpus;  // by pci bus id, every GPU seen
+  std::map<std::string, GpuCounters> gpus;  // by GpuKeyOf (bus id, or "index:N"), every GPU seen
   std::map<std::pair<std::string, int>, std::uint64_t> sxid_events;  // (switch bus id, code)
   std::vector<FindingInterval> active_findings;
   unsigned gpus_expected = 0;  // from the configuration; 0: not configured

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <iterator>
 
+#include "core/gpu_key.h"
+
 namespace gpudoctor {
 
 std::string ExpositionNumber(double v) {
@@ -30,7 +32,7 @@ std::string GpuLabelText(const MetricGpuLabels& l) {
 
 const MetricGpuLabels& LabelsOf(const AgentLiveSnapshot& s, const GpuStatus& g,
                                 MetricGpuLabels& scratch) {
-  auto known = s.gpus.find(g.pci_bus_id);
+  auto known = s.gpus.find(GpuKeyOf(g));
   if (known != s.gpus.end() && !known->second.labels.uuid.empty()) return known->second.labels;
   scratch = MetricGpuLabels{g.index, g.uuid, g.pci_bus_id, g.name};
   return scratch;

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <set>
 
+#include "core/gpu_key.h"
 #include "core/metric_fields.h"
 #include "knowledge/dcgm_xid_messages.h"
 #include "knowledge/dcgm_health_watch.h"
@@ -142,7 +143,7 @@ class DcgmWriter {
       if (!c.seen) continue;
       const GpuStatus* now = nullptr;
       for (const auto& g : s_.status.gpus) {
-        if (g.pci_bus_id == bus && g.state == GpuState::kOk) now = &g;
+        if (GpuKeyOf(g) == bus && g.state == GpuState::kOk) now = &g;
       }
       if (now != nullptr) {
         PerGpuEntity(*now, [&](const std::string& labels) { f(bus, c, labels); });
@@ -216,7 +217,7 @@ class DcgmWriter {
       if (!c.seen) continue;
       std::string labels = DcgmGpuLabelText(c.labels, o_.hostname, s_.status.driver_version);
       for (const auto& g : s_.status.gpus) {
-        if (g.pci_bus_id == bus && g.state == GpuState::kOk && g.mig_devices.empty()) labels = Labels(g);
+        if (GpuKeyOf(g) == bus && g.state == GpuState::kOk && g.mig_devices.empty()) labels = Labels(g);
       }
       for (std::string_view watch : DcgmHealthWatches()) {
         int result = 0;

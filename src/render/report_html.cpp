@@ -232,9 +232,9 @@ std::string NotCheckedHtml(const Diagnosis& d, Lang l) {
   return out + "</ul></section>";
 }
 
-const GpuVerdict* VerdictFor(const Diagnosis& d, const std::string& bus_id) {
+const GpuVerdict* VerdictFor(const Diagnosis& d, const std::string& key) {
   for (const auto& g : d.gpus) {
-    if (g.pci_bus_id == bus_id) return &g;
+    if (g.key == key) return &g;
   }
   return nullptr;
 }
@@ -257,7 +257,7 @@ std::string ReportToHtml(const ReportContext& r) {
   out += Header(r, range);
   out += GpuSummaryTable(d, l);
   for (const GpuSeries& g : in.gpus)
-    out += GpuSectionHtml(r, g, VerdictFor(d, g.pci_bus_id), range);
+    out += GpuSectionHtml(r, g, VerdictFor(d, g.key), range);
   out += Findings(d, l);
   if (in.active) out += ActiveRunHtml(in, l);
   out += Events(in, l);

@@ -78,7 +78,7 @@ Marks MarksFor(const ReportContext& r, const GpuSeries& gpu, const ChartRange& r
   std::size_t events = 0;
   if (r.input->kernel) {
     for (const KernelEvent& e : r.input->kernel->events) {
-      if (!e.time || (!e.pci_bus_id.empty() && NormalizePciBusId(e.pci_bus_id) != gpu.pci_bus_id))
+      if (!e.time || (!e.pci_bus_id.empty() && NormalizePciBusId(e.pci_bus_id) != gpu.key))
         continue;
       double t = UnixSeconds(*e.time);
       if (t < range.from_s || t > range.to_s) continue;
@@ -96,7 +96,7 @@ Marks MarksFor(const ReportContext& r, const GpuSeries& gpu, const ChartRange& r
   if (r.timeline) {
     for (const FindingInterval& f : r.timeline->findings) {
       // Host-wide intervals are the timeline's, once; not a band on every GPU.
-      if (f.gpus.empty() || !Names(f.gpus, gpu.pci_bus_id)) continue;
+      if (f.gpus.empty() || !Names(f.gpus, gpu.key)) continue;
       double end = f.end ? UnixSeconds(*f.end) : range.to_s;
       std::string until = f.end ? FormatRfc3339(*f.end) : Pick(l, "still active", "仍在持续");
       m.bands.push_back(ChartBand{UnixSeconds(f.start), end,
@@ -107,10 +107,10 @@ Marks MarksFor(const ReportContext& r, const GpuSeries& gpu, const ChartRange& r
     return m;
   }
   for (const Finding& f : r.diagnosis->findings) {
-    if (!Names(f.gpus, gpu.pci_bus_id)) continue;
+    if (!Names(f.gpus, gpu.key)) continue;
     const std::vector<EvidenceItem>* evidence = &f.evidence;
     for (const GpuShare& share : f.per_gpu) {  // folded across GPUs: this GPU's own
-      if (share.gpu == gpu.pci_bus_id) evidence = &share.evidence;
+      if (share.gpu == gpu.key) evidence = &share.evidence;
     }
     for (const EvidenceItem& e : *evidence) {
       if (!e.time) continue;
@@ -375,7 +375,7 @@ std::string GpuSectionHtml(const ReportContext& r, const GpuSeries& gpu, const G
   std::string name = verdict ? verdict->name : latest ? latest->name : "";
   std::string out = fmt::format(
       R"(<section class="gpu" id="gpu-{}" data-gpu="{}"><h2 class="gpu-head">GPU {} <code>{}</code> {})",
-      HtmlEscape(index), HtmlEscape(gpu.pci_bus_id), HtmlEscape(index), HtmlEscape(gpu.pci_bus_id),
+      HtmlEscape(index), HtmlEscape(gpu.key), HtmlEscape(index), HtmlEscape(gpu.key),
       HtmlEscape(name));
   if (verdict) {
     out += " " + SeverityBadge(verdict->verdict, l);

@@ -65,7 +65,7 @@ J GpusJson(const ReportContext& r) {
     g["state"] = v.state;
     g["verdict"] = SeverityName(v.verdict);
     g["findings"] = v.finding_ids;
-    const GpuSeries* series = FindGpu(*r.input, v.pci_bus_id);
+    const GpuSeries* series = FindGpu(*r.input, v.key);
     J metrics = J::object();
     if (series != nullptr) {
       g["readings"] = series->readings.size();

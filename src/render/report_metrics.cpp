@@ -93,7 +93,7 @@ std::vector<ProcessSummary> SummarizeProcesses(const GpuSeries& gpu, std::size_t
 std::map<std::string, MetricSummary> ReportMetrics(const ReportContext& report,
                                                    const GpuSeries& gpu) {
   if (report.summaries != nullptr) {
-    if (auto it = report.summaries->find(gpu.pci_bus_id); it != report.summaries->end()) {
+    if (auto it = report.summaries->find(gpu.key); it != report.summaries->end()) {
       return it->second;
     }
   }

@@ -106,8 +106,8 @@ void WalkGpuFabric(const GpuSeries& g, Timeline& t) {
     if (previous && *previous != now) {
       t.changes.push_back(StateChange{*g.times[i],
                                       "nvlink_fabric",
-                                      g.pci_bus_id,
-                                      {g.pci_bus_id},
+                                      g.key,
+                                      {g.key},
                                       *previous,
                                       now,
                                       "",

@@ -171,7 +171,7 @@ void RulesTimeline(const DiagnosisInput& input, int stretches, Timeline& timelin
 void ThrottleFromReadings(const DiagnosisInput& input, double step_s, Timeline& timeline) {
   for (const GpuSeries& g : input.gpus) {
     ThrottleTime t;
-    t.pci_bus_id = g.pci_bus_id;
+    t.pci_bus_id = g.key;
     for (const GpuStatus& r : g.readings) {
       t.sampled_seconds += step_s;
       if (!r.clock_event_reasons_mask) continue;
@@ -319,7 +319,7 @@ Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& 
     std::vector<GpuSeries> kept;
     for (const auto& text : request.gpus) {
       auto it = std::find_if(input.gpus.begin(), input.gpus.end(), [&](const GpuSeries& g) {
-        return GpuNamedBy(text, g.latest().index, g.pci_bus_id, g.latest().uuid);
+        return GpuNamedBy(text, g.latest().index, g.latest().pci_bus_id, g.latest().uuid);
       });
       if (it == input.gpus.end()) {
         return Error{ErrorCode::kInvalid, "--gpu " + text + ": no such GPU of " + request.node +
@@ -338,7 +338,7 @@ Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& 
   FoldAcrossGpus(r->diagnosis, input);
   // Timeline: the agent's own start and end of each finding, else the rules'.
   std::set<std::string> kept_gpus;
-  for (const auto& g : input.gpus) kept_gpus.insert(g.pci_bus_id);
+  for (const auto& g : input.gpus) kept_gpus.insert(g.key);
   Timeline& timeline = r->stored.timeline;
   if (!ranges[4].answer->series.empty()) {
     AgentTimeline(ranges[4].answer->series, step_s, UnixOf(r->to), timeline);

@@ -202,7 +202,7 @@ bool GpuNamedBy(const std::string& text, unsigned index, const std::string& bus_
 void KeepEventsOfTheGpusKept(DiagnosisInput& input) {
   if (!input.kernel) return;
   std::set<std::string> kept;
-  for (const GpuSeries& g : input.gpus) kept.insert(g.pci_bus_id);
+  for (const GpuSeries& g : input.gpus) kept.insert(g.key);
   std::erase_if(input.kernel->events, [&](const KernelEvent& e) {
     return !e.pci_bus_id.empty() && !kept.count(NormalizePciBusId(e.pci_bus_id));
   });

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/gpu_fields.h"
+#include "core/gpu_key.h"
 #include "core/time_format.h"
 #include "store/column_names.h"
 #include "store/rollup.h"
@@ -115,11 +116,11 @@ template <typename Rows>
 std::map<std::string, std::string> UnnamedRowsOf(const Rows& rows) {
   std::map<std::string, std::string> out;
   for (const auto& [key, row] : rows) {
-    if (key.rfind("index:", 0) != 0) continue;
+    if (!IsIndexKey(key)) continue;
     std::string named;
     int matches = 0;
     for (const auto& [other, other_row] : rows) {
-      if (other.rfind("index:", 0) == 0 || other_row.identity.index != row.identity.index) continue;
+      if (IsIndexKey(other) || other_row.identity.index != row.identity.index) continue;
       named = other;
       ++matches;
     }
@@ -227,7 +228,7 @@ Result<StoredWindow> SqliteStore::ReadWindowOnce(WallTime from, WallTime to,
 
     std::map<std::int64_t, MinuteAgg> minutes;
     GpuSeries series;
-    series.pci_bus_id = key;
+    series.key = key;
     for (const ColumnSet& seg : segments) {
       if (seg.times_ms.empty()) continue;
       MergeMinutes(minutes, AggregateMinutes(seg));

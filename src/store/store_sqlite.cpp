@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/gpu_key.h"
 #include "store/sample_codec.h"
 #include "store/store_lock.h"
 
@@ -52,10 +53,6 @@ std::string JoinGpus(const std::vector<std::string>& gpus) {
   std::string out;
   for (const auto& g : gpus) out += (out.empty() ? "" : ",") + g;
   return out;
-}
-
-std::string GpuKey(const GpuStatus& gpu) {
-  return gpu.pci_bus_id.empty() ? "index:" + std::to_string(gpu.index) : gpu.pci_bus_id;
 }
 
 bool SameIdentity(const GpuStatus& a, const GpuStatus& b) {
@@ -252,7 +249,7 @@ Result<bool> SqliteStore::LoadState() {
     GpuRow g;
     g.id = gpus->Int(0);
     g.bus_id = gpus->Text(1);
-    g.identity.pci_bus_id = g.bus_id.starts_with("index:") ? "" : g.bus_id;
+    g.identity.pci_bus_id = IsIndexKey(g.bus_id) ? "" : g.bus_id;
     g.identity.index = static_cast<unsigned>(gpus->Int(2));
     g.identity.name = gpus->Text(3);
     g.identity.uuid = gpus->Text(4);
@@ -305,7 +302,7 @@ Result<bool> SqliteStore::CheckWritable(std::int64_t now_ms) {
 }
 
 Result<std::int64_t> SqliteStore::GpuIdFor(const GpuStatus& gpu) {
-  std::string key = GpuKey(gpu);
+  std::string key = GpuKeyOf(gpu);
   auto it = gpus_.find(key);
   if (it != gpus_.end() && SameIdentity(it->second.identity, gpu)) return it->second.id;
   auto stmt = db_->Cached(

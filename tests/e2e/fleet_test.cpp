@@ -26,6 +26,7 @@
 #include <thread>
 
 #include "core/httplib_config.h"
+#include "support/analyze_json.h"
 #include "support/background_process.h"
 #include "support/loopback.h"
 #include "support/run_process.h"
@@ -346,6 +347,105 @@ TEST(FleetE2e, NamesEachNodesProblemFromPrometheusAndVictoriaMetrics) {
     ADD_FAILURE() << "victoria-metrics not installed (Debian package victoria-metrics; "
                      "scripts/bootstrap.sh installs it)";
   }
+}
+
+// Polls the engine until `query` has a result (bounded).
+bool WaitForQuery(const std::string& url, const std::string& query, std::chrono::seconds limit) {
+  const int port = std::stoi(url.substr(url.rfind(':') + 1));
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(5);
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    auto r = c.Get("/api/v1/query", httplib::Params{{"query", query}}, httplib::Headers{});
+    if (r && r->status == 200) {
+      json j = json::parse(r->body, nullptr, false);
+      if (j.is_object() && !j["data"]["result"].empty()) return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  return false;
+}
+
+// GPU 1 of a 2-GPU node is lost before the agent first sees it: NVML lists
+// it without a bus id. Every front-end tells the same story: two GPUs, GPU 1
+// critical with gpu.lost, the node critical -- the agent's report from its
+// store, report --prometheus, fleet and check. (Before: fleet showed GPU 1
+// as "no data" with verdict ok, no finding on its row, 0 critical GPUs; the
+// agent served no verdict series for it and a gpu.lost naming no GPU.)
+TEST(FleetE2e, AGpuLostBeforeFirstSightIsOneCriticalGpuInEveryFrontEnd) {
+  if (!std::filesystem::exists(kPrometheusBinary)) {
+    GTEST_SKIP() << "prometheus not installed (Debian package prometheus)";
+  }
+  FleetAgent agent;
+  agent.port = FreeLoopbackPort();
+  auto prometheus = TsdbServer::Prometheus({agent.target()}, "1s");
+  ASSERT_TRUE(prometheus->ready()) << prometheus->Log();
+  ASSERT_TRUE(WaitForTargets(prometheus->url(), 1, std::chrono::seconds(60))) << prometheus->Log();
+  agent.data = std::make_unique<TempDir>();
+  const std::string scenario =
+      agent.data->Write("scenario.json", R"({"gpus": [{}, {"faults": [{"kind": "lost"}]}]})");
+  StartFleetAgent(agent, scenario, "150s");
+  ASSERT_TRUE(WaitForQuery(prometheus->url(), R"(gpudoctor_gpu_verdict{gpu="1"} == 3)",
+                           std::chrono::seconds(90)))
+      << prometheus->Log();
+  // A few more scrapes, so that the window's last stretch holds samples.
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+
+  auto fleet = RunGpudoctor({"fleet", "--prometheus", prometheus->url(), "--since", "2m",
+                             "--resolution", "1s", "--format", "json"},
+                            "");
+  ASSERT_EQ(fleet.exit_code, 2) << fleet.err << fleet.out.substr(0, 2000);
+  json f = json::parse(fleet.out, nullptr, false);
+  ASSERT_TRUE(f.is_object()) << fleet.out.substr(0, 2000);
+  EXPECT_EQ(f["summary"]["gpus"], 2) << f.dump(1);
+  EXPECT_EQ(f["summary"]["critical"], 1) << f.dump(1);
+  const json* node = FleetNode(f, agent.target());
+  ASSERT_NE(node, nullptr) << f.dump(1);
+  EXPECT_EQ((*node)["worst"], "critical");
+  const json* lost = nullptr;
+  for (const auto& g : f["gpus"]) {
+    if (g["gpu"] == "1") lost = &g;
+  }
+  ASSERT_NE(lost, nullptr) << f["gpus"].dump(1);
+  EXPECT_EQ((*lost)["verdict_now"], "critical") << lost->dump(1);
+  EXPECT_EQ((*lost)["worst"], "critical") << lost->dump(1);
+  EXPECT_TRUE(HasFinding(*lost, "gpu.lost")) << lost->dump(1);
+  EXPECT_TRUE((*lost)["lost_now"].get<bool>());
+
+  // The agent's store and Prometheus, read by `report`: the same GPUs and
+  // the same verdicts, GPU 1 named by gpu.lost.
+  for (const bool remote : {false, true}) {
+    SCOPED_TRACE(remote ? "report --prometheus" : "report --data-dir");
+    std::vector<std::string> args = {"report", "--since", "2m", "--format", "json"};
+    if (remote) {
+      args.insert(args.end(), {"--prometheus", prometheus->url(), "--node", agent.target()});
+    } else {
+      args.insert(args.end(), {"--data-dir", agent.data->path().string()});
+    }
+    auto report = RunGpudoctor(args, "");
+    ASSERT_EQ(report.exit_code, 2) << report.err;
+    json r = json::parse(report.out, nullptr, false);
+    ASSERT_TRUE(r.is_object()) << report.out.substr(0, 2000);
+    ASSERT_EQ(r["gpus"].size(), 2u) << r["gpus"].dump(1);
+    EXPECT_EQ(r["gpus"][0]["verdict"], "ok") << r["gpus"].dump(1);
+    EXPECT_EQ(r["gpus"][1]["index"], 1);
+    EXPECT_EQ(r["gpus"][1]["verdict"], "critical") << r["gpus"].dump(1);
+    const json* finding = FindingOf(r, "gpu.lost");
+    ASSERT_NE(finding, nullptr) << r["findings"].dump(1);
+    EXPECT_EQ((*finding)["gpus"], json::array({"index:1"})) << finding->dump(1);
+    EXPECT_EQ(FindingOf(r, "power.supply_suspected"), nullptr) << r["findings"].dump(1);
+  }
+
+  // `check` from the running agent's state: GPU 1 lost, once.
+  ProcessOptions o;
+  o.env["GPUDOCTOR_NVML_LIBRARY"] = (agent.data->path() / "no-such-libnvidia-ml.so.1").string();
+  o.unset_env = {"FAKE_NVML_SCENARIO"};
+  auto check = RunProcess({GPUDOCTOR_BINARY, "check", "--data-dir", agent.data->path().string(),
+                           "--root", agent.root->path().string(), "--slurm"},
+                          o);
+  EXPECT_EQ(check.exit_code, 1) << check.err << check.out;
+  EXPECT_EQ(check.out.rfind("GPU 1 lost", 0), 0u) << check.out;
+  EXPECT_EQ(check.out.find("more"), std::string::npos) << check.out;
 }
 
 TEST(FleetE2e, PrometheusDownOrAnsweringErrorsIsOneLineAndExit3) {

@@ -33,7 +33,7 @@ TEST(AnalyzeFiles, XmlAndKernelLogFillGpusAndEvents) {
   EXPECT_EQ(FileOf(r, 1).event_count, 2u);  // Xid 79 and the derived fallen-off-the-bus
   EXPECT_FALSE(r.input.live);
   ASSERT_EQ(r.input.gpus.size(), 1u);
-  EXPECT_EQ(r.input.gpus[0].pci_bus_id, "0000:3b:00.0");
+  EXPECT_EQ(r.input.gpus[0].key, "0000:3b:00.0");
   EXPECT_EQ(r.input.driver_version, "550.90.07");
   ASSERT_TRUE(r.input.kernel.has_value());
   ASSERT_EQ(r.input.kernel->events.size(), 2u);

@@ -116,7 +116,7 @@ TEST_F(AnalyzeFixtures, EveryDumpYieldsGpusWithBusIds) {
       EXPECT_GE(f.gpu_count, 1u) << p;
       ASSERT_FALSE(r.input.gpus.empty()) << p;
       const bool headerless = IsHeaderlessExcerpt(p);
-      for (const GpuSeries& s : r.input.gpus) EXPECT_EQ(s.pci_bus_id.empty(), headerless) << p;
+      for (const GpuSeries& s : r.input.gpus) EXPECT_EQ(s.latest().pci_bus_id.empty(), headerless) << p;
       EXPECT_NE(r.input.driver_version.has_value(), headerless) << p;
     }
   }

@@ -11,12 +11,12 @@ namespace {
 
 void AddWarning(const DiagnosisInput& input, RuleOutput& out) {
   Finding& f = out.Add(Severity::kWarning);
-  f.gpus.push_back(input.gpus.at(1).pci_bus_id);
+  f.gpus.push_back(input.gpus.at(1).key);
   f.title = Text{"warned", "警告"};
 }
 void AddCritical(const DiagnosisInput& input, RuleOutput& out) {
   Finding& f = out.Add(Severity::kCritical);
-  f.gpus.push_back(input.gpus.at(0).pci_bus_id);
+  f.gpus.push_back(input.gpus.at(0).key);
   f.xids = {79, 13, 79};
 }
 void AddInfo(const DiagnosisInput&, RuleOutput& out) { out.Add(Severity::kInfo); }

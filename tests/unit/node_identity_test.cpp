@@ -101,10 +101,10 @@ TEST(SeriesReadings, AnXidWithoutBusIdIsTiedByUuidThenIndex) {
       {"Hostname", "n"}, {"gpu", "1"}, {"UUID", "GPU-1"}, {"device", "nvidia1"}};
   old_exporter.AddFieldSeries(Labelled(gpu1, {{100, 60}}), "DCGM_FI_DEV_GPU_TEMP");
   old_exporter.AddDcgmXidSeries(Labelled(gpu1, {{100, 48}}), 60, 0);
-  EXPECT_EQ(XidGpus(old_exporter), (std::vector<std::string>{"gpu 1"}));
+  EXPECT_EQ(XidGpus(old_exporter), (std::vector<std::string>{"index:1"}));
   DiagnosisInput in = old_exporter.InputFor("n", Config{}, WallTime{}, WallTime{});
   ASSERT_EQ(in.gpus.size(), 1u);
-  EXPECT_EQ(in.gpus[0].pci_bus_id, "gpu 1");
+  EXPECT_EQ(in.gpus[0].key, "index:1");  // as the agent names a GPU without a bus id
 
   // The GPU's readings name its bus; an Xid series with its UUID alone, or
   // its device alone, is still that GPU's.

@@ -207,7 +207,7 @@ TEST_F(NvlinkFixtures, JoinsTheDumpOfTheSameGpus) {
     ASSERT_TRUE(r.files.at(0).ok && r.files.at(1).ok);
     std::size_t flagged = 0;
     for (const GpuSeries& g : r.input.gpus) {
-      EXPECT_FALSE(g.pci_bus_id.empty());
+      EXPECT_FALSE(g.key.empty());
       if (g.latest().nvlinks_all_inactive) {
         ++flagged;
         EXPECT_EQ(g.latest().index, 0u);

@@ -138,7 +138,7 @@ TEST(OutsideBytesRender, LabelValuesAndHtmlAreValidWhateverTheBytes) {
 
 void HostileFinding(const DiagnosisInput& input, RuleOutput& out) {
   Finding& f = out.Add(Severity::kCritical);
-  f.gpus.push_back(input.gpus.at(0).pci_bus_id);
+  f.gpus.push_back(input.gpus.at(0).key);
   for (const auto& h : HostileNames()) {
     f.title = Text{"process " + h.bytes, "进程 " + h.bytes};
     f.evidence.push_back(EvidenceItem{Text{"NVRM: Xid 13, name=" + h.bytes, "NVRM: Xid 13, name=" + h.bytes},

@@ -148,7 +148,8 @@ TEST(PromLabels, NodesGpusAndSelectors) {
   EXPECT_EQ(dcgm.Key(), "0000:3b:00.0");
   EXPECT_EQ(dcgm.uuid, "GPU-x");
   EXPECT_EQ(dcgm.model, "NVIDIA H100");
-  EXPECT_EQ(GpuOfLabels({{"gpu", "2"}}).Key(), "gpu 2");
+  EXPECT_EQ(GpuOfLabels({{"gpu", "2"}}).Key(), "index:2");  // core/gpu_key.h
+  EXPECT_EQ(GpuOfLabels({{"gpu", "x"}}).Key(), "gpu x");
 
   EXPECT_EQ(*MatchersOf(""), "");
   EXPECT_EQ(*MatchersOf(" {job=\"gpudoctor\"} "), "job=\"gpudoctor\"");
@@ -179,7 +180,7 @@ TEST(SeriesReadings, FieldsOfBothNamingsMeetInOneReading) {
   DiagnosisInput in = r.InputFor("n1", Config{}, WallTime{}, WallTime{});
   ASSERT_EQ(in.gpus.size(), 1u);
   const GpuSeries& g = in.gpus[0];
-  EXPECT_EQ(g.pci_bus_id, "0000:19:00.0");
+  EXPECT_EQ(g.key, "0000:19:00.0");
   ASSERT_EQ(g.readings.size(), 2u);
   EXPECT_EQ(g.readings[0].temperature_c, 71);
   EXPECT_EQ(g.readings[0].clocks_sm_mhz, std::nullopt);

@@ -33,7 +33,7 @@ std::string GpuSection(const std::string& html, const std::string& bus_id) {
 
 void HotGpu(const DiagnosisInput& input, RuleOutput& out) {
   Finding& f = out.Add(Severity::kWarning);
-  f.gpus.push_back(input.gpus.at(1).pci_bus_id);
+  f.gpus.push_back(input.gpus.at(1).key);
   f.title = Text{std::string("GPU 1 is too hot ") + kHostile, "GPU 1 温度过高"};
   f.explanation = Text{"It slows down.", "它会降频。"};
   f.evidence.push_back(

@@ -11,7 +11,7 @@ namespace report_render_unit_local {
 
 void HotGpu(const DiagnosisInput& input, RuleOutput& out) {
   Finding& f = out.Add(Severity::kCritical);
-  f.gpus.push_back(input.gpus.at(1).pci_bus_id);
+  f.gpus.push_back(input.gpus.at(1).key);
   f.title = Text{"GPU 1 is too hot", "GPU 1 温度过高"};
   f.explanation = Text{"It slows down.", "它会降频。"};
   f.evidence.push_back(EvidenceItem{Text{"max 91 °C", "最高 91 °C"}, 91, "celsius", std::nullopt, std::nullopt});

@@ -73,9 +73,8 @@ DiagnosisInput WithUnnamedLostGpu() {
   lost.index = 5;
   lost.state = GpuState::kLost;
   auto input = InputFromReadings(std::vector<std::vector<GpuStatus>>(4, {HealthyGpu(0), lost}));
-  for (GpuSeries& g : input.gpus) {
-    if (g.pci_bus_id.empty()) g.pci_bus_id = "index:5";  // as the store names it
-  }
+  // Named as every reader names it (core/gpu_key.h).
+  EXPECT_EQ(input.gpus.back().key, "index:5");
   return input;
 }
 
@@ -91,7 +90,7 @@ TEST(PowerSupplySuspectedRule, AnUnnamedLostGpuAndItsEventAreOneGpu) {
 TEST(PowerSupplySuspectedRule, AnUnnamedEventIsTheGpuWhoseReadingsShowTheLoss) {
   auto input = WithEvents({UnnamedNvmlLoss(0.5)}, WithUnnamedLostGpu());
   for (GpuSeries& g : input.gpus) {
-    if (g.pci_bus_id == "index:5") g.pci_bus_id = "0000:06:00.0";
+    if (g.key == "index:5") g.key = "0000:06:00.0";
   }
   EXPECT_TRUE(RunRule(kPowerSupplySuspectedRule, input).findings.empty());
 }

@@ -136,7 +136,7 @@ TEST(XidGspRule, GpuNumberWithoutBusIdIsNamedByNumberOrByTheReadings) {
   auto mapped = RunRule(kXidGspRule, input);
   ASSERT_EQ(mapped.findings.size(), 1u);
   ASSERT_EQ(mapped.findings[0].gpus.size(), 1u);
-  EXPECT_EQ(mapped.findings[0].gpus[0], input.gpus[1].pci_bus_id);
+  EXPECT_EQ(mapped.findings[0].gpus[0], input.gpus[1].key);
   EXPECT_EQ(mapped.findings[0].severity, Severity::kCritical);
 }
 

@@ -354,7 +354,7 @@ TEST(FabricHistory, PortChangesAreMarkedAndErrorRatesComputed) {
   input.rdma_history = readings;
   SystemStatus sys = test::MakeSystem(1, 0);
   GpuSeries g;
-  g.pci_bus_id = sys.gpus[0].pci_bus_id;
+  g.key = sys.gpus[0].pci_bus_id;
   for (int s : {0, 10, 20}) {
     GpuStatus r = sys.gpus[0];
     r.fabric = Fabric(s == 0 ? FabricState::kInProgress : FabricState::kCompleted, s == 20);

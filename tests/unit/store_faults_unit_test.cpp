@@ -56,7 +56,7 @@ TEST(StoreFaults, DamagedChunkIsLeftOutNamedAndTheRestOfTheWindowReads) {
   EXPECT_EQ(first->damaged[0].index, 0u);
   EXPECT_NE(first->damaged[0].message.find(FormatRfc3339(At(599))), std::string::npos);
   ASSERT_EQ(first->gpus.size(), 1u);
-  EXPECT_EQ(first->gpus[0].pci_bus_id, test::BusId(1));
+  EXPECT_EQ(first->gpus[0].key, test::BusId(1));
   EXPECT_EQ(first->gpus[0].readings.size(), 600u);
   EXPECT_EQ(first->summaries.count(test::BusId(0)), 0u);
 

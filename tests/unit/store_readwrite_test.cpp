@@ -43,7 +43,7 @@ TEST(StoreReadWrite, RawWindowReturnsEverySampleAsWritten) {
   ASSERT_EQ(w->gpus.size(), 2u);
   for (unsigned g = 0; g < 2; ++g) {
     const GpuSeries& series = w->gpus[g];
-    EXPECT_EQ(series.pci_bus_id, BusId(g));
+    EXPECT_EQ(series.key, BusId(g));
     ASSERT_EQ(series.readings.size(), 1500u);
     ASSERT_EQ(series.times.size(), 1500u);
     for (std::int64_t s = 0; s < 1500; ++s) {
@@ -66,7 +66,7 @@ TEST(StoreReadWrite, WindowSelectsTimeAndGpus) {
   auto w = store->ReadWindow(At(550), At(650), {BusId(2)});
   ASSERT_TRUE(w.ok()) << w.error().message;
   ASSERT_EQ(w->gpus.size(), 1u);
-  EXPECT_EQ(w->gpus[0].pci_bus_id, BusId(2));
+  EXPECT_EQ(w->gpus[0].key, BusId(2));
   EXPECT_EQ(w->gpus[0].readings.size(), 101u);
   EXPECT_EQ(w->gpus[0].latest().index, 2u);
   EXPECT_EQ(w->gpus[0].latest().name, "NVIDIA H100 80GB HBM3");

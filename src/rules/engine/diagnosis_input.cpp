@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/gpu_key.h"
+
 namespace gpudoctor {
 
 void AddReading(DiagnosisInput& input, const SystemStatus& status, std::optional<WallTime> time) {
@@ -14,11 +16,11 @@ void AddReading(DiagnosisInput& input, const SystemStatus& status, std::optional
     // By bus id; a reading without one (the GPU hung or was lost before
     // answering) by its index, so such GPUs do not merge into one.
     auto it = std::find_if(input.gpus.begin(), input.gpus.end(), [&](const GpuSeries& s) {
-      if (!gpu.pci_bus_id.empty()) return s.pci_bus_id == gpu.pci_bus_id;
+      if (!gpu.pci_bus_id.empty()) return s.key == gpu.pci_bus_id;
       return s.latest().index == gpu.index;
     });
     if (it == input.gpus.end()) {
-      input.gpus.push_back(GpuSeries{gpu.pci_bus_id, {}, {}});
+      input.gpus.push_back(GpuSeries{GpuKeyOf(gpu), {}, {}});
       it = std::prev(input.gpus.end());
     }
     it->readings.push_back(gpu);
@@ -33,7 +35,7 @@ void AddReading(DiagnosisInput& input, const SystemStatus& status, std::optional
 void KeepReadingsWhere(DiagnosisInput& input, const std::function<bool(WallTime)>& keep) {
   for (GpuSeries& g : input.gpus) {
     GpuSeries kept;
-    kept.pci_bus_id = g.pci_bus_id;
+    kept.key = g.key;
     for (std::size_t i = 0; i < g.readings.size(); ++i) {
       if (g.times[i] && keep(*g.times[i])) {
         kept.readings.push_back(std::move(g.readings[i]));
@@ -45,9 +47,9 @@ void KeepReadingsWhere(DiagnosisInput& input, const std::function<bool(WallTime)
   std::erase_if(input.gpus, [](const GpuSeries& g) { return g.readings.empty(); });
 }
 
-const GpuSeries* FindGpu(const DiagnosisInput& input, const std::string& pci_bus_id) {
+const GpuSeries* FindGpu(const DiagnosisInput& input, const std::string& key) {
   for (const auto& g : input.gpus) {
-    if (g.pci_bus_id == pci_bus_id) return &g;
+    if (g.key == key) return &g;
   }
   return nullptr;
 }

@@ -25,7 +25,9 @@ namespace gpudoctor {
 
 // One GPU over the window: its readings in time order (at least one).
 struct GpuSeries {
-  std::string pci_bus_id;  // the key; "0000:3b:00.0"
+  // The GPU's one name (core/gpu_key.h): its bus id "0000:3b:00.0", or
+  // "index:N" when it never gave one. Findings name GPUs by it.
+  std::string key;
   std::vector<GpuStatus> readings;
   std::vector<std::optional<WallTime>> times;  // same length as readings
   const GpuStatus& latest() const { return readings.back(); }
@@ -78,8 +80,8 @@ void AddReading(DiagnosisInput& input, const SystemStatus& status,
 // dropped) and the GPUs left with at least one; events are untouched.
 void KeepReadingsWhere(DiagnosisInput& input, const std::function<bool(WallTime)>& keep);
 
-// The series of the GPU with this bus id, or nullptr.
-const GpuSeries* FindGpu(const DiagnosisInput& input, const std::string& pci_bus_id);
+// The series of the GPU with this key (GpuSeries::key), or nullptr.
+const GpuSeries* FindGpu(const DiagnosisInput& input, const std::string& key);
 
 // "GPU 2 (0000:3b:00.0)" -- how findings name a GPU in text.
 std::string GpuLabel(const GpuStatus& gpu);

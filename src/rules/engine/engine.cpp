@@ -145,7 +145,7 @@ Diagnosis Diagnose(const DiagnosisInput& input, const std::vector<const Rule*>& 
   }
   for (const GpuSeries& series : input.gpus) {
     const GpuStatus& g = series.latest();
-    d.gpus.push_back(GpuVerdict{g.index, g.pci_bus_id, g.uuid, g.name, GpuStateName(g.state), Severity::kOk, {}});
+    d.gpus.push_back(GpuVerdict{series.key, g.index, g.pci_bus_id, g.uuid, g.name, GpuStateName(g.state), Severity::kOk, {}});
   }
   RecomputeGpuVerdicts(d);
   return d;
@@ -156,7 +156,7 @@ void RecomputeGpuVerdicts(Diagnosis& d) {
     v.verdict = Severity::kOk;
     v.finding_ids.clear();
     for (const Finding& f : d.findings) {
-      if (std::find(f.gpus.begin(), f.gpus.end(), v.pci_bus_id) == f.gpus.end()) continue;
+      if (std::find(f.gpus.begin(), f.gpus.end(), v.key) == f.gpus.end()) continue;
       v.verdict = std::max(v.verdict, f.severity);
       if (std::find(v.finding_ids.begin(), v.finding_ids.end(), f.id) == v.finding_ids.end()) {
         v.finding_ids.push_back(f.id);

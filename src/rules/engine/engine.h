@@ -12,6 +12,7 @@
 namespace gpudoctor {
 
 struct GpuVerdict {
+  std::string key;  // GpuSeries::key: the bus id, or "index:N"; findings name the GPU by it
   unsigned index = 0;
   std::string pci_bus_id;
   std::string uuid;

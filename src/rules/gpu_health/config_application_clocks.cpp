@@ -28,7 +28,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     bool memory_low = Below(g.clocks_applications_memory_mhz, g.clocks_default_applications_memory_mhz);
     if (!graphics_low && !memory_low) continue;
     Finding& f = out.Add(SustainedBusy(gpu, input) ? Severity::kWarning : Severity::kInfo);
-    f.gpus.push_back(gpu.pci_bus_id);
+    f.gpus.push_back(gpu.key);
     std::string label = GpuLabel(g);
     f.title = Text{fmt::format("{} application clocks are set below their defaults", label),
                    fmt::format("{} 的应用时钟被设置为低于默认值", label)};

@@ -40,7 +40,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     if (!g.compute_mode || *g.compute_mode == "Default") continue;
     bool prohibited = *g.compute_mode == "Prohibited";
     Finding& f = out.Add(prohibited ? Severity::kWarning : Severity::kInfo);
-    f.gpus.push_back(gpu.pci_bus_id);
+    f.gpus.push_back(gpu.key);
     Describe(f, g, prohibited);
     f.evidence.push_back(EvidenceItem{
         Text{fmt::format("compute mode {}", *g.compute_mode), fmt::format("计算模式 {}", *g.compute_mode)},

@@ -22,7 +22,7 @@ bool Differs(const std::optional<bool>& current, const std::optional<bool>& pend
 void Report(RuleOutput& out, const GpuSeries& gpu, const char* mode, bool current, bool mig) {
   const GpuStatus& g = gpu.latest();
   Finding& f = out.Add(mig ? Severity::kWarning : Severity::kInfo);
-  f.gpus.push_back(gpu.pci_bus_id);
+  f.gpus.push_back(gpu.key);
   std::string label = GpuLabel(g);
   f.title = Text{fmt::format("{}: {} mode change is waiting for a GPU reset", label, mode),
                  fmt::format("{} 的 {} 模式变更需要重置 GPU 后才生效", label, mode)};

@@ -23,7 +23,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     const GpuStatus& g = gpu.latest();
     if (g.persistence_mode.value_or(true)) continue;
     labels.push_back(GpuLabel(g));
-    bus_ids.push_back(gpu.pci_bus_id);
+    bus_ids.push_back(gpu.key);
   }
   if (labels.empty()) return;
   // One finding for all GPUs: it is one setting of the node, fixed by one command.

@@ -32,7 +32,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     bool set_by_user = g.power_limit_w && *g.power_limit_w < default_w * kBelowDefaultRatio;
     auto cap_share = ClockReasonShare(gpu, ClockReasonBit("sw_power_cap"));
     Finding& f = out.Add(Severity::kInfo);
-    f.gpus.push_back(gpu.pci_bus_id);
+    f.gpus.push_back(gpu.key);
     std::string label = GpuLabel(g);
     std::string limit_text = FormatNumber(*limit, 0);
     std::string default_text = FormatNumber(default_w, 0);

@@ -43,7 +43,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     }
     const GpuStatus& g = gpu.latest();
     Finding& f = out.Add(Severity::kWarning);
-    f.gpus.push_back(gpu.pci_bus_id);
+    f.gpus.push_back(gpu.key);
     std::string label = GpuLabel(g);
     f.title = Text{fmt::format("{} is busy but stays in a low performance state (P{})", label, w.worst),
                    fmt::format("{} 负载繁忙，却一直处于低性能状态（P{}）", label, w.worst)};

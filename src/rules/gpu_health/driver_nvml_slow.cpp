@@ -39,7 +39,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     if (!ms || *ms < kSlowCallMs) continue;
     const GpuStatus& g = gpu.latest();
     Finding& f = out.Add(*ms >= kVerySlowCallMs ? Severity::kCritical : Severity::kWarning);
-    f.gpus.push_back(gpu.pci_bus_id);
+    f.gpus.push_back(gpu.key);
     const std::string label = GpuLabel(g);
     const std::string per_call = FormatNumber(*ms, 0);
     f.title = Text{fmt::format("NVML answers in {} ms per call on {}: the driver or its GSP "

@@ -42,7 +42,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     if (!failure && !pending && uncorrectable <= 0) continue;
     Severity severity = failure ? Severity::kCritical : pending ? Severity::kWarning : Severity::kInfo;
     Finding& f = out.Add(severity);
-    f.gpus.push_back(gpu.pci_bus_id);
+    f.gpus.push_back(gpu.key);
     Describe(f, g, failure, pending);
     f.evidence.push_back(Measured(
         Text{fmt::format("remapped rows: {} after uncorrectable errors, {} after correctable ones; "

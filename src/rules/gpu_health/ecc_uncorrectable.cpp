@@ -36,7 +36,7 @@ void CheckUncorrected(const GpuSeries& gpu, RuleOutput& out) {
   std::string label = GpuLabel(g);
   bool now = volatile_unc > 0;
   Finding& f = out.Add(now ? Severity::kCritical : Severity::kInfo);
-  f.gpus.push_back(gpu.pci_bus_id);
+  f.gpus.push_back(gpu.key);
   if (now) {
     f.title = Text{fmt::format("{} had uncorrectable memory (ECC) errors since the driver loaded", label),
                    fmt::format("{} 自驱动加载以来出现了不可纠正的显存（ECC）错误", label)};
@@ -98,7 +98,7 @@ void CheckCorrected(const GpuSeries& gpu, RuleOutput& out) {
   auto growth = GrowthOf(gpu, [](const GpuStatus& s) { return AsDouble(s.ecc_volatile_corrected); });
   bool fast = growth && PerMinute(*growth) >= kCorrectedPerMinuteWarning;
   Finding& f = out.Add(fast ? Severity::kWarning : Severity::kInfo);
-  f.gpus.push_back(gpu.pci_bus_id);
+  f.gpus.push_back(gpu.key);
   std::string label = GpuLabel(g);
   f.title = Text{fmt::format("{} corrected memory (ECC) errors", label),
                  fmt::format("{} 出现了可纠正的显存（ECC）错误", label)};
@@ -123,7 +123,7 @@ void CheckRetiredPages(const GpuSeries& gpu, RuleOutput& out) {
   if (!pending && !rma) return;
   std::string label = GpuLabel(g);
   Finding& f = out.Add(rma ? Severity::kCritical : Severity::kWarning);
-  f.gpus.push_back(gpu.pci_bus_id);
+  f.gpus.push_back(gpu.key);
   if (rma) {
     f.title = Text{fmt::format("{} has retired {} memory pages: at the replacement limit", label,
                                FormatNumber(retired, 0)),

@@ -67,7 +67,7 @@ const Condition kLimitedSummary{
 void Add(const GpuSeries& gpu, const Condition& c, RuleOutput& out) {
   const GpuStatus& g = gpu.latest();
   Finding& f = out.Add(c.severity);
-  f.gpus.push_back(gpu.pci_bus_id);
+  f.gpus.push_back(gpu.key);
   const std::string label = GpuLabel(g);
   f.title = Text{fmt::format(fmt::runtime(c.title.en), label),
                  fmt::format(fmt::runtime(c.title.zh), label)};

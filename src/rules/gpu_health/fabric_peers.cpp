@@ -33,7 +33,7 @@ bool LinkedTo(const GpuStatus& g, const std::string& peer_bus_id) {
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   const bool nvswitch = NvSwitchSystem(input);
   std::map<std::string, const GpuStatus*> by_bus;
-  for (const GpuSeries& gpu : input.gpus) by_bus[gpu.pci_bus_id] = &gpu.latest();
+  for (const GpuSeries& gpu : input.gpus) by_bus[gpu.key] = &gpu.latest();
   std::set<std::pair<unsigned, unsigned>> pairs;
   std::map<std::string, int> statuses;  // status name -> pairs
   std::set<std::string> involved;

@@ -44,7 +44,7 @@ void Unregistered(const GpuSeries& gpu, std::optional<double> uptime_s, RuleOutp
   const bool started = fabric.state == FabricState::kInProgress;
   const bool early = uptime_s && *uptime_s < kRegistrationGraceS;
   Finding& f = out.Add(early ? Severity::kInfo : Severity::kCritical);
-  f.gpus.push_back(gpu.pci_bus_id);
+  f.gpus.push_back(gpu.key);
   const std::string label = GpuLabel(g);
   if (early) {
     f.title = Text{fmt::format("{} is still registering with the NVLink fabric", label),
@@ -82,7 +82,7 @@ void Failed(const GpuSeries& gpu, RuleOutput& out) {
   const GpuStatus& g = gpu.latest();
   const GpuFabric& fabric = *g.fabric;
   Finding& f = out.Add(Severity::kCritical);
-  f.gpus.push_back(gpu.pci_bus_id);
+  f.gpus.push_back(gpu.key);
   const std::string label = GpuLabel(g);
   f.title = Text{fmt::format("{} failed to register with the NVLink fabric", label),
                  fmt::format("{} 注册 NVLink 互联失败", label)};
@@ -103,7 +103,7 @@ void Failed(const GpuSeries& gpu, RuleOutput& out) {
 void NoCluster(const GpuSeries& gpu, RuleOutput& out) {
   const GpuStatus& g = gpu.latest();
   Finding& f = out.Add(Severity::kWarning);
-  f.gpus.push_back(gpu.pci_bus_id);
+  f.gpus.push_back(gpu.key);
   const std::string label = GpuLabel(g);
   f.title = Text{fmt::format("{} is in no multi-node NVLink domain (cluster UUID is zero)", label),
                  fmt::format("{} 不属于任何多节点 NVLink 域（`cluster UUID` 为零）", label)};

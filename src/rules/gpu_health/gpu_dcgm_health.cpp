@@ -30,7 +30,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     const std::uint32_t warn = g.dcgm_health_warn_watches.value_or(0) & ~fail;
     if (fail == 0 && warn == 0) continue;
     Finding& f = out.Add(fail != 0 ? Severity::kCritical : Severity::kWarning);
-    f.gpus.push_back(gpu.pci_bus_id);
+    f.gpus.push_back(gpu.key);
     const std::string label = GpuLabel(g);
     const std::string failing = WatchNames(fail), warning = WatchNames(warn);
     const std::string what = fail != 0 ? failing : warning;

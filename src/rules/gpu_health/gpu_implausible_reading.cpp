@@ -45,7 +45,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     for (const auto& [field, d] : dropped) fields += (fields.empty() ? "" : ", ") + field;
     const std::string label = GpuLabel(gpu.latest());
     Finding& f = out.Add(Severity::kWarning);
-    f.gpus.push_back(gpu.pci_bus_id);
+    f.gpus.push_back(gpu.key);
     f.title = Text{fmt::format("{} reports impossible readings ({}): sensor or driver fault, "
                                "ignored",
                                label, fields),

@@ -110,7 +110,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     const GpuStatus& g = *bad;
     std::string label = GpuLabel(g);
     Finding& f = out.Add(Severity::kCritical);
-    f.gpus.push_back(gpu.pci_bus_id);
+    f.gpus.push_back(gpu.key);
     f.title = StateText(g, label);
     f.explanation = Explanation(g);
     if (!g.state_detail.empty()) {

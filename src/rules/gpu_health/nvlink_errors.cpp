@@ -86,7 +86,7 @@ void AddActions(Finding& f, const GpuStatus& g) {
 void AllInactive(const GpuSeries& gpu, const LinkCounts& c, RuleOutput& out) {
   const GpuStatus& g = gpu.latest();
   Finding& f = out.Add(Severity::kCritical);
-  f.gpus.push_back(gpu.pci_bus_id);
+  f.gpus.push_back(gpu.key);
   std::string label = GpuLabel(g);
   f.title = Text{fmt::format("{} has no NVLink link up", label),
                  fmt::format("{} 没有任何连通的 NVLink 链路", label)};
@@ -122,7 +122,7 @@ void Inactive(const GpuSeries& gpu, bool expected_up, RuleOutput& out) {
   }
   if (c.inactive.empty()) return;
   Finding& f = out.Add(Severity::kWarning);
-  f.gpus.push_back(gpu.pci_bus_id);
+  f.gpus.push_back(gpu.key);
   std::string label = GpuLabel(g);
   f.title = Text{fmt::format("{} has {} of {} NVLink links down", label, c.inactive.size(), c.links),
                  fmt::format("{} 的 {} 条 NVLink 链路中有 {} 条未连通", label, c.links, c.inactive.size())};
@@ -165,7 +165,7 @@ void Slow(const GpuSeries& gpu, double fastest, RuleOutput& out) {
   }
   if (slow.empty()) return;
   Finding& f = out.Add(Severity::kWarning);
-  f.gpus.push_back(gpu.pci_bus_id);
+  f.gpus.push_back(gpu.key);
   std::string label = GpuLabel(g);
   f.title = Text{fmt::format("{} has {} NVLink links slower than the others", label, slow.size()),
                  fmt::format("{} 有 {} 条 NVLink 链路比其他链路慢", label, slow.size())};
@@ -202,7 +202,7 @@ void Counters(const GpuSeries& gpu, RuleOutput& out) {
   if (!rising && total < kStaticTotalWorthTelling) return;
   bool serious = replay_rise > 0 || recovery_rise > 0 || crc_per_s >= kCrcPerSecondLimit;
   Finding& f = out.Add(serious ? Severity::kWarning : Severity::kInfo);
-  f.gpus.push_back(gpu.pci_bus_id);
+  f.gpus.push_back(gpu.key);
   std::string label = GpuLabel(g);
   f.title = Text{fmt::format("{} has NVLink errors", label), fmt::format("{} 出现 NVLink 错误", label)};
   f.explanation = Text{

@@ -45,7 +45,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     if (!rising && total < kStaticTotalWorthTelling) continue;
     double per_minute = rising ? PerMinute(*growth) : 0;
     Finding& f = out.Add(per_minute > kReplaysPerMinuteLimit ? Severity::kWarning : Severity::kInfo);
-    f.gpus.push_back(gpu.pci_bus_id);
+    f.gpus.push_back(gpu.key);
     std::string label = GpuLabel(g);
     f.title = Text{fmt::format("{} retransmits on its PCIe link (replays)", label),
                    fmt::format("{} 的 PCIe 链路存在重传（replay）", label)};

@@ -67,9 +67,9 @@ Losses CollectLosses(const DiagnosisInput& input) {
   for (const GpuSeries& gpu : input.gpus) {
     for (std::size_t i = 0; i < gpu.readings.size(); ++i) {
       if (gpu.readings[i].state != GpuState::kLost || !gpu.times[i]) continue;
-      if (seen.insert(gpu.pci_bus_id).second) {
+      if (seen.insert(gpu.key).second) {
         double at = std::chrono::duration<double>(gpu.times[i]->time_since_epoch()).count();
-        out.wall.push_back({gpu.pci_bus_id, at, nullptr, gpu.times[i]});
+        out.wall.push_back({gpu.key, at, nullptr, gpu.times[i]});
       }
       break;
     }

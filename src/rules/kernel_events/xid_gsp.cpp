@@ -107,7 +107,7 @@ struct GspGroup {
 // number the GPUs in PCI bus order, as the driver does.
 std::string BusOfNumber(const DiagnosisInput& input, int number) {
   for (const GpuSeries& gpu : input.gpus) {
-    if (static_cast<int>(gpu.latest().index) == number) return gpu.pci_bus_id;
+    if (static_cast<int>(gpu.latest().index) == number) return gpu.key;
   }
   return {};
 }
@@ -115,7 +115,7 @@ std::string BusOfNumber(const DiagnosisInput& input, int number) {
 // The one GPU that the readings and the log name, or "" when not exactly one.
 std::string OnlyGpu(const DiagnosisInput& input) {
   std::set<std::string> buses;
-  for (const GpuSeries& gpu : input.gpus) buses.insert(gpu.pci_bus_id);
+  for (const GpuSeries& gpu : input.gpus) buses.insert(gpu.key);
   for (const KernelEvent& e : events::AllEvents(input)) {
     if (!e.pci_bus_id.empty()) buses.insert(e.pci_bus_id);
   }

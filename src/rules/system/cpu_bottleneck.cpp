@@ -100,7 +100,7 @@ void AddGpuEvidence(const std::vector<const GpuSeries*>& gpus, Finding& f) {
   for (const GpuSeries* gpu : gpus) {
     auto util = Summarize(UtilizationValues(*gpu));
     std::string label = GpuLabel(gpu->latest());
-    f.gpus.push_back(gpu->pci_bus_id);
+    f.gpus.push_back(gpu->key);
     f.evidence.push_back(
         NumberEvidence(fmt::format("{} utilisation avg {} %, max {} % with processes running",
                                    label, FormatNumber(util->avg), FormatNumber(util->max)),

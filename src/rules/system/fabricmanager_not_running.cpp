@@ -50,7 +50,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   // container, which this view cannot see, so it is a warning, not a verdict.
   const bool installed = fm.service->Installed();
   Finding& f = out.Add(installed ? Severity::kCritical : Severity::kWarning);
-  for (const GpuSeries& gpu : input.gpus) f.gpus.push_back(gpu.pci_bus_id);
+  for (const GpuSeries& gpu : input.gpus) f.gpus.push_back(gpu.key);
   f.title = installed ? Text{"NVSwitch system without a running Fabric Manager: NVLink and CUDA "
                              "cannot work",
                              "NVSwitch 系统上 Fabric Manager 未运行：NVLink 和 CUDA 无法工作"}

@@ -41,7 +41,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   auto m = Mismatch(fm);
   if (!m) return;
   Finding& f = out.Add(Severity::kCritical);
-  for (const GpuSeries& gpu : input.gpus) f.gpus.push_back(gpu.pci_bus_id);
+  for (const GpuSeries& gpu : input.gpus) f.gpus.push_back(gpu.key);
   f.title = Text{fmt::format("Fabric Manager {} does not match driver {}", m->fm, m->driver),
                  fmt::format("Fabric Manager {} 与驱动 {} 版本不一致", m->fm, m->driver)};
   f.explanation = Text{

@@ -125,7 +125,7 @@ void ReportSeries(const DiagnosisInput& input, const GpuSeries& gpu, RuleOutput&
                                    j.busy_readings, j.gen_low_busy, j.gen, j.gen_max),
                        static_cast<double>(j.gen), "generation"));
   }
-  AddCommon(gpu.pci_bus_id, f);
+  AddCommon(gpu.key, f);
   if (!warn) {
     f.explanation.en +=
         " The width stayed the same over the window, so the slot may simply provide fewer lanes "

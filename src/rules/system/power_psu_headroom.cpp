@@ -91,7 +91,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
 
   Finding& f = out.Add(b.sum_w > capacity_w ? Severity::kCritical : Severity::kWarning);
   for (const GpuSeries& gpu : input.gpus) {
-    if (BoardLimitW(gpu.latest())) f.gpus.push_back(gpu.pci_bus_id);
+    if (BoardLimitW(gpu.latest())) f.gpus.push_back(gpu.key);
   }
   std::string sum = FormatNumber(b.sum_w, 0);
   std::string cap = FormatNumber(capacity_w, 0);
