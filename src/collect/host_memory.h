@@ -55,7 +55,7 @@ struct RamToGpuRatio {
   std::string recommendation;  // one English line: "host RAM should be 2-4x GPU memory"
 };
 
-// std::nullopt when either side is unknown or 0. Thresholds from facts 6.3:
+// std::nullopt when either side is unknown or 0. Thresholds:
 // < 1x warning, < 2x advisory; recommend 2-4x.
 std::optional<RamToGpuRatio> HostRamToGpuMemory(std::optional<std::uint64_t> host_ram_bytes,
                                                 std::optional<std::uint64_t> gpu_memory_bytes);

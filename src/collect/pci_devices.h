@@ -69,7 +69,7 @@ std::optional<PciDevice> ReadPciDevice(const CollectContext& ctx, const std::str
 // Why the link runs below what it can do: "x8 of x16", "Gen1 of Gen4", or
 // both joined by ", "; empty when not degraded or unknown. Note that many
 // GPUs lower the generation at idle to save power: judge the generation
-// under load (facts 6.1); the width normally stays fixed.
+// under load; the width normally stays fixed.
 std::string PcieLinkDegradation(const PciDevice& device);
 // Which GPU a PCIe AER report naming this bus id concerns: each GPU maps to
 // itself, and each bridge above exactly one of the GPUs maps to that GPU

@@ -1,5 +1,6 @@
-// The MISSION thresholds (row 3) and how a single reading is graded against
-// them. Defaults here; the config file (diagnosis issue) overrides them.
+// The thresholds a single reading is graded against (temperature,
+// utilisation, memory, power) and how. Defaults here; the config file's
+// [thresholds] overrides them.
 #pragma once
 
 #include <optional>

@@ -1,5 +1,5 @@
-// NVIDIA's CUDA toolkit -> minimum Linux x86_64 driver table (facts 4.1) and
-// the minor-version compatibility minimums per toolkit family (facts 4.2),
+// NVIDIA's CUDA toolkit -> minimum Linux x86_64 driver table and
+// the minor-version compatibility minimums per toolkit family,
 // with the lookups diagnosis needs. The tables are static data; every
 // function is pure and thread-safe.
 #pragma once
@@ -39,7 +39,7 @@ std::span<const MinorCompatRow> MinorCompatTable();
 // (libcudart's "12.2.140"): callers drop the patch of component versions.
 // Without a patch the release's
 // GA row is used (the lowest minimum for that major.minor). With
-// minor_compat, the family minimum (facts 4.2) is used when it is lower, also
+// minor_compat, the family minimum is used when it is lower, also
 // for minor releases missing from the table (e.g. a future 12.x). nullopt for
 // a version the tables do not cover.
 std::optional<DriverVersion> MinDriverFor(const CudaVersion& cuda, bool minor_compat);

@@ -1,5 +1,5 @@
 // What can go wrong between a Python framework's CUDA build and the machine,
-// as a small catalog of facts (facts section 4) and one check that applies
+// as a small catalog of facts and one check that applies
 // it. Deliberately short: every entry follows from NVIDIA's driver table,
 // minor-version compatibility rules, or how the frameworks mark their builds.
 #pragma once

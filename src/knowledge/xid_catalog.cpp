@@ -15,7 +15,7 @@ struct BucketText {
   std::string_view zh;
 };
 
-// NVIDIA's immediate buckets ("Guidance classes", facts 2.1), as advice.
+// NVIDIA's immediate buckets ("Guidance classes"), as advice.
 constexpr BucketText kBuckets[] = {
     {XidResolution::kRestartApp, "RESTART_APP",
      "Restart the application; no GPU reset or reboot is needed.",

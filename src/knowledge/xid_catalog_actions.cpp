@@ -1,5 +1,5 @@
 // Recommended actions for the Xids seen most in the field, written from the
-// catalog's trigger notes (facts 2.1, 2.2, 2.5, 2.6, 6.4). Codes not listed
+// catalog's trigger notes. Codes not listed
 // here get the text of their immediate resolution bucket.
 #include "knowledge/xid_catalog_rows.h"
 

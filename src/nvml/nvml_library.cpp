@@ -40,7 +40,7 @@ Result<std::shared_ptr<const NvmlLibrary>> LoadNvmlLibrary(const std::string& pa
   lib->fn.nvmlErrorString =
       reinterpret_cast<nvmlErrorString_fn>(dlsym(handle, "nvmlErrorString"));
 
-  // Versioned symbols first, older exports as fallbacks (facts 1.1). Only the
+  // Versioned symbols first, older exports as fallbacks. Only the
   // calls every driver since R450 answers are folded here; pairs whose newer
   // call may also answer FUNCTION_NOT_FOUND, NOT_SUPPORTED or DEPRECATED
   // (processes, CUDA version, temperature, clock reasons, memory) keep both

@@ -1,5 +1,5 @@
 // NVRM lines: Xid, fallen off the bus, RmInitAdapter, GSP timeouts and
-// heartbeats, driver load, GPU UUID, probe failures (facts section 3).
+// heartbeats, driver load, GPU UUID, probe failures.
 #include <algorithm>
 #include <cctype>
 

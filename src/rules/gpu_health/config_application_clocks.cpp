@@ -2,7 +2,7 @@
 // application clocks (`nvidia-smi -ac`), which holds the GPU's clocks down
 // whatever the load. A warning when the GPU is busy (it costs speed now),
 // else worth knowing. Newer drivers deprecate application clocks and report
-// none (nullopt): nothing to judge then. MISSION row 15.
+// none (nullopt): nothing to judge then.
 #include <fmt/format.h>
 
 #include "rules/gpu_health/group.h"

@@ -2,7 +2,7 @@
 // CUDA process use the GPU (a warning: jobs fail now); Exclusive_Process (or
 // the old Exclusive_Thread) lets one process at a time, so jobs that open the
 // GPU from several processes (MPS aside) fail with "busy or unavailable":
-// worth knowing. MISSION row 15.
+// worth knowing.
 #include <fmt/format.h>
 
 #include "rules/gpu_health/group.h"

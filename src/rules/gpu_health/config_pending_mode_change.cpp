@@ -2,7 +2,7 @@
 // applies only after a GPU reset or reboot. MIG pending differs from current:
 // a warning, because jobs expecting the new layout (MIG instances or the
 // whole GPU) fail until then; ECC pending: worth knowing (the GPU works, in
-// the old mode). MISSION row 15.
+// the old mode).
 #include <fmt/format.h>
 
 #include "rules/gpu_health/group.h"

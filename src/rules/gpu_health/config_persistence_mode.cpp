@@ -3,7 +3,7 @@
 // job start pays the initialisation again (seconds on a large GPU), and
 // volatile ECC counts and application clocks are lost between jobs. NVIDIA
 // recommends it (or the nvidia-persistenced service) on servers. Windows
-// GPUs report no persistence mode (nullopt) and are left alone. MISSION row 15.
+// GPUs report no persistence mode (nullopt) and are left alone.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

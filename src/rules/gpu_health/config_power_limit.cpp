@@ -3,7 +3,6 @@
 // (enforced limit below the software limit) holds it down. It costs speed
 // only when the GPU has work and reaches the limit, i.e. when the SW power
 // cap reason shows while it is busy: then a warning, else worth knowing.
-// MISSION rows 10 and 15.
 #include <fmt/format.h>
 
 #include <cmath>

@@ -3,7 +3,7 @@
 // compute load a GPU runs at P0, or P2 on many boards; P3 and above while busy
 // means its clocks are held low by application clocks, a power limit, or a
 // driver or power-management problem. Judged over the window: a GPU that is
-// ramping up passes through low P-states briefly. MISSION row 15.
+// ramping up passes through low P-states briefly.
 #include <fmt/format.h>
 
 #include <algorithm>

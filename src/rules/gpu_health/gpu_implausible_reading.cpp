@@ -3,7 +3,7 @@
 // memory used than the board has). The NVML reader drops such values as
 // field errors ending in "implausible reading ..." so that no other rule
 // judges them; this rule says so, since a sensor or driver fault is worth
-// knowing about in itself. MISSION: hardware health.
+// knowing about in itself.
 #include <fmt/format.h>
 
 #include <map>

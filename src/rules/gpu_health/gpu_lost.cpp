@@ -1,7 +1,7 @@
 // gpu.lost: NVML lost the GPU (GPU_IS_LOST, "fallen off the bus"), the driver
 // stopped answering for it (hung), or its handle could not be had; or so many
 // of its fields fail with "unknown error" / "reset required" that the GPU is
-// unusable (what nvidia-smi shows as ERR!). MISSION: drop-outs, Xid 79.
+// unusable (what nvidia-smi shows as ERR!).
 #include <fmt/format.h>
 
 #include <string_view>

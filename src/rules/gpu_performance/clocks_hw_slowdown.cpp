@@ -2,7 +2,7 @@
 // brake reasons, and without a high temperature, that would explain it. The
 // hardware cut its clocks (by half or more) on an external signal: the power
 // supply, or a thermal sensor of the board or system (field notes: "HW
-// Slowdown without high temperature"). MISSION rows 10 and 11.
+// Slowdown without high temperature").
 #include <fmt/format.h>
 
 #include "core/clock_reasons.h"

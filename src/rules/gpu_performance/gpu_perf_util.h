@@ -23,7 +23,7 @@ inline constexpr double kIdleUtilizationPercent = 5;
 // memory in use still holds work (containers hide other namespaces' pids).
 inline constexpr double kHeldMemoryMinPercent = 5;
 // PCIe traffic (tx + rx) at or above this share of one direction's link
-// bandwidth is "high" (MISSION row 16).
+// bandwidth is "high".
 inline constexpr double kPcieBusyRatio = 0.5;
 // GPM (Hopper and later): utilisation at or above kBusyUtilizationPercent
 // while under kSmIdleActivityPercent of the SMs are active is "busy but idle

@@ -1,5 +1,5 @@
 // memory.pressure: GPU memory use above the high threshold over the window
-// (MISSION rows 3 and 6: > 90 % means out-of-memory risk). Names the
+// (> 90 % means out-of-memory risk). Names the
 // processes holding the most, the remedies for a job that needs less, and
 // for an idle GPU whose memory is still held, how to find and free it.
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
 // pcie.transfer_bound: utilisation below the normal minimum while PCIe
 // traffic runs at half or more of the link's bandwidth in one direction: the
-// GPU waits for host <-> device copies (MISSION row 16). The traffic is GPM's
+// GPU waits for host <-> device copies. The traffic is GPM's
 // PCIe rates where the GPU has them, else NVML's throughput counters.
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 // choice: the board or the system (PSU, power delivery) asserts an external
 // signal when its power budget is exceeded, and the GPU cuts its clocks hard.
 // Field notes: the telltale of power is drops and brakes when load starts or
-// peaks, often on several GPUs within the same second (MISSION rows 3, 10).
+// peaks, often on several GPUs within the same second.
 #include <fmt/format.h>
 
 #include "core/clock_reasons.h"

@@ -1,5 +1,5 @@
 // power.fluctuation: power draw swinging strongly while the GPU works
-// (MISSION rows 3 and 10: "power draw fluctuating strongly = unstable
+// ("power draw fluctuating strongly = unstable
 // supply"). A workload that keeps stalling (waiting for data, for other
 // ranks) swings the same way, so the finding names both. A power draw the
 // driver cannot read at all (nvidia-smi's `ERR! / 250W`, an NVML error) is

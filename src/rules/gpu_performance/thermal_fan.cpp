@@ -1,5 +1,5 @@
-// thermal.fan: signs of a failing fan on a GPU that has fans (MISSION row
-// 11): a fan standing at 0 % while the GPU is hot, a fan speed that cannot be
+// thermal.fan: signs of a failing fan on a GPU that has fans: a fan
+// standing at 0 % while the GPU is hot, a fan speed that cannot be
 // read (nvidia-smi "ERR!"), or fans pinned at 100 % while the GPU stays hot
 // (cooling at its limit). Passively cooled data-centre boards report no fan
 // speed at all (nullopt, NVML "not supported") and are never judged here.

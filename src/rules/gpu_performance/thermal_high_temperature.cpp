@@ -1,6 +1,6 @@
 // thermal.high_temperature: the GPU core above the configured high
-// temperature (85 °C, MISSION row 3), or its HBM memory near the memory
-// temperature at which the GPU starts to slow down (row 11). About the
+// temperature (85 °C by default), or its HBM memory near the memory
+// temperature at which the GPU starts to slow down. About the
 // temperature itself; the clock-event reasons are thermal.slowdown's.
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 // thermal.slowdown: the GPU cut its clocks because it ran hot (NVML's HW or
 // SW thermal slowdown reason), or its temperature reached the slowdown
-// threshold the GPU itself reports. MISSION rows 3 and 11.
+// threshold the GPU itself reports.
 #include <fmt/format.h>
 
 #include "core/clock_reasons.h"

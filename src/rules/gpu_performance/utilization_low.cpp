@@ -1,5 +1,5 @@
 // utilization.low: a GPU that holds work (a process, or its memory in use)
-// yet stays below the "wasted" utilisation (MISSION row 3: < 30 %). The usual
+// yet stays below the "wasted" utilisation (< 30 %). The usual
 // limit is the input pipeline or the CPU (row 5, judged by cpu.bottleneck);
 // a GPU waiting on PCIe transfers is pcie.transfer_bound's and left to it.
 #include <fmt/format.h>

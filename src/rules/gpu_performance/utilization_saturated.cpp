@@ -1,5 +1,5 @@
-// utilization.saturated: utilisation held at about 100 % (MISSION row 3:
-// "sustained 100 % may throttle"). Normal for training, so info; a warning
+// utilization.saturated: utilisation held at about 100 % (sustained 100 %
+// may throttle). Normal for training, so info; a warning
 // only when the clocks are also held below their maximum by a slowdown
 // reason. The cause itself (heat, power brake, HW slowdown) is reported by
 // the thermal, power and clock rules; here it is only named in the evidence.

@@ -4,7 +4,7 @@
 // further processing" is printed when the NIC side releases a GPU memory
 // registration whose CUDA context is already gone (the process exited or
 // crashed with memory still registered): cleanup, worth knowing, not a
-// fault of the GPU. Info, host-wide (the line names no GPU). MISSION row 14.
+// fault of the GPU. Info, host-wide (the line names no GPU).
 #include <fmt/format.h>
 
 #include "rules/kernel_events/event_util.h"

@@ -1,7 +1,6 @@
 // host.oom_kill: the kernel's OOM killer ended processes for lack of host RAM
 // (or of the container's memory limit). A warning naming the processes: a
 // training job killed this way looks like a crash or a hung NCCL rank.
-// MISSION row 7.
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -3,7 +3,6 @@
 // the readings' counters, NVLink Xids or NVSwitch SXids) or a Fabric Manager
 // that is not running on an NVSwitch system point to the fabric; otherwise to
 // the job and the network (a timeout usually means one rank died or hung).
-// MISSION row 12.
 #include <fmt/format.h>
 
 #include <fmt/ranges.h>

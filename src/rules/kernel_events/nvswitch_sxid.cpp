@@ -4,7 +4,7 @@
 // "Non-fatal" only for codes the guide does not list, and a line that states
 // nothing is not called non-fatal), [severity] overrides applied, with the
 // Fabric Manager's logged errors beside them. Host-wide: an NVSwitch is
-// not a GPU, so `gpus` stays empty. MISSION row 12.
+// not a GPU, so `gpus` stays empty.
 #include <fmt/format.h>
 
 #include <algorithm>

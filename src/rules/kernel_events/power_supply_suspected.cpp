@@ -2,8 +2,8 @@
 // other (Xid 79, fallen off the bus, or NVML reporting them lost). GPUs
 // rarely fail together; what they share is the power supply, so this points
 // to the PSU and power delivery rather than to the GPUs. Stronger when the
-// readings show high draw just before. MISSION row 10 and the "three GPUs
-// lost within one second under full load" correlation.
+// readings show high draw just before (three GPUs lost within one second
+// under full load).
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -5,7 +5,7 @@
 // application bug (warning, or info when few); different programs on one
 // GPU point to that GPU (NVIDIA's WORKFLOW_XID_13/31: run diagnostics);
 // different programs on several GPUs may be the driver. Xid 45 after another
-// Xid is a consequence (info). MISSION row 13.
+// Xid is a consequence (info).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

@@ -4,8 +4,8 @@
 // other events allow, says which cause they point to: uncorrected PCIe AER
 // errors on the GPU or its port just before (the link dropped: one finding,
 // "the PCIe link to GPU X dropped", with those lines as evidence), heat just
-// before the loss, or other PCIe errors on the same device (slot, riser, cable).
-// MISSION rows 13 and the "Xid 79 twenty seconds after 91 °C" correlation.
+// before the loss (an Xid 79 twenty seconds after 91 °C), or other PCIe errors
+// on the same device (slot, riser, cable).
 #include <fmt/format.h>
 
 #include <algorithm>

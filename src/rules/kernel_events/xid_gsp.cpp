@@ -10,7 +10,7 @@
 // warning, a single Xid 119 or 120 critical (the one Xid severity policy,
 // knowledge/xid_severity.h: DCGM treats both as fatal). Gives
 // NVIDIA's documented workaround (GSP off, proprietary module only) besides
-// reset and driver update. MISSION row 13.
+// reset and driver update.
 #include <fmt/format.h>
 
 #include <algorithm>

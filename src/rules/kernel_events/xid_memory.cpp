@@ -3,8 +3,7 @@
 // (uncontained), 64 (remap failure) and 140 are critical; 94 (contained) and
 // 63 (row marked for remapping, active after a reset) warnings; the rest per
 // the catalog. Readings sharpen the remedy: a pending remap means "reset,
-// then watch"; a remap failure means RMA. MISSION row 13 and the ECC /
-// row-remapping part of "beyond the source document".
+// then watch"; a remap failure means RMA.
 #include <fmt/format.h>
 
 #include <algorithm>

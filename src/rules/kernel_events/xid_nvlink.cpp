@@ -2,7 +2,6 @@
 // category: 136, 144-150, 155, ...). Severity from the catalog, except that
 // the NVLink5 Xids 144-150 state themselves whether they were fatal. Adds the
 // GPU's NVLink error counters and the Fabric Manager's state when known.
-// MISSION rows 12 and 13.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

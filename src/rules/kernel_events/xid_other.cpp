@@ -1,7 +1,7 @@
 // xid.other: every Xid that no more specific xid.* rule owns (see
 // group_events.h), decoded with NVIDIA's catalog: meaning, the immediate
 // resolution bucket, and our advice. One finding per GPU and code; severity
-// from the catalog (unknown codes: its safe default, a warning). MISSION row 13.
+// from the catalog (unknown codes: its safe default, a warning).
 #include <fmt/format.h>
 
 #include <algorithm>

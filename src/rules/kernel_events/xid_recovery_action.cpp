@@ -2,7 +2,7 @@
 // GPU back ("GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset
 // Required)"). The latest action per GPU decides: reset, reboot or drain and
 // reset -> critical with that remedy; back to None -> info (recovered).
-// MISSION row 13; facts 2.5.
+//5.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

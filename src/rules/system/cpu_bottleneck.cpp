@@ -1,6 +1,6 @@
 // cpu.bottleneck: GPUs that have work (processes) but stay below the normal
 // utilisation while the host CPU is saturated, waits for I/O, or loses time
-// to the hypervisor (steal): the GPUs starve for input. MISSION row 5.
+// to the hypervisor (steal): the GPUs starve for input.
 #include <fmt/format.h>
 
 #include "rules/system/group.h"
@@ -11,7 +11,7 @@ namespace gpudoctor {
 namespace {
 namespace cpu_bottleneck_rule {
 
-// Shares of CPU time that mean the CPU side cannot keep up (MISSION row 5).
+// Shares of CPU time that mean the CPU side cannot keep up.
 constexpr double kBusySaturatedPercent = 90;
 constexpr double kIowaitHighPercent = 20;
 constexpr double kStealHighPercent = 10;

@@ -1,6 +1,6 @@
 // cpu.cores_per_gpu: too few usable CPU cores per GPU to feed them (data
 // loading, augmentation, the launch threads themselves). Practitioners size
-// 4-8 cores per GPU. MISSION row 5.
+// 4-8 cores per GPU.
 #include <fmt/format.h>
 
 #include "rules/system/group.h"

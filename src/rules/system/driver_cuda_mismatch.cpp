@@ -1,7 +1,6 @@
 // driver.cuda_mismatch: installed CUDA (toolkits, nvcc, libcudart on the
 // library path, the runtime pip wheels bundle) newer than the driver
 // supports, checked against NVIDIA's table (knowledge/cuda_driver_table.h).
-// MISSION row 8.
 #include <fmt/format.h>
 
 #include <algorithm>

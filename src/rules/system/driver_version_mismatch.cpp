@@ -1,6 +1,6 @@
 // driver.version_mismatch: the loaded kernel module, the user-space driver
 // libraries and NVML disagree about the driver version ("Failed to
-// initialize NVML: Driver/library version mismatch"). MISSION row 8.
+// initialize NVML: Driver/library version mismatch").
 #include <fmt/format.h>
 
 #include <set>

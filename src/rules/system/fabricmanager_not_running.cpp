@@ -1,7 +1,7 @@
 // fabricmanager.not_running: an NVSwitch system whose nvidia-fabricmanager
 // service is not running. Without it the NVSwitch fabric is not set up: the
 // GPUs cannot use NVLink and CUDA fails to start with error 802 ("system not
-// yet initialized"). MISSION row 12; facts section 5.
+// yet initialized").
 #include <fmt/format.h>
 
 #include "rules/system/group.h"

@@ -2,7 +2,7 @@
 // as installed: built for a CUDA the driver cannot run, a CPU-only or ROCm
 // build on an NVIDIA GPU host, CUDA runtimes of several majors mixed in one
 // environment, or a build that runs only through minor-version
-// compatibility (knowledge/framework_compat.h). MISSION row 9.
+// compatibility (knowledge/framework_compat.h).
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // host.memory_pressure: the host runs out of RAM: pages are swapped in (the
 // job waits for the disk), little memory is left available (the OOM killer
-// is near), or major page faults run high. MISSION row 7.
+// is near), or major page faults run high.
 #include <fmt/format.h>
 
 #include "rules/system/group.h"

@@ -1,7 +1,7 @@
 // host.ram_to_gpu: host RAM (or the container's memory limit, when tighter)
 // against the total GPU memory. Pinned staging buffers, data-loader workers
 // and checkpoint assembly all live in host RAM; practitioners size it 2-4x
-// the GPU memory (facts 6.3). MISSION row 7.
+// the GPU memory.
 #include <fmt/format.h>
 
 #include "rules/system/group.h"

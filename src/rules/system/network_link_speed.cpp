@@ -1,7 +1,7 @@
 // network.link_speed: the host's fastest physical NIC that is up runs below
 // 10 Gbit/s, too slow to feed GPUs with remote data or to exchange
 // gradients between nodes. A slow management port next to a fast data NIC
-// is normal and not reported. MISSION row 14.
+// is normal and not reported.
 #include <fmt/format.h>
 
 #include <algorithm>

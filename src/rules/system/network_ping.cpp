@@ -1,7 +1,7 @@
 // network.ping: packet loss and latency to the configured targets
 // ([network] ping), the way `ping -c 100` is used in the manual checklist.
 // Loss above 1 % stalls collective operations and remote reads (TCP
-// retransmits); a high average latency is worth knowing. MISSION row 14.
+// retransmits); a high average latency is worth knowing.
 #include <fmt/format.h>
 
 #include "rules/system/group.h"

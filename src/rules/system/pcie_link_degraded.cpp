@@ -1,7 +1,7 @@
 // pcie.link_degraded: a GPU's PCIe link trained below what it can do: fewer
 // lanes (x8 of x16 halves the bandwidth; often a bad seat or riser), or a
 // lower generation while the GPU is busy. GPUs lower the generation at idle
-// to save power, so the generation is judged only under load (facts 6.1).
+// to save power, so the generation is judged only under load.
 // From NVML readings, and from sysfs for GPUs NVML does not show.
 #include <fmt/format.h>
 

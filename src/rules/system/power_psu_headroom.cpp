@@ -1,7 +1,7 @@
 // power.psu_headroom: the configured power-supply capacity against the sum
 // of the GPUs' power limits, which a job at full load can draw at once.
 // Practitioners want at least 20 % headroom above the boards' power (field
-// notes: power is the first cause of GPUs dropping under load). MISSION row 10.
+// notes: power is the first cause of GPUs dropping under load).
 #include <fmt/format.h>
 
 #include <algorithm>
