@@ -3,6 +3,9 @@
 #   scripts/bootstrap.sh            what building and testing need (CI, developers)
 #   scripts/bootstrap.sh --build    only what building and running the binary need
 #                                   (scripts/install.sh)
+#   scripts/bootstrap.sh --test-build  what building the binary and the tests
+#                                   needs (scripts/test.sh installs the rest, the
+#                                   servers and tools the tests run, beside the build)
 # Idempotent: when everything is installed it only checks and returns.
 set -euo pipefail
 
@@ -15,24 +18,30 @@ BUILD_PACKAGES=(
   libcpp-httplib-dev libmicrohttpd-dev libgnutls28-dev libyaml-cpp-dev libcrypt-dev
 )
 
-# The test suite, benchmarks, fuzzing and packaging: servers the tests start
+# What building the tests, the benchmarks and the man page needs
+# (GoogleTest, Google Benchmark, Python for the test list, help2man) and
+# dpkg-buildflags.
+TEST_BUILD_PACKAGES=(
+  googletest libgtest-dev libgmock-dev libbenchmark-dev python3 help2man dpkg-dev
+)
+# What the tests, fuzzing and packaging run: servers the tests start
 # (Prometheus, VictoriaMetrics, Chromium, a single-node Slurm with munge),
 # clang for the fuzz targets, tools, mmdebstrap for the container image's
 # root file system.
-TEST_PACKAGES=(
-  googletest libgtest-dev libgmock-dev libbenchmark-dev
+TEST_RUN_PACKAGES=(
   chromium fonts-noto-cjk prometheus prometheus-node-exporter victoria-metrics wrk iproute2 openssl
   clang libclang-rt-14-dev
-  python3 python3-yaml util-linux tmux
-  help2man man-db dpkg-dev systemd
+  python3-yaml util-linux tmux
+  man-db systemd
   slurmctld slurmd slurm-client munge mmdebstrap
 )
 
 PACKAGES=("${BUILD_PACKAGES[@]}")
 case "${1:-}" in
   --build) ;;
-  "") PACKAGES+=("${TEST_PACKAGES[@]}") ;;
-  *) echo "usage: scripts/bootstrap.sh [--build]" >&2; exit 2 ;;
+  --test-build) PACKAGES+=("${TEST_BUILD_PACKAGES[@]}") ;;
+  "") PACKAGES+=("${TEST_BUILD_PACKAGES[@]}" "${TEST_RUN_PACKAGES[@]}") ;;
+  *) echo "usage: scripts/bootstrap.sh [--build | --test-build]" >&2; exit 2 ;;
 esac
 
 missing=()
