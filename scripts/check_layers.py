@@ -21,6 +21,8 @@ LAYERS = {
     "knowledge": 2,
     "collect": 3,
     "rules": 4,
+    "window": 4.5,
+    "diagnosis": 4.7,
     "analyze": 5,
     "check": 5,
     "fix": 5,

@@ -17,6 +17,7 @@
 #include "agent/http_snapshot.h"
 #include "agent/sliding_window.h"
 #include "core/time_format.h"
+#include "diagnosis/diagnose_window.h"
 #include "collect/collect_context.h"
 #include "collect/gpu_bus_ids.h"
 #include "collect/process_owners.h"
@@ -217,7 +218,11 @@ void Agent::Evaluate(WallTime now) {
     input.kernel->sources.front().why = events_->kernel_log_status();
   }
   input.kernel->nvml_xid_events = events_->watching_nvml_xids();
-  Diagnosis diagnosis = Diagnose(input);
+  DiagnosisRequest request;
+  request.fold_across_gpus = false;  // the finding intervals are per GPU
+  // The sliding window is the window (nothing to cut) and no GPU is
+  // selected: it cannot fail.
+  Diagnosis diagnosis = std::move(DiagnoseWindow(input, request).value());
   // What is new since the last evaluation tells when each finding was last
   // (and, for a new one, first) shown, so that intervals do not trail their
   // evidence by the rules window.

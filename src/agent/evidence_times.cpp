@@ -2,8 +2,9 @@
 
 #include <algorithm>
 
-#include "rules/engine/engine.h"
+#include "diagnosis/diagnose_window.h"
 #include "rules/engine/registry.h"
+#include "window/cut.h"
 
 namespace gpudoctor {
 namespace evidence_times_detail {
@@ -27,19 +28,6 @@ std::vector<WallTime> TimesOf(const DiagnosisInput& in) {
   std::sort(times.begin(), times.end());
   times.erase(std::unique(times.begin(), times.end()), times.end());
   return times;
-}
-
-// The input with only the readings and events taken in [from, to].
-DiagnosisInput Stretch(const DiagnosisInput& in, WallTime from, WallTime to) {
-  DiagnosisInput s = in;
-  KeepReadingsWhere(s, [&](WallTime t) { return t >= from && t <= to; });
-  if (s.kernel) {
-    std::erase_if(s.kernel->events,
-                  [&](const KernelEvent& e) { return !e.time || *e.time < from || *e.time > to; });
-  }
-  s.window_from = from;
-  s.window_to = to;
-  return s;
 }
 
 bool Shows(const Diagnosis& d, const Finding& f) {
@@ -82,14 +70,21 @@ void StampEvidenceTimes(const DiagnosisInput& window, std::optional<WallTime> si
     }
     cuts = std::move(thinned);
   }
-  const DiagnosisInput newest = Stretch(window, cuts.front(), cuts.back());
+  // The stretches hold the readings and events taken from one cut to
+  // another, both in (Window::Spanning).
+  const WindowCutter newest(WindowCutter(window).Cut(Window::Spanning(cuts.front(), cuts.back())));
   const std::size_t n = cuts.size();
   for (Finding& f : findings) {
     auto rule = std::find_if(all.begin(), all.end(), [&](const Rule* r) { return r->id == f.id; });
     if (rule == all.end()) continue;
     const std::vector<const Rule*> one{*rule};
+    DiagnosisRequest request;
+    request.rules = &one;
+    request.fold_across_gpus = false;
     auto shows = [&](std::size_t a, std::size_t b) {
-      return Shows(Diagnose(Stretch(newest, cuts[a], cuts[b]), one), f);
+      DiagnosisInput stretch = newest.Cut(Window::Spanning(cuts[a], cuts[b]));
+      auto d = DiagnoseWindow(stretch, request);
+      return d && Shows(*d, f);
     };
     // The shortest stretch ending now that shows it, then the shortest
     // start of that stretch that still does: its end is the last evidence

@@ -14,17 +14,22 @@ void SlidingWindow::AddEvent(KernelEvent event) {
 }
 
 void SlidingWindow::Trim(WallTime now) {
-  const WallTime from = now - span_;
-  while (!readings_.empty() && readings_.front().first < from) readings_.pop_front();
+  window_ = Window{now - span_, now};
+  while (!readings_.empty() && readings_.front().first <= window_->from) readings_.pop_front();
   // Events arrive roughly in time order; drop from the front while old.
-  while (!events_.empty() && events_.front().time.value_or(now) < from) events_.pop_front();
+  while (!events_.empty() && events_.front().time.value_or(now) <= window_->from) {
+    events_.pop_front();
+  }
 }
 
 void SlidingWindow::Fill(DiagnosisInput& input) const {
   input.gpus.clear();
   input.gpu_readings = false;
   for (const auto& [time, status] : readings_) gpudoctor::AddReading(input, status, time);
-  if (!readings_.empty()) {
+  if (window_) {
+    input.window_from = window_->from;
+    input.window_to = window_->to;
+  } else if (!readings_.empty()) {
     input.window_from = readings_.front().first;
     input.window_to = readings_.back().first;
   }

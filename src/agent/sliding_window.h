@@ -5,11 +5,13 @@
 
 #include <chrono>
 #include <deque>
+#include <optional>
 #include <vector>
 
 #include "core/gpu_status.h"
 #include "core/kernel_event.h"
 #include "rules/engine/diagnosis_input.h"
+#include "window/window.h"
 
 namespace gpudoctor {
 
@@ -19,11 +21,13 @@ class SlidingWindow {
 
   void AddReading(WallTime time, SystemStatus status);
   void AddEvent(KernelEvent event);  // events without a time are kept as "now"
-  // Drops what is older than now - span.
+  // The window becomes (now - span, now] (window/window.h); drops what
+  // it does not hold.
   void Trim(WallTime now);
 
-  // Readings and events of the window into `input` (gpus, window bounds,
-  // kernel events); other evidence is left as it is.
+  // Readings and events of the window into `input` (gpus, the window
+  // since the last Trim, else the readings' first to last; kernel events);
+  // other evidence is left as it is.
   void Fill(DiagnosisInput& input) const;
 
   std::size_t readings() const { return readings_.size(); }
@@ -31,6 +35,7 @@ class SlidingWindow {
 
  private:
   std::chrono::milliseconds span_;
+  std::optional<Window> window_;  // since the last Trim
   std::deque<std::pair<WallTime, SystemStatus>> readings_;
   std::deque<KernelEvent> events_;
 };

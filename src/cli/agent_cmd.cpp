@@ -4,6 +4,8 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <malloc.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -179,6 +181,13 @@ int RunAgentCommand(const AgentCliOptions& c, const GlobalOptions& global) {
     return kExitCannotRun;
   }
   SetLogLevel(*level);
+  // The agent runs for months beside the workload: two malloc arenas for
+  // its dozen threads (glibc gives each thread that allocates one of its
+  // own), and a fixed threshold above which blocks are mapped and given
+  // back when freed (glibc raises it after the first such free, so a
+  // periodic large read then stayed resident in an arena).
+  mallopt(M_ARENA_MAX, 2);
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   static AgentSignals signals;
   g_signals = &signals;
   struct sigaction sa {};

@@ -6,8 +6,7 @@
 #include "analyze/analyze_input.h"
 #include "cli/commands.h"
 #include "cli/report_options.h"
-#include "rules/engine/engine.h"
-#include "rules/engine/finding_fold.h"
+#include "diagnosis/diagnose_window.h"
 
 namespace gpudoctor {
 namespace {
@@ -45,8 +44,12 @@ int RunAnalyze(const AnalyzeOptions& opts, const GlobalOptions& global) {
     std::cerr << "gpudoctor: none of the given files could be analysed\n";
     return kExitCannotRun;
   }
-  Diagnosis diagnosis = Diagnose(analyzed.input);
-  FoldAcrossGpus(diagnosis, analyzed.input);
+  auto diagnosed = DiagnoseWindow(analyzed.input, DiagnosisRequest{});
+  if (!diagnosed) {
+    std::cerr << "gpudoctor: " << diagnosed.error().message << "\n";
+    return kExitCannotRun;
+  }
+  Diagnosis diagnosis = std::move(*diagnosed);
   report.input = &analyzed.input;
   report.diagnosis = &diagnosis;
   report.generated_at = std::chrono::system_clock::now();

@@ -11,7 +11,6 @@
 #include "cli/nvml_options.h"
 #include "cli/report_options.h"
 #include "core/terminal.h"
-#include "rules/engine/finding_fold.h"
 
 namespace gpudoctor {
 namespace {
@@ -30,6 +29,7 @@ int RunDiagnose(const DiagnoseOptions& opts, const GlobalOptions& global) {
     return kExitCannotRun;
   }
   plan->nvml_library = nvml->library_path;
+  plan->fold_across_gpus = true;
   auto session = NvmlSession::Open(*nvml);
   // Ctrl-C ends the sampling early, and the diagnosis of what was sampled so
   // far is still printed, marked interrupted (a second Ctrl-C exits at once).
@@ -41,7 +41,6 @@ int RunDiagnose(const DiagnoseOptions& opts, const GlobalOptions& global) {
     ExitAfterSession(*session, kExitCannotRun);
   }
 
-  FoldAcrossGpus(live.diagnosis, live.input);
   ReportContext report;
   report.input = &live.input;
   report.diagnosis = &live.diagnosis;

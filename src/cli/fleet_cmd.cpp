@@ -10,7 +10,7 @@
 #include "cli/prometheus_options.h"
 #include "cli/report_options.h"
 #include "core/duration.h"
-#include "core/time_window.h"
+#include "window/window.h"
 #include "prom/fleet_build.h"
 #include "render/ansi.h"
 #include "render/fleet_render.h"
@@ -51,7 +51,8 @@ int RunFleet(const FleetCliOptions& o, const GlobalOptions& global) {
   auto window = ResolveTimeWindow({o.since, o.from, o.to, "24h", "--"}, std::chrono::system_clock::now());
   if (!window) return fail(window.error().message);
   FleetRequest request;
-  std::tie(request.from, request.to) = *window;
+  request.from = window->from;
+  request.to = window->to;
   request.match = o.match;
   request.strip_buckets = o.buckets;
   request.config = *config;

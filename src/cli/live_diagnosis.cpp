@@ -15,6 +15,7 @@
 #include "collect/xid_paths.h"
 #include "core/duration.h"
 #include "core/terminal.h"
+#include "diagnosis/diagnose_window.h"
 #include "nvml/nvml_xid_events.h"
 #include "parse/ping_target.h"
 
@@ -234,7 +235,11 @@ LiveDiagnosis RunLiveDiagnosis(NvmlSession& session, const LiveDiagnosisPlan& pl
     out.nvml_error = first.nvml_error;
     return out;
   }
-  out.diagnosis = Diagnose(input);
+  DiagnosisRequest request;
+  request.fold_across_gpus = plan.fold_across_gpus;
+  // Nothing is cut (the readings and events are this window's) and no GPU
+  // is selected: it cannot fail.
+  out.diagnosis = std::move(DiagnoseWindow(input, request).value());
   return out;
 }
 

@@ -45,6 +45,8 @@ struct LiveDiagnosisPlan {
   // (as NvmlOptions::library_path); false: not watched.
   bool watch_nvml_xids = true;
   std::string nvml_library;
+  // One finding per cause over several GPUs, for a reader (diagnose).
+  bool fold_across_gpus = false;
 };
 
 // Errors are one line naming the option (or the config file).

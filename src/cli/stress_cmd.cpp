@@ -15,8 +15,7 @@
 #include "cli/report_options.h"
 #include "knowledge/hbm_peaks.h"
 #include "nvml/nvml_xid_events.h"
-#include "rules/engine/cause_fold.h"
-#include "rules/engine/finding_fold.h"
+#include "diagnosis/diagnose_window.h"
 #include "rules/engine/registry.h"
 #include "status/gpu_selector.h"
 #include "stress/p2p_expectation.h"
@@ -170,9 +169,11 @@ int RunStressCommand(const StressCmdOptions& opts, const GlobalOptions& global) 
   DiagnosisInput input;
   input.config = *config;
   FillInput(input, result);
-  Diagnosis diagnosis = Diagnose(input, ActiveRules());
-  FoldCauses(diagnosis);
-  FoldAcrossGpus(diagnosis, input);
+  const std::vector<const Rule*> active_rules = ActiveRules();
+  DiagnosisRequest request;
+  request.rules = &active_rules;
+  // No window to cut and no GPU to select (stress chose its GPUs): it cannot fail.
+  Diagnosis diagnosis = std::move(DiagnoseWindow(input, request).value());
   ReportContext report;
   report.input = &input;
   report.diagnosis = &diagnosis;

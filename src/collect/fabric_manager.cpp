@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
 
 #include "collect/exec_capture.h"
 #include "parse/dpkg_status.h"
@@ -20,6 +21,34 @@ constexpr const char* kDpkgStatus = "/var/lib/dpkg/status";
 std::string Lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
   return s;
+}
+
+// The stanzas of /var/lib/dpkg/status whose package name starts with
+// `prefix`, read line by line: the database is often megabytes, read every
+// few minutes by the agent, and a whole copy of it was the largest thing in
+// the agent's memory.
+Result<std::string> ReadDpkgStanzas(const CollectContext& ctx, std::string_view prefix) {
+  std::ifstream in(UnderRoot(ctx, kDpkgStatus));
+  if (!in) return ErrnoError(errno, kDpkgStatus);
+  const std::string package = "Package: " + std::string(prefix);
+  std::string kept, stanza, line;
+  bool wanted = false;  // dpkg writes a stanza's Package line first
+  auto end_stanza = [&] {
+    if (!stanza.empty()) kept += stanza + "\n";
+    stanza.clear();
+    wanted = false;
+  };
+  while (std::getline(in, line)) {
+    if (line.empty()) {
+      end_stanza();
+      continue;
+    }
+    if (line.rfind("Package: ", 0) == 0) wanted = line.rfind(package, 0) == 0;
+    if (wanted) stanza += line + "\n";
+  }
+  if (in.bad()) return ErrnoError(errno, kDpkgStatus);
+  end_stanza();
+  return kept;
 }
 
 void ReadVersion(const CollectContext& ctx, const FabricManagerOptions& options,
@@ -38,7 +67,7 @@ void ReadVersion(const CollectContext& ctx, const FabricManagerOptions& options,
         out.ok() ? SourceStatus{"nv-fabricmanager --version", false, "no version in its output"}
                  : StatusOf("nv-fabricmanager --version", out));
   }
-  auto status = ReadRootFile(ctx, kDpkgStatus);
+  auto status = ReadDpkgStanzas(ctx, "nvidia-fabricmanager");
   facts.sources.push_back(StatusOf(kDpkgStatus, status));
   if (!status.ok()) return;
   for (const auto& pkg : FindInstalledDpkgPackages(*status, "nvidia-fabricmanager")) {

@@ -20,4 +20,11 @@ bool IsIndexKey(std::string_view key);
 // N of "index:N"; nullopt for a bus id or anything malformed.
 std::optional<unsigned> IndexOfKey(std::string_view key);
 
+// True when a --gpu selector names the GPU: its index ("0"), its UUID
+// ("GPU-...", any case) or its PCI bus id in any common spelling ("3b:00.0",
+// "0000:3B:00.0", "00000000:3B:00.0"). Every command's --gpu matches by it.
+bool GpuSelectorNames(std::string_view selector, unsigned index, std::string_view pci_bus_id,
+                      std::string_view uuid);
+bool GpuSelectorNames(std::string_view selector, const GpuStatus& gpu);
+
 }  // namespace gpudoctor

@@ -26,13 +26,16 @@ std::string NodeOfLabels(const PromLabels& labels) {
   return FirstLabel(labels, {"Hostname", "hostname", "node", "nodename", "instance"});
 }
 
-std::string GpuLabels::Key() const {
+std::string GpuLabels::FindingKey() const {
   if (!pci_bus_id.empty()) return pci_bus_id;
-  // A GPU lost before it gave its bus id: "index:N", as the agent's
-  // findings name it (core/gpu_key.h).
   unsigned index = 0;
   auto [end, ec] = std::from_chars(gpu.data(), gpu.data() + gpu.size(), index);
   if (!gpu.empty() && ec == std::errc() && end == gpu.data() + gpu.size()) return GpuKeyOf("", index);
+  return "";
+}
+
+std::string GpuLabels::Key() const {
+  if (std::string key = FindingKey(); !key.empty()) return key;
   if (!gpu.empty()) return "gpu " + gpu;
   return uuid;
 }

@@ -26,6 +26,10 @@ struct GpuLabels {
   std::string model;
   // The GPU's key within its node: the bus id, else "gpu <index>", else the uuid.
   std::string Key() const;
+  // The name the agent's findings give the GPU (core/gpu_key.h): its bus id,
+  // or "index:N" for a GPU lost before it gave one; empty when neither is
+  // known.
+  std::string FindingKey() const;
 };
 GpuLabels GpuOfLabels(const PromLabels& labels);
 // A MIG GPU instance's series (dcgm-exporter's GPU_I_ID, gpudoctor's

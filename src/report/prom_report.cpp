@@ -8,12 +8,13 @@
 #include "core/clock_reasons.h"
 #include "core/metric_fields.h"
 #include "core/time_format.h"
-#include "core/time_window.h"
+#include "window/window.h"
 #include "prom/node_identity.h"
 #include "prom/prom_labels.h"
 #include "prom/series_readings.h"
+#include "diagnosis/diagnose_window.h"
 #include "rules/engine/engine.h"
-#include "rules/engine/finding_fold.h"
+#include "window/cut.h"
 
 namespace gpudoctor {
 namespace {
@@ -124,23 +125,21 @@ void AgentTimeline(const std::vector<PromSeries>& active, double step_s, double 
 void RulesTimeline(const DiagnosisInput& input, int stretches, Timeline& timeline) {
   const WallTime from = *input.window_from;
   const auto part = (*input.window_to - from) / stretches;
+  const WindowCutter cutter(input);
+  DiagnosisRequest request;
+  request.fold_across_gpus = false;
   std::map<std::pair<std::string, std::string>, FindingInterval> open;
   for (int b = 0; b <= stretches; ++b) {
     std::set<std::pair<std::string, std::string>> seen;
     if (b < stretches) {
       const WallTime b_from = from + part * b, b_to = b_from + part;
-      DiagnosisInput slice = input;
-      KeepReadingsWhere(slice, [&](WallTime t) { return t >= b_from && t < b_to; });
-      if (slice.kernel) {
-        std::erase_if(slice.kernel->events, [&](const KernelEvent& e) {
-          return !e.time || *e.time < b_from || *e.time >= b_to;
-        });
-      }
-      slice.window_from = b_from;
-      slice.window_to = b_to;
+      DiagnosisInput slice = cutter.Cut(Window{b_from, b_to});
       slice.gpu_readings = !slice.gpus.empty();
-      if (slice.gpu_readings || (slice.kernel && !slice.kernel->events.empty())) {
-        for (const Finding& f : Diagnose(slice).findings) {
+      auto diagnosed = slice.gpu_readings || (slice.kernel && !slice.kernel->events.empty())
+                           ? DiagnoseWindow(slice, request)
+                           : Result<Diagnosis>(Diagnosis{});
+      if (diagnosed) {
+        for (const Finding& f : diagnosed->findings) {
           std::string gpus;
           for (const auto& g : f.gpus) gpus += g + ",";
           auto key = std::make_pair(f.id, gpus);
@@ -193,7 +192,8 @@ Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& 
   auto matchers = MatchersOf(request.match);
   if (!matchers) return matchers.error();
   auto r = std::make_unique<RecordedReport>();
-  std::tie(r->from, r->to) = *window;
+  r->from = window->from;
+  r->to = window->to;
   const double window_s = UnixOf(r->to) - UnixOf(r->from);
   const std::string w = "[" + SecsOf(window_s) + "]";
 
@@ -308,34 +308,23 @@ Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& 
   }
   DiagnosisInput& input = r->input;
   input = readings.InputFor(nodes.front(), request.config, r->from, r->to);
-  // Readings the points of a state or reason series made before the window.
-  const WallTime window_from = r->from;
-  KeepReadingsWhere(input, [window_from](WallTime t) { return t >= window_from; });
   if (input.kernel) {
-    std::erase_if(input.kernel->events, [&](const KernelEvent& e) { return e.time && *e.time < r->from; });
     input.kernel->sources = {SourceStatus{"prometheus " + client.url() + " " + names, true, ""}};
   }
-  if (!request.gpus.empty()) {
-    std::vector<GpuSeries> kept;
-    for (const auto& text : request.gpus) {
-      auto it = std::find_if(input.gpus.begin(), input.gpus.end(), [&](const GpuSeries& g) {
-        return GpuNamedBy(text, g.latest().index, g.latest().pci_bus_id, g.latest().uuid);
-      });
-      if (it == input.gpus.end()) {
-        return Error{ErrorCode::kInvalid, "--gpu " + text + ": no such GPU of " + request.node +
-                                              " in Prometheus in this window"};
-      }
-      kept.push_back(std::move(*it));
-      input.gpus.erase(it);
-    }
-    input.gpus = std::move(kept);
-    KeepEventsOfTheGpusKept(input);
-  }
-  input.gpu_readings = !input.gpus.empty();
-  input.nvml_loaded = input.gpu_readings;
+  input.nvml_loaded = input.gpu_readings = !input.gpus.empty();
   input.hostname = request.node;
-  r->diagnosis = Diagnose(input);
-  FoldAcrossGpus(r->diagnosis, input);
+  // The window cut (the points of a state or reason series made readings
+  // before it) and the --gpu view; the findings folded across GPUs once the
+  // active stretches are judged (FinishRecordedDiagnosis).
+  DiagnosisRequest view;
+  view.window = Window{r->from, r->to};
+  view.gpus = request.gpus;
+  view.where = "of " + request.node + " in Prometheus in this window";
+  view.fold_across_gpus = false;
+  auto diagnosed = DiagnoseWindow(input, view);
+  if (!diagnosed) return diagnosed.error();
+  r->diagnosis = std::move(*diagnosed);
+  input.nvml_loaded = input.gpu_readings = !input.gpus.empty();
   // Timeline: the agent's own start and end of each finding, else the rules'.
   std::set<std::string> kept_gpus;
   for (const auto& g : input.gpus) kept_gpus.insert(g.key);
@@ -347,9 +336,6 @@ Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& 
       for (const auto& d : r->diagnosis.findings) {
         if (d.id != f.finding_id) continue;
         if (d.gpus == f.gpus) f.title = d.title;
-        for (const auto& share : d.per_gpu) {
-          if (f.gpus.size() == 1 && share.gpu == f.gpus.front()) f.title = share.title;
-        }
       }
     }
   } else {
@@ -364,7 +350,7 @@ Result<std::unique_ptr<RecordedReport>> BuildPrometheusReport(const PromClient& 
   std::sort(timeline.findings.begin(), timeline.findings.end(),
             [](const FindingInterval& a, const FindingInterval& b) { return a.start < b.start; });
   ThrottleFromReadings(input, step_s, timeline);
-  JudgeActiveStretches(*r);
+  FinishRecordedDiagnosis(*r);
   if (input.kernel) r->stored.events = input.kernel->events;
   r->store_path = client.url();
   r->source_kind = "prometheus";

@@ -10,54 +10,48 @@
 #include "collect/net_facts.h"
 #include "core/clock_reasons.h"
 #include "core/time_format.h"
-#include "core/time_window.h"
+#include "window/window.h"
 #include "report/fabric_history.h"
+#include "core/gpu_key.h"
+#include "diagnosis/diagnose_window.h"
 #include "rules/engine/engine.h"
+#include "window/cut.h"
 #include "rules/engine/finding_fold.h"
 #include "store/store_lock.h"
 
 namespace gpudoctor {
 namespace {
 
-Error Invalid(std::string message) { return Error{ErrorCode::kInvalid, std::move(message)}; }
-
 Result<bool> ResolveWindow(const RecordedWindowRequest& o, WallTime now, RecordedReport& r) {
   auto w = ResolveTimeWindow({o.since, o.from, o.to, "1h", o.option_prefix}, now);
   if (!w) return w.error();
-  std::tie(r.from, r.to) = *w;
+  r.from = w->from;
+  r.to = w->to;
   return true;
 }
 
-// Keeps the GPUs the request names (index, bus id or UUID), and the damaged
-// parts of those GPUs. A named GPU whose every sample in the window is
-// damaged is that error, not "no such GPU".
-Result<bool> FilterGpus(StoredWindow& w, const RecordedWindowRequest& o, WallTime from,
-                        WallTime to) {
+// Keeps the damaged parts of the GPUs the request names (index, bus id or
+// UUID). A named GPU whose every sample in the window is damaged is that
+// error, not "no such GPU" (the --gpu view of DiagnoseWindow says that).
+Result<bool> KeepDamageOfNamedGpus(StoredWindow& w, const RecordedWindowRequest& o, WallTime from,
+                                   WallTime to) {
   if (o.gpus.empty()) return true;
-  std::vector<GpuSeries> kept;
   std::vector<StoredWindow::DamagedPart> kept_damage;
   for (const auto& text : o.gpus) {
     const StoredWindow::DamagedPart* damage = nullptr;
     for (const auto& d : w.damaged) {
-      if (!GpuNamedBy(text, d.index, d.pci_bus_id, d.uuid)) continue;
+      if (!GpuSelectorNames(text, d.index, d.pci_bus_id, d.uuid)) continue;
       if (!damage) damage = &d;
       kept_damage.push_back(d);
     }
-    auto match = std::find_if(w.gpus.begin(), w.gpus.end(), [&](const GpuSeries& g) {
-      const GpuStatus& s = g.latest();
-      return GpuNamedBy(text, s.index, s.pci_bus_id, s.uuid);
+    const bool recorded = std::any_of(w.gpus.begin(), w.gpus.end(), [&](const GpuSeries& g) {
+      return GpuSelectorNames(text, g.latest());
     });
-    if (match == w.gpus.end() && damage) {
+    if (!recorded && damage) {
       return Error{ErrorCode::kCorrupt, damage->message + "; no samples of it could be read between " +
                                             FormatRfc3339(from) + " and " + FormatRfc3339(to)};
     }
-    if (match == w.gpus.end()) {
-      return Invalid(o.option_prefix + "gpu " + text + ": no such GPU recorded in this window");
-    }
-    kept.push_back(std::move(*match));
-    w.gpus.erase(match);
   }
-  w.gpus = std::move(kept);
   w.damaged = std::move(kept_damage);
   return true;
 }
@@ -168,17 +162,16 @@ void JudgeActiveStretches(RecordedReport& r) {
     if (!f.end && f.start > r.from) active[f.start].insert(f.finding_id);
   }
   bool changed = false;
+  const WindowCutter cutter(r.input);
+  DiagnosisRequest request;
+  request.fold_across_gpus = false;  // folded once, after (FinishRecordedDiagnosis)
   for (const auto& [start, ids] : active) {
-    DiagnosisInput stretch = r.input;
-    const WallTime from = start;
-    KeepReadingsWhere(stretch, [from](WallTime t) { return t >= from; });
-    if (stretch.kernel) {
-      std::erase_if(stretch.kernel->events,
-                    [from](const KernelEvent& e) { return e.time && *e.time < from; });
-    }
+    // From the interval's first sample to the window's end, both in.
+    DiagnosisInput stretch = cutter.Cut(Window{start - WallTime::duration(1), r.to});
     if (stretch.gpus.empty()) continue;
-    stretch.window_from = start;
-    for (const Finding& f : Diagnose(stretch).findings) {
+    auto diagnosed = DiagnoseWindow(stretch, request);
+    if (!diagnosed) continue;
+    for (const Finding& f : diagnosed->findings) {
       if (!ids.count(f.id)) continue;
       MergeStretchFinding(f, r.diagnosis);
       changed = true;
@@ -192,20 +185,11 @@ void JudgeActiveStretches(RecordedReport& r) {
   RecomputeGpuVerdicts(d);
 }
 
-bool GpuNamedBy(const std::string& text, unsigned index, const std::string& bus_id,
-                const std::string& uuid) {
-  std::string bus = NormalizePciBusId(text);
-  return std::to_string(index) == text || (!bus.empty() && bus == bus_id) ||
-         (!uuid.empty() && uuid == text);
-}
-
-void KeepEventsOfTheGpusKept(DiagnosisInput& input) {
-  if (!input.kernel) return;
-  std::set<std::string> kept;
-  for (const GpuSeries& g : input.gpus) kept.insert(g.key);
-  std::erase_if(input.kernel->events, [&](const KernelEvent& e) {
-    return !e.pci_bus_id.empty() && !kept.count(NormalizePciBusId(e.pci_bus_id));
-  });
+void FinishRecordedDiagnosis(RecordedReport& r) {
+  // The stretches first, on the per-GPU findings: a GPU that was worse in
+  // one stretch raises its own finding, not a finding folded over the others.
+  JudgeActiveStretches(r);
+  FoldAcrossGpus(r.diagnosis, r.input);
 }
 
 ReportContext RecordedReport::Context(WallTime generated_at, Lang lang) const {
@@ -253,7 +237,7 @@ Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindow
   if (auto ended = EndUnheldIntervals(**store, request, r->from, r->to, r->stored); !ended) {
     return ended.error();
   }
-  if (auto f = FilterGpus(r->stored, request, r->from, r->to); !f) return f.error();
+  if (auto f = KeepDamageOfNamedGpus(r->stored, request, r->from, r->to); !f) return f.error();
   const bool nothing = r->stored.gpus.empty() && r->stored.events.empty() &&
                        r->stored.timeline.findings.empty() && r->stored.rdma.empty();
   if (nothing && !r->stored.damaged.empty()) {
@@ -282,7 +266,6 @@ Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindow
   input.kernel = KernelFacts{};
   input.kernel->events = std::move(r->stored.events);
   input.kernel->sources = {SourceStatus{"agent store " + request.data_dir, true, ""}};
-  if (!request.gpus.empty()) KeepEventsOfTheGpusKept(input);
   utsname u{};
   if (uname(&u) == 0) {
     input.hostname = u.nodename;
@@ -299,11 +282,16 @@ Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindow
   }
   EndAtTheLastSample(input, r->stored.timeline);
   AddFabricHistory(input, r->stored.timeline);
-  r->diagnosis = Diagnose(input);
-  // The stretches first, on the per-GPU findings: a GPU that was worse in
-  // one stretch raises its own finding, not a finding folded over the others.
-  JudgeActiveStretches(*r);
-  FoldAcrossGpus(r->diagnosis, input);
+  DiagnosisRequest view;
+  view.window = Window{r->from, r->to};
+  view.gpus = request.gpus;
+  view.gpu_option = request.option_prefix + "gpu";
+  view.where = "recorded in this window";
+  view.fold_across_gpus = false;  // after the active stretches
+  auto diagnosed = DiagnoseWindow(input, view);
+  if (!diagnosed) return diagnosed.error();
+  r->diagnosis = std::move(*diagnosed);
+  FinishRecordedDiagnosis(*r);
   return r;
 }
 

@@ -42,21 +42,17 @@ struct RecordedReport {
   ReportContext Context(WallTime generated_at, Lang lang) const;
 };
 
-// True when `text` (an index, bus id or UUID, as --gpu takes) names the GPU.
-bool GpuNamedBy(const std::string& text, unsigned index, const std::string& bus_id,
-                const std::string& uuid);
-
-// A view of some GPUs (`--gpu`): the kernel events that name a GPU outside
-// input.gpus leave the input with that GPU, so neither a finding nor the
-// verdict counts them; events that name no GPU concern the host and stay.
-void KeepEventsOfTheGpusKept(DiagnosisInput& input);
-
 // One story per window: each condition the timeline shows still active at
 // the window's end is judged again over the stretch since it began (the
 // rules over the whole window dilute a condition that holds over part of
 // it), and the report's findings and verdicts carry it at least at that
 // severity, with that stretch's title.
 void JudgeActiveStretches(RecordedReport& report);
+
+// What a recorded report's diagnosis gets after DiagnoseWindow (unfolded)
+// and its timeline: the active stretches judged, then the findings folded
+// across GPUs for a reader. `report` and `report --prometheus` both.
+void FinishRecordedDiagnosis(RecordedReport& report);
 
 // Throttling findings (thermal.slowdown, power.brake, power.cap,
 // clocks.hw_slowdown) of the agent's timeline start at the first sample of

@@ -1,27 +1,10 @@
 #include "status/gpu_selector.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include "core/gpu_key.h"
 
 namespace gpudoctor {
-namespace {
-
-std::string Lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-bool Matches(const GpuStatus& gpu, const std::string& selector) {
-  if (!selector.empty() &&
-      std::all_of(selector.begin(), selector.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
-    return selector.size() < 6 && std::stoul(selector) == gpu.index;
-  }
-  if (!gpu.uuid.empty() && Lower(selector) == Lower(gpu.uuid)) return true;
-  std::string pci = NormalizePciBusId(selector);
-  return !pci.empty() && pci == gpu.pci_bus_id;
-}
-
-}  // namespace
 
 Result<std::vector<std::size_t>> SelectGpus(const SystemStatus& status,
                                             const std::vector<std::string>& selectors) {
@@ -33,7 +16,7 @@ Result<std::vector<std::size_t>> SelectGpus(const SystemStatus& status,
   for (const auto& sel : selectors) {
     bool found = false;
     for (std::size_t i = 0; i < status.gpus.size(); ++i) {
-      if (Matches(status.gpus[i], sel)) {
+      if (GpuSelectorNames(sel, status.gpus[i])) {
         found = true;
         if (std::find(picked.begin(), picked.end(), i) == picked.end()) picked.push_back(i);
       }

@@ -209,19 +209,26 @@ Result<bool> SqliteStore::Prepare() {
   }
   // The WAL counts against the size bound too: keep it a small share.
   std::int64_t wal_pages = std::clamp<std::int64_t>(options_.max_store_bytes / 4096 / 8, 64, 1000);
-  std::string pragmas =
-      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+  // auto_vacuum first: SQLite ignores it once the file has a header, which
+  // journal_mode=WAL writes (a store made before read back auto_vacuum=0,
+  // and its incremental_vacuum freed nothing). A small page cache: the
+  // agent appends, and SQLite's default 2 MB cache was a tenth of its memory.
+  std::string pragmas = std::string(*version == 0 ? "PRAGMA auto_vacuum=INCREMENTAL;" : "") +
+      "PRAGMA cache_size=-256; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
       "PRAGMA wal_autocheckpoint=" +
       std::to_string(wal_pages) +
       "; PRAGMA journal_size_limit=" + std::to_string(wal_pages * 4096) + ";";
   if (options_.max_pages > 0) {
     pragmas += "PRAGMA max_page_count=" + std::to_string(options_.max_pages) + ";";
   }
-  if (*version == 0) {
-    // auto_vacuum must be chosen before the first table exists.
-    pragmas += "PRAGMA auto_vacuum=INCREMENTAL;";
-  }
   if (auto set = db_->Exec(pragmas); !set) return set;
+  if (*version > 0) {
+    // A store made without auto_vacuum (see above) is rebuilt with it once,
+    // so that retention gives its space back. Not fatal: a store that
+    // cannot be rebuilt now (no room for the copy) is still written.
+    auto mode = db_->QueryInt("PRAGMA auto_vacuum");
+    if (mode && *mode == 0) (void)db_->Exec("PRAGMA auto_vacuum=INCREMENTAL; VACUUM;");
+  }
   if (*version == 0) {
     std::string create = std::string("BEGIN;") + kSchema + kRdmaSchema +
                          "PRAGMA user_version=" + std::to_string(kStoreSchemaVersion) + ";COMMIT;";

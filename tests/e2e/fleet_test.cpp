@@ -349,23 +349,6 @@ TEST(FleetE2e, NamesEachNodesProblemFromPrometheusAndVictoriaMetrics) {
   }
 }
 
-// Polls the engine until `query` has a result (bounded).
-bool WaitForQuery(const std::string& url, const std::string& query, std::chrono::seconds limit) {
-  const int port = std::stoi(url.substr(url.rfind(':') + 1));
-  httplib::Client c("127.0.0.1", port);
-  c.set_read_timeout(5);
-  const auto until = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < until) {
-    auto r = c.Get("/api/v1/query", httplib::Params{{"query", query}}, httplib::Headers{});
-    if (r && r->status == 200) {
-      json j = json::parse(r->body, nullptr, false);
-      if (j.is_object() && !j["data"]["result"].empty()) return true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  }
-  return false;
-}
-
 // GPU 1 of a 2-GPU node is lost before the agent first sees it: NVML lists
 // it without a bus id. Every front-end tells the same story: two GPUs, GPU 1
 // critical with gpu.lost, the node critical -- the agent's report from its

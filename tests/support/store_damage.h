@@ -1,13 +1,32 @@
-// Damages what SQLite cannot notice: the bytes of one stored blob (SQLite
-// keeps no checksum of a blob; the store's zlib streams do).
+// The store's SQLite file seen from outside in tests: a value read back
+// (QueryInt), and damage SQLite cannot notice, the bytes of one stored blob
+// (SQLite keeps no checksum of a blob; the store's zlib streams do).
 #pragma once
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <cstdint>
 #include <string>
 
 namespace gpudoctor::test {
+
+// The first column of the first row `sql` gives on the database at
+// `db_path` (a PRAGMA, a count), read-only; -1 when it cannot be read.
+inline std::int64_t QueryInt(const std::string& db_path, const char* sql) {
+  sqlite3* db = nullptr;
+  std::int64_t v = -1;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW) {
+      v = sqlite3_column_int64(stmt, 0);
+    }
+    sqlite3_finalize(stmt);
+  }
+  sqlite3_close(db);
+  return v;
+}
 
 // Overwrites the middle of the first blob of `table` ("chunks" or
 // "rollups") of the GPU at `bus_id`.

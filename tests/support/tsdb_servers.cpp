@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
@@ -102,6 +103,22 @@ std::string CreateBlocksFromOpenMetrics(const std::string& openmetrics_file,
                       o);
   if (r.exit_code == 0) return "";
   return "promtool exit " + std::to_string(r.exit_code) + ": " + r.err.substr(0, 2000);
+}
+
+bool WaitForQuery(const std::string& url, const std::string& query, std::chrono::seconds limit) {
+  const int port = std::stoi(url.substr(url.rfind(':') + 1));
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(5);
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    auto r = c.Get("/api/v1/query", httplib::Params{{"query", query}}, httplib::Headers{});
+    if (r && r->status == 200) {
+      nlohmann::json j = nlohmann::json::parse(r->body, nullptr, false);
+      if (j.is_object() && !j["data"]["result"].empty()) return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  return false;
 }
 
 }  // namespace gpudoctor::test

@@ -56,4 +56,8 @@ std::string ScrapeConfig(const std::vector<std::string>& targets, const std::str
 std::string CreateBlocksFromOpenMetrics(const std::string& openmetrics_file,
                                         const std::string& tsdb_dir);
 
+// Polls the engine at `url` until the instant query `query` has a result;
+// false when it has none after `limit`.
+bool WaitForQuery(const std::string& url, const std::string& query, std::chrono::seconds limit);
+
 }  // namespace gpudoctor::test

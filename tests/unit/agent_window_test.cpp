@@ -20,13 +20,13 @@ TEST(AgentSlidingWindow, KeepsOnlyTheSpanAndFillsTheInput) {
   w.AddEvent(MakeEvent(KernelEventKind::kXid, 79, HealthyGpu(1).pci_bus_id, "old", TestTime(3)));
   w.AddEvent(MakeEvent(KernelEventKind::kXid, 48, HealthyGpu(0).pci_bus_id, "new", TestTime(15)));
   w.Trim(TestTime(19));
-  EXPECT_EQ(w.readings(), 11u);  // 9..19
+  EXPECT_EQ(w.readings(), 10u);  // (9, 19]: 10..19
   ASSERT_EQ(w.events().size(), 1u);
   EXPECT_EQ(w.events().front().code, 48);
   DiagnosisInput in;
   w.Fill(in);
   ASSERT_EQ(in.gpus.size(), 2u);
-  EXPECT_EQ(in.gpus[0].readings.size(), 11u);
+  EXPECT_EQ(in.gpus[0].readings.size(), 10u);
   EXPECT_TRUE(in.gpu_readings);
   ASSERT_TRUE(in.window_from && in.window_to);
   EXPECT_EQ(*in.window_from, TestTime(9));

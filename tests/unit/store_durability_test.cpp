@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "store/store.h"
+#include "support/store_damage.h"
 #include "support/temp_files.h"
 #include "unit/store_samples.h"
 
@@ -47,6 +48,34 @@ std::string IntegrityCheck(const std::string& path) {
   }
   sqlite3_close(db);
   return result;
+}
+
+// Retention frees pages with incremental_vacuum, which does nothing unless
+// the file was made with auto_vacuum: SQLite ignores that pragma once
+// journal_mode=WAL has written the header, and stores were made without it.
+TEST(StoreOpen, ANewStoreIsMadeWithIncrementalAutoVacuum) {
+  test::TempDir dir;
+  { auto store = test::OpenOrDie(OptionsFor(dir)); }
+  EXPECT_EQ(test::QueryInt(DbPath(dir), "PRAGMA auto_vacuum"), 2);  // 2: incremental
+}
+
+TEST(StoreOpen, AStoreMadeWithoutAutoVacuumIsRebuiltWithItByTheWriter) {
+  test::TempDir dir;
+  {
+    auto store = test::OpenOrDie(OptionsFor(dir));
+    ASSERT_TRUE(store->AppendSample(At(1), MakeSystem(1, 1)).ok());
+    ASSERT_TRUE(store->Flush().ok());
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(DbPath(dir).c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA auto_vacuum=NONE; VACUUM;", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  ASSERT_EQ(test::QueryInt(DbPath(dir), "PRAGMA auto_vacuum"), 0);
+  { auto reader = test::OpenOrDie(OptionsFor(dir, true)); }
+  EXPECT_EQ(test::QueryInt(DbPath(dir), "PRAGMA auto_vacuum"), 0);  // a reader changes nothing
+  { auto writer = test::OpenOrDie(OptionsFor(dir)); }
+  EXPECT_EQ(test::QueryInt(DbPath(dir), "PRAGMA auto_vacuum"), 2);
+  EXPECT_EQ(IntegrityCheck(DbPath(dir)), "ok");
 }
 
 TEST(StoreOpen, SecondWriterIsRefusedNamingThePid) {

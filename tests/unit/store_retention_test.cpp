@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include "store/store.h"
+#include "support/store_damage.h"
 #include "support/temp_files.h"
 #include "unit/store_samples.h"
 
@@ -12,23 +13,9 @@ namespace {
 
 using test::At;
 using test::MakeSystem;
+using test::QueryInt;
 
 constexpr std::int64_t kDay = 86'400;
-
-std::int64_t QueryInt(const std::string& path, const char* sql) {
-  sqlite3* db = nullptr;
-  std::int64_t v = -1;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) == SQLITE_OK &&
-        sqlite3_step(stmt) == SQLITE_ROW) {
-      v = sqlite3_column_int64(stmt, 0);
-    }
-    sqlite3_finalize(stmt);
-  }
-  sqlite3_close(db);
-  return v;
-}
 
 TEST(StoreRetention, RawForNDaysRollupsForMDays) {
   test::TempDir dir;

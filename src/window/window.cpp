@@ -1,4 +1,4 @@
-#include "core/time_window.h"
+#include "window/window.h"
 
 #include "core/duration.h"
 #include "core/time_format.h"
@@ -6,7 +6,7 @@
 
 namespace gpudoctor {
 
-Result<std::pair<WallTime, WallTime>> ResolveTimeWindow(const TimeWindowOptions& o, WallTime now) {
+Result<Window> ResolveTimeWindow(const TimeWindowOptions& o, WallTime now) {
   const std::string& p = o.option_prefix;
   auto invalid = [](std::string m) { return Error{ErrorCode::kInvalid, std::move(m)}; };
   if (!o.since.empty() && !o.from.empty()) {
@@ -32,7 +32,7 @@ Result<std::pair<WallTime, WallTime>> ResolveTimeWindow(const TimeWindowOptions&
     return invalid("the window is empty: " + p + "from " + FormatRfc3339(from) +
                    " is not before " + p + "to " + FormatRfc3339(to));
   }
-  return std::make_pair(from, to);
+  return Window{from, to};
 }
 
 }  // namespace gpudoctor
