@@ -9,7 +9,7 @@
 
 #include "core/gpu_status.h"
 #include "core/kernel_event.h"
-#include "rules/engine/diagnosis_input.h"
+#include "facts/diagnosis_input.h"
 
 namespace gpudoctor {
 

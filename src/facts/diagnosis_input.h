@@ -9,17 +9,16 @@
 #include <string>
 #include <vector>
 
-#include "collect/dropped_gpus.h"
-#include "collect/host_facts.h"
-#include "collect/kernel_facts.h"
-#include "collect/net_facts.h"
-#include "collect/pci_devices.h"
-#include "collect/process_info.h"
-#include "collect/versions.h"
 #include "core/active_run.h"
 #include "core/config.h"
 #include "core/gpu_status.h"
 #include "core/kernel_event.h"
+#include "facts/host.h"
+#include "facts/kernel.h"
+#include "facts/network.h"
+#include "facts/pci.h"
+#include "facts/processes.h"
+#include "facts/versions.h"
 
 namespace gpudoctor {
 

@@ -1,4 +1,4 @@
-#include "rules/engine/diagnosis_input.h"
+#include "facts/diagnosis_input.h"
 
 #include <algorithm>
 
