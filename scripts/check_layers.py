@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Checks that every #include between gpudoctor's modules points down the
 data flow (cli -> agent -> http -> report -> render -> store/analyze/... ->
-rules -> collect -> parse/nvml -> core), and that inside src/rules/ the
-groups use only the engine, never each other. Prints one line per include
-that points the wrong way and exits 1 if there is any.
+rules -> collect -> knowledge -> parse/nvml -> facts -> core), and that:
+  - facts/ (the evidence value types) includes only core/ and facts/;
+  - rules/ includes no collect/ header (rules read facts, not collectors);
+  - store/ includes no rules/ header (it keeps facts, not rule types);
+  - render/ includes no collect/ header (it shows facts, not collectors);
+  - inside src/rules/ the groups use only the engine, never each other.
+Prints one line per include that breaks a rule and exits 1 if there is any.
 Usage: scripts/check_layers.py [SRC_DIR]   (default: src/ of this checkout)
 """
 import os
@@ -14,27 +18,45 @@ import sys
 # lower layer; a module of the same or a higher layer is an error.
 LAYERS = {
     "core": 0,
-    "parse": 1,
-    "nvml": 1,
-    "cuda": 1,
-    "status": 1,
-    "knowledge": 2,
-    "collect": 3,
-    "rules": 4,
-    "window": 4.5,
-    "diagnosis": 4.7,
-    "analyze": 5,
-    "check": 5,
-    "fix": 5,
-    "stress": 5,
-    "store": 5,
-    "prom": 5,
-    "render": 6,
-    "report": 7,
-    "http": 8,
-    "agent": 9,
-    "cli": 10,
+    "facts": 1,
+    "window": 1.5,
+    "parse": 2,
+    "nvml": 2,
+    "cuda": 2,
+    "status": 2,
+    "knowledge": 3,
+    "collect": 4,
+    "rules": 5,
+    "diagnosis": 5.5,
+    "analyze": 6,
+    "check": 6,
+    "fix": 6,
+    "stress": 6,
+    "store": 6,
+    "prom": 6,
+    "render": 7,
+    "report": 8,
+    "http": 9,
+    "agent": 10,
+    "cli": 11,
 }
+
+# Modules that may include only the modules listed (besides the layering).
+ONLY = {
+    "facts": ({"core", "facts"},
+              "facts/ holds plain evidence types and may include only core/ and facts/"),
+}
+
+# (module, target) pairs that the layering allows but that are errors.
+FORBIDDEN = {
+    ("rules", "collect"):
+        "rules read evidence from facts/ (DiagnosisInput), never from a collector",
+    ("store", "rules"):
+        "the store keeps facts (facts/diagnosis_input.h, facts/timeline.h), not rule types",
+    ("render", "collect"):
+        "renderers show facts (facts/), never a collector's header",
+}
+
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/([^"]+)"', re.M)
 
 
@@ -62,6 +84,14 @@ def check(src):
                 line = text.count("\n", 0, m.start()) + 1
                 if target not in LAYERS:
                     continue  # a third-party header such as nlohmann/json.hpp
+                if module in ONLY and target not in ONLY[module][0]:
+                    problems.append(f"{rel}:{line}: {module} includes {target}/{rest}: "
+                                    f"{ONLY[module][1]}")
+                    continue
+                if (module, target) in FORBIDDEN:
+                    problems.append(f"{rel}:{line}: {module} includes {target}/{rest}: "
+                                    f"{FORBIDDEN[(module, target)]}")
+                    continue
                 if target == module == "rules":
                     own = rules_group(os.path.relpath(path, os.path.join(src, "rules")).replace(os.sep, "/"))
                     other = rules_group(rest)

@@ -10,7 +10,7 @@
 #include "core/gpu_status.h"
 #include "core/kernel_event.h"
 #include "core/result.h"
-#include "rules/engine/timeline.h"
+#include "facts/timeline.h"
 #include "store/store.h"
 
 namespace gpudoctor {

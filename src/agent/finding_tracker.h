@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "facts/timeline.h"
 #include "rules/engine/finding.h"
-#include "rules/engine/timeline.h"
 
 namespace gpudoctor {
 

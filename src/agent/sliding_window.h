@@ -10,7 +10,7 @@
 
 #include "core/gpu_status.h"
 #include "core/kernel_event.h"
-#include "rules/engine/diagnosis_input.h"
+#include "facts/diagnosis_input.h"
 #include "window/window.h"
 
 namespace gpudoctor {

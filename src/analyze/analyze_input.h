@@ -43,7 +43,7 @@
 #include <vector>
 
 #include "core/config.h"
-#include "rules/engine/diagnosis_input.h"
+#include "facts/diagnosis_input.h"
 
 namespace gpudoctor {
 

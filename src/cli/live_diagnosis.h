@@ -11,10 +11,10 @@
 #include "cli/report_options.h"
 #include "collect/evidence.h"
 #include "core/config.h"
-#include "core/terminal.h"
 #include "core/result.h"
+#include "core/terminal.h"
+#include "facts/diagnosis_input.h"
 #include "nvml/nvml_session.h"
-#include "rules/engine/diagnosis_input.h"
 #include "rules/engine/engine.h"
 
 namespace gpudoctor {

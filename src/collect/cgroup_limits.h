@@ -12,23 +12,10 @@
 #include <vector>
 
 #include "collect/collect_context.h"
+#include "facts/host.h"
 #include "parse/cgroup.h"
 
 namespace gpudoctor {
-
-struct CgroupLimits {
-  std::string version;      // "v2", "v1", or "" when /proc/<pid>/cgroup was unreadable
-  std::string cgroup_path;  // the v2 path, or the v1 cpu controller path
-  // Effective CPU quota in cores (quota / period of the tightest group);
-  // std::nullopt = no quota found (unlimited, or unreadable: see sources).
-  std::optional<double> cpu_quota_cores;
-  std::string cpu_quota_file;  // the file that set it, e.g. "/sys/fs/cgroup/x/cpu.max"
-  // Tightest memory limit; std::nullopt = unlimited or unreadable.
-  std::optional<std::uint64_t> memory_limit_bytes;
-  std::string memory_limit_file;
-  std::optional<ContainerRef> container;  // when the path names one
-  std::vector<SourceStatus> sources;
-};
 
 // `pid` is "self" or a number, as in /proc/<pid>/cgroup.
 CgroupLimits ReadCgroupLimits(const CollectContext& ctx, std::string_view pid = "self");

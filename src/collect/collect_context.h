@@ -1,7 +1,7 @@
 // What every collector is given: the root directory it reads below (so tests
 // run collectors over a fake /proc, /sys, /var/log tree), the clock, and the
 // time window for logs. Collectors never fail: a source that cannot be read
-// is recorded as a SourceStatus with the reason.
+// is recorded as a SourceStatus (facts/source_status.h) with the reason.
 #pragma once
 
 #include <chrono>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "facts/source_status.h"
 
 namespace gpudoctor {
 
@@ -28,14 +29,6 @@ struct CollectContext {
 // Sleeps for window, or until ctx.stop_requested says stop (checked every
 // 50 ms).
 void WaitSampleWindow(const CollectContext& ctx, std::chrono::milliseconds window);
-
-// Whether a source could be read, and why not. `source` names it the way a
-// user would look for it ("/proc/stat", "journal", "nvidia-fabricmanager.service").
-struct SourceStatus {
-  std::string source;
-  bool available = false;
-  std::string why;  // empty when available
-};
 
 // root + an absolute path ("/proc/stat" -> "<root>/proc/stat").
 std::filesystem::path UnderRoot(const CollectContext& ctx, std::string_view absolute_path);

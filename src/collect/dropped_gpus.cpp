@@ -7,18 +7,6 @@
 
 namespace gpudoctor {
 
-const char* DropReasonName(DropReason reason) {
-  switch (reason) {
-    case DropReason::kNotInNvml:
-      return "not_in_nvml";
-    case DropReason::kNoAnswer:
-      return "no_answer";
-    case DropReason::kBelowExpectedCount:
-      return "below_expected_count";
-  }
-  return "not_in_nvml";
-}
-
 std::vector<DroppedGpu> FindDroppedGpus(const std::vector<PciDevice>& sysfs_gpus,
                                         const std::vector<std::string>& nvml_bus_ids,
                                         std::optional<unsigned> expected_count) {

@@ -11,23 +11,9 @@
 #include <vector>
 
 #include "collect/pci_devices.h"
+#include "facts/pci.h"
 
 namespace gpudoctor {
-
-enum class DropReason {
-  kNotInNvml,           // on the bus, missing from NVML
-  kNoAnswer,            // does not answer on the bus
-  kBelowExpectedCount,  // fewer GPUs than expected
-};
-
-const char* DropReasonName(
-    DropReason reason);  // "not_in_nvml", "no_answer", "below_expected_count"
-
-struct DroppedGpu {
-  std::string bus_id;  // normalised; empty for kBelowExpectedCount
-  DropReason reason = DropReason::kNotInNvml;
-  std::string detail;  // one English line with the evidence
-};
 
 // `nvml_bus_ids` in any form NormalizePciBusId accepts. A GPU that both
 // does not answer and is missing from NVML is reported once, as kNoAnswer.

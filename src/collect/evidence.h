@@ -1,7 +1,7 @@
-// All the evidence gpudoctor collects on a live machine (or below --root), in
-// one struct: the NVML reading, host CPU and memory, PCI devices and dropped
-// GPUs, software versions, network, and kernel-log events. `facts` prints it;
-// diagnosis rules read it.
+// Collects all the evidence gpudoctor reads on a live machine (or below
+// --root) into one Evidence (facts/evidence.h): the NVML reading, host CPU and
+// memory, PCI devices and dropped GPUs, software versions, network, and
+// kernel-log events.
 #pragma once
 
 #include <chrono>
@@ -18,22 +18,10 @@
 #include "collect/process_info.h"
 #include "collect/versions.h"
 #include "core/gpu_status.h"
+#include "facts/evidence.h"
 #include "nvml/nvml_session.h"
 
 namespace gpudoctor {
-
-struct Evidence {
-  WallTime collected_at;
-  std::string root;
-  SystemStatus nvml;
-  HostFacts host;
-  std::vector<ProcessInfo> gpu_processes;  // the pids NVML reports, described
-  PciFacts pci;
-  std::vector<DroppedGpu> dropped_gpus;
-  VersionFacts versions;
-  NetFacts network;
-  KernelFacts kernel;
-};
 
 struct EvidenceOptions {
   CollectContext ctx;

@@ -11,23 +11,11 @@
 
 #include "collect/collect_context.h"
 #include "collect/service_state.h"
+#include "facts/versions.h"
 #include "parse/fabricmanager_log.h"
 #include "parse/version_numbers.h"
 
 namespace gpudoctor {
-
-struct FabricManagerFacts {
-  bool nvswitch_present = false;        // as passed in: the system needs Fabric Manager
-  std::optional<ServiceState> service;  // nvidia-fabricmanager.service
-  std::optional<std::string> version;   // "535.183.01"
-  std::string version_source;  // "nv-fabricmanager --version", "/var/lib/dpkg/status (...)"
-  std::optional<DriverVersion> driver;         // as passed in
-  std::optional<bool> version_matches_driver;  // exact text match; nullopt if either is unknown
-  std::string log_path;  // from fabricmanager.cfg, default /var/log/fabricmanager.log
-  std::optional<FmLogSummary> log;
-  std::size_t log_skipped_bytes = 0;  // a large log is scanned from its tail only
-  std::vector<SourceStatus> sources;
-};
 
 struct FabricManagerOptions {
   bool nvswitch_present = false;        // from the PCI collector or CountNvSwitchesInSysfs

@@ -16,6 +16,7 @@
 
 #include "collect/collect_context.h"
 #include "collect/top_processes.h"
+#include "facts/host.h"
 #include "parse/proc_stat.h"
 
 namespace gpudoctor {
@@ -30,34 +31,8 @@ struct CpuSnapshot {
 // Reads /proc/stat and, when with_processes, every /proc/<pid>/stat.
 CpuSnapshot ReadCpu(const CollectContext& ctx, bool with_processes = true);
 
-struct CoreUsage {
-  unsigned cpu = 0;
-  CpuPercent usage;
-};
-
-struct CpuUsage {
-  bool available = false;  // false when either snapshot lacks /proc/stat
-  std::string why;         // when not available
-  double window_s = 0;     // b.taken - a.taken
-  CpuPercent total;
-  std::vector<CoreUsage> cores;           // cores present in both readings
-  std::vector<ProcessCpu> top_processes;  // without cmdline (see ReadCmdlines)
-};
-
 // Utilisation between two snapshots (a earlier than b); top_n processes.
 CpuUsage Diff(const CpuSnapshot& a, const CpuSnapshot& b, std::size_t top_n = 5);
-
-// Everything about the host CPU that is not a rate.
-struct CpuInfo {
-  std::optional<LoadAvg> load;
-  std::optional<unsigned> online_cores;      // /sys/devices/system/cpu/online
-  std::string online_list;                   // as the kernel wrote it, "0-3,8-11"
-  std::optional<double> cgroup_quota_cores;  // copied from CgroupLimits
-  // min(online cores, cgroup quota): the cores this machine or container
-  // may actually use.
-  std::optional<double> effective_cores;
-  std::vector<SourceStatus> sources;
-};
 
 // Reads /proc/loadavg and /sys/devices/system/cpu/online; the quota comes
 // from ReadCgroupLimits (passed in so it is read once).

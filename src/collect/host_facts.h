@@ -1,7 +1,8 @@
 // Everything gpudoctor knows about the host's CPU and memory, collected in
 // one call that takes two readings `sample_window` apart. The `facts`
-// command and the diagnosis rules read this struct; render it with
-// ToJson(const HostFacts&) from render/facts_host_json.h.
+// command and the diagnosis rules read the result, HostFacts
+// (facts/host.h); render it with ToJson(const HostFacts&) from
+// render/facts_host_json.h.
 #pragma once
 
 #include <chrono>
@@ -13,6 +14,7 @@
 #include "collect/collect_context.h"
 #include "collect/host_cpu.h"
 #include "collect/host_memory.h"
+#include "facts/host.h"
 
 namespace gpudoctor {
 
@@ -20,17 +22,6 @@ namespace gpudoctor {
 struct HostGpuSummary {
   std::optional<unsigned> gpu_count;
   std::optional<std::uint64_t> gpu_memory_total_bytes;  // sum over GPUs
-};
-
-struct HostFacts {
-  CpuUsage cpu_usage;  // utilisation and top processes over the window
-  CpuInfo cpu;         // load, online cores, quota, effective cores
-  MemoryFacts memory;
-  CgroupLimits cgroup;
-  std::optional<double> cores_per_gpu;      // effective cores / GPU count
-  std::optional<RamToGpuRatio> ram_to_gpu;  // host RAM (or cgroup limit) / GPU memory
-  // Seconds since boot (/proc/uptime's first number); null when unreadable.
-  std::optional<double> uptime_s;
 };
 
 // The first number of /proc/uptime's text; nullopt when malformed.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "collect/collect_context.h"
+#include "facts/host.h"
 #include "parse/proc_meminfo.h"
 #include "parse/proc_vmstat.h"
 
@@ -27,33 +28,10 @@ struct MemorySnapshot {
 
 MemorySnapshot ReadMemory(const CollectContext& ctx);
 
-struct MemoryFacts {
-  // From the later snapshot's /proc/meminfo.
-  std::optional<std::uint64_t> total_bytes;
-  std::optional<std::uint64_t> available_bytes;
-  std::optional<std::uint64_t> used_bytes;  // total - available
-  std::optional<double> used_percent;
-  std::optional<std::uint64_t> swap_total_bytes;
-  std::optional<std::uint64_t> swap_used_bytes;
-  // From the two /proc/vmstat readings (pswpin/pswpout in pages, pgmajfault).
-  double window_s = 0;
-  std::optional<double> swap_in_bytes_per_s;
-  std::optional<double> swap_out_bytes_per_s;
-  std::optional<double> major_faults_per_s;
-  std::vector<SourceStatus> sources;
-};
-
 // `page_size_bytes` converts swapped pages to bytes (4096 unless the live
 // system says otherwise).
 MemoryFacts MemoryBetween(const MemorySnapshot& a, const MemorySnapshot& b,
                           std::uint64_t page_size_bytes = 4096);
-
-// Host RAM (or the cgroup limit, when tighter) against the sum of GPU memory.
-struct RamToGpuRatio {
-  double ratio = 0;            // host bytes / GPU bytes
-  std::string verdict;         // "ok" (>= 2), "advisory" (1..2), "low" (< 1)
-  std::string recommendation;  // one English line: "host RAM should be 2-4x GPU memory"
-};
 
 // std::nullopt when either side is unknown or 0. Thresholds:
 // < 1x warning, < 2x advisory; recommend 2-4x.

@@ -13,16 +13,9 @@
 #include "collect/net_interfaces.h"
 #include "collect/ping.h"
 #include "collect/rdma.h"
+#include "facts/network.h"
 
 namespace gpudoctor {
-
-struct NetFacts {
-  std::vector<NetInterfaceRates> interfaces;
-  RdmaFacts rdma;                      // read at the end of the sampling window
-  std::optional<RdmaFacts> rdma_before;  // read at its start, for counter rates
-  std::vector<PingResult> pings;      // in the order of the targets
-  std::vector<SourceStatus> sources;  // /sys/class/net
-};
 
 // Pings go to the live network whatever ctx.root is (a fake root has no
 // network of its own); pass no targets to skip them.

@@ -16,20 +16,6 @@ namespace gpudoctor {
 
 using ping_detail::Address;
 
-const char* PingMethodName(PingMethod method) {
-  switch (method) {
-    case PingMethod::kNone:
-      return "none";
-    case PingMethod::kIcmpDatagram:
-      return "icmp_datagram";
-    case PingMethod::kIcmpRaw:
-      return "icmp_raw";
-    case PingMethod::kTcpConnect:
-      return "tcp_connect";
-  }
-  return "none";
-}
-
 PingStats SummarizeProbes(unsigned sent, const std::vector<double>& rtts_ms) {
   PingStats s;
   s.sent = sent;

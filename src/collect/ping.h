@@ -15,14 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "facts/network.h"
 #include "parse/ping_target.h"
 
 namespace gpudoctor {
-
-enum class PingMethod { kNone, kIcmpDatagram, kIcmpRaw, kTcpConnect };
-
-// "none", "icmp_datagram", "icmp_raw", "tcp_connect".
-const char* PingMethodName(PingMethod method);
 
 struct PingOptions {
   unsigned count = 20;
@@ -30,26 +26,8 @@ struct PingOptions {
   std::chrono::milliseconds timeout{1000};  // per probe
 };
 
-struct PingStats {
-  unsigned sent = 0;
-  unsigned received = 0;
-  std::optional<double> loss_percent;  // std::nullopt when nothing was sent
-  std::optional<double> min_ms, avg_ms, max_ms;
-  std::optional<double> stddev_ms;  // population standard deviation, like ping's mdev
-};
-
 // Pure: statistics of `sent` probes of which `rtts_ms` came back.
 PingStats SummarizeProbes(unsigned sent, const std::vector<double>& rtts_ms);
-
-struct PingResult {
-  std::string target;   // as given
-  std::string address;  // the address probed, numeric
-  PingMethod method = PingMethod::kNone;
-  bool available = false;  // false: nothing could be probed (see why)
-  std::string why;         // when !available: resolution failed, ICMP not permitted, ...
-  PingStats stats;
-  std::vector<std::string> notes;  // e.g. why the datagram socket was not used, refused ports
-};
 
 // Probes one target. Never throws; failures are in the result.
 PingResult Ping(const PingTarget& target, const PingOptions& options = {});

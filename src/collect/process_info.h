@@ -11,21 +11,9 @@
 #include <vector>
 
 #include "collect/collect_context.h"
-#include "parse/cgroup.h"
+#include "facts/processes.h"
 
 namespace gpudoctor {
-
-struct ProcessInfo {
-  std::uint32_t pid = 0;
-  bool visible = false;
-  std::string why_not_visible;  // set when !visible
-  std::string comm;             // /proc/<pid>/comm
-  std::string cmdline;          // NUL separators turned into spaces
-  std::optional<std::uint32_t> uid;
-  std::string user;                       // from /etc/passwd; empty when the uid has no entry
-  std::string cgroup_path;                // the v2 path, else the first v1 one
-  std::optional<ContainerRef> container;  // docker / containerd / pod, when the path names one
-};
 
 // Users are read from <root>/etc/passwd once for all pids.
 std::vector<ProcessInfo> DescribeProcesses(const CollectContext& ctx,

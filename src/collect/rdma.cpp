@@ -83,17 +83,6 @@ void ReadPciPlace(const CollectContext& ctx, const std::string& dir, RdmaDevice&
 
 }  // namespace
 
-std::optional<std::uint64_t> RdmaPort::Counter(std::string_view name) const {
-  for (const RdmaCounter& c : counters) {
-    if (c.name == name) return c.value;
-  }
-  return std::nullopt;
-}
-
-std::string RdmaPortLabel(const RdmaDevice& device, const RdmaPort& port) {
-  return device.name + " port " + std::to_string(port.port);
-}
-
 RdmaFacts ReadRdma(const CollectContext& ctx) {
   RdmaFacts facts;
   facts.read_at = ctx.now;

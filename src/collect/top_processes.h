@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collect/collect_context.h"
+#include "facts/host.h"
 
 namespace gpudoctor {
 
@@ -23,14 +24,6 @@ struct ProcessTicks {
 // between listing and reading is skipped silently; an unreadable /proc gives
 // an empty list and an Error.
 Result<std::vector<ProcessTicks>> ReadProcessTicks(const CollectContext& ctx);
-
-struct ProcessCpu {
-  int pid = 0;
-  std::string comm;
-  std::string cmdline;  // filled by ReadCmdlines; empty for kernel threads
-  // Share of one core over the window (200 = two cores busy).
-  double cpu_percent = 0;
-};
 
 // The `limit` processes with the largest CPU share between two readings,
 // largest first. Shares are relative to the elapsed jiffies of one core:

@@ -12,15 +12,9 @@
 #include "collect/driver_versions.h"
 #include "collect/fabric_manager.h"
 #include "collect/frameworks.h"
+#include "facts/versions.h"
 
 namespace gpudoctor {
-
-struct VersionFacts {
-  DriverFacts driver;
-  CudaFacts cuda;
-  FrameworkFacts frameworks;
-  FabricManagerFacts fabric_manager;
-};
 
 struct VersionInputs {
   std::optional<DriverVersion> nvml_driver;  // nvmlSystemGetDriverVersion, when NVML started

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "rules/engine/diagnosis_input.h"
+#include "facts/diagnosis_input.h"
 #include "rules/engine/engine.h"
 #include "rules/engine/rule.h"
 #include "window/window.h"

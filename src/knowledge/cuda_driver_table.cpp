@@ -3,6 +3,8 @@
 #include <array>
 #include <string>
 
+#include "parse/version_numbers.h"
+
 namespace gpudoctor {
 namespace {
 
@@ -145,20 +147,6 @@ CudaSupportVerdict CheckCudaOnDriver(const CudaVersion& needed, const DriverVers
     v.support = CudaSupport::kDriverTooOld;
   }
   return v;
-}
-
-std::string_view CudaSupportName(CudaSupport s) {
-  switch (s) {
-    case CudaSupport::kSupported:
-      return "supported";
-    case CudaSupport::kMinorCompatOnly:
-      return "minor_compat_only";
-    case CudaSupport::kDriverTooOld:
-      return "driver_too_old";
-    case CudaSupport::kUnknown:
-      return "unknown";
-  }
-  return "unknown";
 }
 
 }  // namespace gpudoctor

@@ -8,7 +8,8 @@
 #include <span>
 #include <string_view>
 
-#include "parse/version_numbers.h"
+#include "facts/version_numbers.h"
+#include "facts/versions.h"
 
 namespace gpudoctor {
 
@@ -49,27 +50,9 @@ std::optional<DriverVersion> MinDriverFor(const CudaVersion& cuda, bool minor_co
 // driver older than every row.
 CudaVersion MaxCudaForDriver(const DriverVersion& driver);
 
-// Whether a CUDA runtime built as `needed` can run on `driver`.
-enum class CudaSupport {
-  kSupported,        // the driver supports this CUDA release natively
-  kMinorCompatOnly,  // runs through minor-version compatibility, limited features
-                     // (PTX JIT for newer code can fail: cudaErrorCallRequiresNewerDriver)
-  kDriverTooOld,     // cudaErrorInsufficientDriver (35) expected
-  kUnknown,          // the tables do not cover this version
-};
-
-struct CudaSupportVerdict {
-  CudaSupport support = CudaSupport::kUnknown;
-  CudaVersion driver_max_cuda;                           // what the driver supports natively
-  std::optional<DriverVersion> min_driver;               // native minimum for `needed`
-  std::optional<DriverVersion> min_driver_minor_compat;  // family minimum, if any
-};
-
 // `driver_cuda` is the driver's own report (NVML / nvidia-smi "CUDA Version")
 // when known; it takes precedence over the table for the native check.
 CudaSupportVerdict CheckCudaOnDriver(const CudaVersion& needed, const DriverVersion& driver,
                                      std::optional<CudaVersion> driver_cuda = std::nullopt);
-
-std::string_view CudaSupportName(CudaSupport s);  // "supported", "minor_compat_only", ...
 
 }  // namespace gpudoctor

@@ -10,17 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "facts/versions.h"
 #include "knowledge/cuda_driver_table.h"
 
 namespace gpudoctor {
-
-enum class FrameworkIssueId {
-  kDriverTooOld,     // built for a CUDA the driver cannot run at all
-  kMinorCompatOnly,  // runs only through minor-version compatibility
-  kCpuOnlyBuild,     // a CPU build where GPUs are expected
-  kRocmBuild,        // an AMD ROCm build: cannot use NVIDIA GPUs
-  kMixedCudaMajors,  // CUDA runtimes of several major versions in one environment
-};
 
 struct FrameworkIssueInfo {
   FrameworkIssueId id;
@@ -38,11 +31,6 @@ struct FrameworkBuild {
   std::optional<CudaVersion> cuda;  // major.minor it was built with (no patch)
   bool cpu_only = false;
   bool rocm = false;
-};
-
-struct FrameworkCheck {
-  std::optional<CudaSupportVerdict> verdict;  // when both CUDA build and driver are known
-  std::vector<FrameworkIssueId> issues;
 };
 
 // `driver` and `driver_cuda` as known (NVML, /proc/driver/nvidia/version).

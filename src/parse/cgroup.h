@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "facts/processes.h"
 
 namespace gpudoctor {
 
@@ -47,13 +48,6 @@ Result<CpuQuota> ParseCfsQuota(std::string_view quota_text, std::string_view per
 // value at or above 2^62 (the kernel's PAGE_COUNTER_MAX sentinel, e.g.
 // 9223372036854771712) also means unlimited. std::nullopt = unlimited.
 Result<std::optional<std::uint64_t>> ParseMemoryLimit(std::string_view text);
-
-// Who runs a process, as far as the cgroup path tells.
-struct ContainerRef {
-  std::string runtime;       // "docker", "containerd", "cri-o", "podman", "" when unknown
-  std::string container_id;  // first 12 hex digits, "" when none
-  std::string pod_uid;       // Kubernetes pod uid with dashes, "" when none
-};
 
 // Finds a container id (64 hex digits) and a Kubernetes pod uid in a cgroup
 // path such as "/kubepods.slice/kubepods-burstable.slice/

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "facts/versions.h"
 #include "parse/version_numbers.h"
 
 namespace gpudoctor {
@@ -20,10 +21,6 @@ std::optional<CudaVersion> ParseCudaVersionTxt(std::string_view text);
 
 // `nvcc --version`:
 //   Cuda compilation tools, release 12.2, V12.2.140
-struct NvccVersion {
-  CudaVersion release;  // 12.2
-  std::string build;    // "12.2.140" (after the V), empty when absent
-};
 std::optional<NvccVersion> ParseNvccVersion(std::string_view text);
 
 // "libcudart.so.12.2.140" -> 12.2.140; "libcudart.so.11.0" -> 11.0;

@@ -118,18 +118,4 @@ GspFirmwareParam DecodeEnableGpuFirmware(std::uint32_t raw) {
   return p;
 }
 
-std::string_view GspModeName(GspMode mode) {
-  switch (mode) {
-    case GspMode::kDisabled:
-      return "disabled";
-    case GspMode::kEnabled:
-      return "enabled";
-    case GspMode::kDefault:
-      return "default";
-    case GspMode::kUnknown:
-      return "unknown";
-  }
-  return "unknown";
-}
-
 }  // namespace gpudoctor

@@ -9,22 +9,13 @@
 #include <string>
 #include <string_view>
 
+#include "facts/versions.h"
 #include "parse/version_numbers.h"
 
 namespace gpudoctor {
 
-// The first line of /proc/driver/nvidia/version, e.g.
-//   NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.135  Tue Nov 12 ...
-//   NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  (...)  ...
-struct KernelModuleVersion {
-  DriverVersion version;
-  bool open_module = false;  // "Open Kernel Module"
-  std::string arch;          // "x86_64", "aarch64"; empty when not stated
-  std::string build_info;    // the rest of the first line after the version
-  std::string gcc_version;   // the "GCC version:" line, when present
-};
-
-// nullopt when no "NVRM version:" line with a driver version is found.
+// The first line of /proc/driver/nvidia/version (and the "GCC version:"
+// line); nullopt when no "NVRM version:" line with a driver version is found.
 std::optional<KernelModuleVersion> ParseProcDriverVersion(std::string_view text);
 
 // The version a versioned shared-library file name carries:
@@ -39,18 +30,7 @@ std::optional<DriverVersion> DriverVersionFromLibraryName(std::string_view file_
 // or its value is not a number.
 std::optional<std::uint32_t> ParseNvidiaParam(std::string_view params_text, std::string_view key);
 
-// NVreg_EnableGpuFirmware decoded: bits 0-3 are the mode (0 disabled,
-// 1 enabled, 2 the chip's default), bit 4 allows falling back to the
-// non-GSP driver, bit 5 turns GSP on by default for workstation/server SKUs.
-// The driver's default value is 0x12 (18): default mode, fallback allowed.
-enum class GspMode { kDisabled, kEnabled, kDefault, kUnknown };
-struct GspFirmwareParam {
-  std::uint32_t raw = 0;
-  GspMode mode = GspMode::kUnknown;
-  bool allow_fallback = false;
-  bool default_on_ws_server = false;
-};
+// NVreg_EnableGpuFirmware decoded (GspFirmwareParam, facts/versions.h).
 GspFirmwareParam DecodeEnableGpuFirmware(std::uint32_t raw);
-std::string_view GspModeName(GspMode mode);  // "disabled", "enabled", "default", "unknown"
 
 }  // namespace gpudoctor

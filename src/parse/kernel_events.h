@@ -56,7 +56,7 @@ struct ExtractOptions {
   LineTimeContext time;  // year (0: this year, UTC) and UTC offset for stamps that lack them
   bool fold_repeats = true;
   double fold_window_s = 300;  // repeats further apart stay separate events
-  // Live logs only (this machine's PCI tree, collect/pci_devices.h
+  // Live logs only (this machine's PCI tree, facts/pci.h
   // AerOwnerOfBus): bus id -> the GPU an AER event naming it concerns. An
   // AER event whose bus id is listed is that GPU's even when no line of its
   // burst names the nvidia driver or an NVIDIA device id.

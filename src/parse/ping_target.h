@@ -8,14 +8,9 @@
 #include <string_view>
 
 #include "core/result.h"
+#include "facts/network.h"
 
 namespace gpudoctor {
-
-struct PingTarget {
-  std::string host;                   // without brackets
-  std::optional<std::uint16_t> port;  // set: TCP connect to this port
-  std::string text;                   // as the user wrote it, for reports
-};
 
 // Error (kInvalid) for an empty host, an unclosed '[', or a port that is not
 // 1..65535. "::1" (several colons, no brackets) is a host without a port.

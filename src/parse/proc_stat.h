@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "facts/host.h"
 
 namespace gpudoctor {
 
@@ -45,28 +46,10 @@ struct ProcStat {
 // line has fewer than four numbers.
 Result<ProcStat> ParseProcStat(std::string_view text);
 
-// Percentages of the time between two readings of the same CPU (or total).
-struct CpuPercent {
-  double total_percent = 0;   // busy = everything but idle and iowait
-  double user_percent = 0;    // user + nice
-  double system_percent = 0;  // system + irq + softirq
-  double iowait_percent = 0;
-  double steal_percent = 0;
-  double idle_percent = 0;
-};
-
 // Percentages from two cumulative readings (earlier, later). Counters that
 // went backwards (CPU hot-unplug, wrap) count as 0; no elapsed time gives
 // all zeros.
 CpuPercent CpuPercentBetween(const CpuTimes& earlier, const CpuTimes& later);
-
-struct LoadAvg {
-  double load1 = 0;
-  double load5 = 0;
-  double load15 = 0;
-  unsigned runnable = 0;  // "2/1234": currently runnable scheduling entities
-  unsigned threads = 0;   // and the total
-};
 
 // Parses /proc/loadavg ("0.52 0.58 0.59 2/1234 5678").
 Result<LoadAvg> ParseLoadAvg(std::string_view text);

@@ -7,18 +7,15 @@
 #include <string>
 #include <string_view>
 
+#include "facts/network.h"
+
 namespace gpudoctor {
 
 // /sys/class/net/<if>/speed in Mb/s; "-1", "0", empty or garbage (virtual
 // devices, link down) -> std::nullopt (unknown).
 std::optional<std::int64_t> ParseNetSpeedMbps(std::string_view text);
 
-// An InfiniBand port's state or phys_state: "4: ACTIVE" -> {4, "ACTIVE"},
-// "5: LinkUp" -> {5, "LinkUp"}.
-struct IbPortState {
-  int code = 0;
-  std::string name;
-};
+// An InfiniBand port's state or phys_state: "4: ACTIVE" -> {4, "ACTIVE"}.
 std::optional<IbPortState> ParseIbPortState(std::string_view text);
 
 // An InfiniBand port's rate: "200 Gb/sec (4X HDR)" -> 200, "2.5 Gb/sec (1X SDR)" -> 2.5.

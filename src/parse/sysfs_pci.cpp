@@ -7,20 +7,6 @@
 
 namespace gpudoctor {
 
-const char* PciFunctionKindName(PciFunctionKind kind) {
-  switch (kind) {
-    case PciFunctionKind::kGpu:
-      return "gpu";
-    case PciFunctionKind::kNvSwitch:
-      return "nvswitch";
-    case PciFunctionKind::kAudio:
-      return "audio";
-    case PciFunctionKind::kOther:
-      return "other";
-  }
-  return "other";
-}
-
 PciFunctionKind PciKindFromClass(std::uint32_t class_code) {
   const std::uint32_t base_sub = (class_code >> 8) & 0xffff;
   if (base_sub == 0x0300 || base_sub == 0x0302) return PciFunctionKind::kGpu;

@@ -10,19 +10,11 @@
 #include <vector>
 
 #include "core/result.h"
+#include "facts/pci.h"
 
 namespace gpudoctor {
 
 inline constexpr std::uint32_t kNvidiaVendorId = 0x10de;
-
-enum class PciFunctionKind {
-  kGpu,       // class 0x0300xx (VGA) or 0x0302xx (3D controller)
-  kNvSwitch,  // class 0x0680xx (bridge, other) on an NVIDIA device
-  kAudio,     // class 0x0403xx: the HDMI audio function of a graphics card
-  kOther,
-};
-
-const char* PciFunctionKindName(PciFunctionKind kind);
 
 // Kind from the 24-bit class code (the `class` file, "0x030200").
 PciFunctionKind PciKindFromClass(std::uint32_t class_code);
@@ -37,13 +29,6 @@ std::optional<int> PcieGenFromGtPerS(double gt_per_s);
 // current_link_width / max_link_width: "16" -> 16; "0" or garbage -> nullopt
 // (0 is what a link that is down or a device that does not answer shows).
 std::optional<int> ParseLinkWidth(std::string_view text);
-
-// One AER counter file (aer_dev_correctable, aer_dev_nonfatal,
-// aer_dev_fatal): "RxErr 0\nBadTLP 2\n...\nTOTAL_ERR_COR 5".
-struct AerCounters {
-  std::map<std::string, std::uint64_t> counters;  // without the TOTAL_ line
-  std::uint64_t total = 0;                        // the TOTAL_ERR_* line, else the sum of counters
-};
 
 Result<AerCounters> ParseAerCounters(std::string_view text);
 

@@ -39,21 +39,6 @@ std::optional<VersionParts> SplitVersion(std::string_view text, int min_parts, i
   return out;
 }
 
-std::string DriverVersion::ToString() const {
-  if (!text.empty()) return text;
-  std::string s = std::to_string(major) + "." + std::to_string(minor);
-  if (has_patch) s += "." + std::to_string(patch);
-  return s;
-}
-
-std::strong_ordering operator<=>(const DriverVersion& a, const DriverVersion& b) {
-  if (auto c = a.major <=> b.major; c != 0) return c;
-  if (auto c = a.minor <=> b.minor; c != 0) return c;
-  return a.patch <=> b.patch;
-}
-
-bool operator==(const DriverVersion& a, const DriverVersion& b) { return (a <=> b) == 0; }
-
 std::optional<DriverVersion> ParseDriverVersion(std::string_view text) {
   const auto parts = SplitVersion(text, 2, 3);
   if (!parts) return std::nullopt;
@@ -65,19 +50,6 @@ std::optional<DriverVersion> ParseDriverVersion(std::string_view text) {
   v.text = std::string(TrimSpace(text));
   return v;
 }
-
-std::string CudaVersion::ToString() const {
-  std::string s = std::to_string(major) + "." + std::to_string(minor);
-  if (patch) s += "." + std::to_string(*patch);
-  return s;
-}
-
-std::strong_ordering operator<=>(const CudaVersion& a, const CudaVersion& b) {
-  if (auto c = a.major <=> b.major; c != 0) return c;
-  return a.minor <=> b.minor;
-}
-
-bool operator==(const CudaVersion& a, const CudaVersion& b) { return (a <=> b) == 0; }
 
 std::optional<CudaVersion> ParseCudaVersionText(std::string_view text) {
   const auto parts = SplitVersion(text, 2, 3);

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "core/config.h"
+#include "facts/diagnosis_input.h"
 #include "prom/prom_labels.h"
 #include "prom/prom_response.h"
-#include "rules/engine/diagnosis_input.h"
 
 namespace gpudoctor {
 

@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "rules/engine/diagnosis_input.h"
+#include "facts/diagnosis_input.h"
 
 namespace gpudoctor {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "rules/engine/diagnosis_input.h"
+#include "facts/diagnosis_input.h"
 #include "rules/engine/finding.h"
 
 namespace gpudoctor {

@@ -14,11 +14,11 @@
 #include <utility>
 #include <vector>
 
-#include "collect/rdma.h"
 #include "core/gpu_status.h"
 #include "core/kernel_event.h"
+#include "facts/network.h"
+#include "facts/timeline.h"
 #include "rules/engine/finding.h"
-#include "rules/engine/timeline.h"
 #include "store/store.h"
 
 namespace gpudoctor {

@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "collect/rdma.h"
 #include "core/gpu_status.h"
+#include "facts/network.h"
 
 namespace gpudoctor {
 

@@ -6,8 +6,8 @@
 #include <nlohmann/json_fwd.hpp>
 #include <vector>
 
-#include "collect/host_facts.h"
-#include "collect/process_info.h"
+#include "facts/host.h"
+#include "facts/processes.h"
 
 namespace gpudoctor {
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "collect/evidence.h"
+#include "facts/evidence.h"
 
 namespace gpudoctor {
 

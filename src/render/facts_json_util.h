@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "collect/collect_context.h"
+#include "facts/source_status.h"
 
 namespace gpudoctor::facts_json {
 

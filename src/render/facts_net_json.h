@@ -4,7 +4,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "collect/net_facts.h"
+#include "facts/network.h"
 
 namespace gpudoctor {
 

@@ -5,8 +5,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <vector>
 
-#include "collect/dropped_gpus.h"
-#include "collect/pci_devices.h"
+#include "facts/pci.h"
 
 namespace gpudoctor {
 

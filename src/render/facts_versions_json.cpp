@@ -1,5 +1,6 @@
 #include "render/facts_versions_json.h"
 
+#include "knowledge/framework_compat.h"
 #include "render/facts_json_util.h"
 
 #include <nlohmann/json.hpp>

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "collect/versions.h"
+#include "facts/versions.h"
 
 namespace gpudoctor {
 

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "core/metric_summary.h"
-#include "rules/engine/diagnosis_input.h"
+#include "facts/diagnosis_input.h"
+#include "facts/timeline.h"
 #include "rules/engine/engine.h"
 #include "rules/engine/finding.h"
-#include "rules/engine/timeline.h"
 
 namespace gpudoctor {
 

@@ -5,8 +5,8 @@
 // readings (DiagnosisInput::gpus, network->rdma and rdma_history).
 #pragma once
 
-#include "rules/engine/diagnosis_input.h"
-#include "rules/engine/timeline.h"
+#include "facts/diagnosis_input.h"
+#include "facts/timeline.h"
 
 namespace gpudoctor {
 

@@ -1,4 +1,4 @@
-// The RDMA ports of one reading (collect/rdma.h) as named cells, one row per
+// The RDMA ports of one reading (facts/network.h) as named cells, one row per
 // reading of every port, and back. Port columns are "<dev>/<port>.<member>":
 // state, state_name, phys, phys_name, rate (Gb/s), rate_text, link_layer,
 // c.<counter> (counters/) and hw.<counter> (hw_counters/); device columns are
@@ -10,7 +10,7 @@
 
 #include <vector>
 
-#include "collect/rdma.h"
+#include "facts/network.h"
 #include "store/chunk_codec.h"
 
 namespace gpudoctor {

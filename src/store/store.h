@@ -20,10 +20,10 @@
 
 #include "core/gpu_status.h"
 #include "core/kernel_event.h"
-#include "core/result.h"
 #include "core/metric_summary.h"
-#include "rules/engine/diagnosis_input.h"
-#include "rules/engine/timeline.h"
+#include "core/result.h"
+#include "facts/diagnosis_input.h"
+#include "facts/timeline.h"
 
 namespace gpudoctor {
 

@@ -4,7 +4,7 @@
 // --prometheus, fleet's "now" and its strip).
 #pragma once
 
-#include "rules/engine/diagnosis_input.h"
+#include "facts/diagnosis_input.h"
 #include "window/window.h"
 
 namespace gpudoctor {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "rules/engine/diagnosis_input.h"
+#include "facts/diagnosis_input.h"
 #include "rules/engine/engine.h"
 #include "rules/engine/rule.h"
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "facts/diagnosis_input.h"
 #include "parse/driver_version.h"
-#include "rules/engine/diagnosis_input.h"
 
 namespace gpudoctor::testing {
 

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "parse/version_numbers.h"
+
 namespace gpudoctor {
 namespace {
 

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collect/host_facts.h"
 #include "render/facts_host_json.h"
 #include "render/facts_net_json.h"
 #include "render/facts_pci_json.h"

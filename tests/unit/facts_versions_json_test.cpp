@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collect/versions.h"
 #include "support/fake_service_state.h"
 #include "support/temp_files.h"
 

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "knowledge/cuda_driver_table.h"
+#include "parse/version_numbers.h"
 #include "rules/system/group.h"
 #include "support/rule_testing.h"
 #include "support/system_facts_testing.h"

@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "facts/diagnosis_input.h"
 #include "parse/nvsmi_text.h"
-#include "rules/engine/diagnosis_input.h"
 #include "support/fixtures.h"
 
 namespace gpudoctor::testing {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "rules/engine/diagnosis_input.h"
+#include "facts/diagnosis_input.h"
 #include "rules/engine/finding.h"
 #include "rules/engine/rule.h"
 

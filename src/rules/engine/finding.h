@@ -1,6 +1,7 @@
 // What a rule concludes: a Finding with its evidence and ordered actions, in
 // English and Chinese at once (the renderer picks the language), and the
-// NotChecked entries for what a rule could not judge and why.
+// NotChecked entries for what a rule could not judge and why. Severity and
+// Text are core types (core/severity.h, core/text.h).
 #pragma once
 
 #include <optional>
@@ -9,34 +10,10 @@
 #include <vector>
 
 #include "core/kernel_event.h"
+#include "core/severity.h"
+#include "core/text.h"
 
 namespace gpudoctor {
-
-enum class Severity { kOk, kInfo, kWarning, kCritical };
-
-// "ok", "info", "warning", "critical".
-const char* SeverityName(Severity severity);
-std::optional<Severity> ParseSeverity(std::string_view name);
-
-enum class Lang { kEn, kZh };
-
-// "en" / "zh" (also "zh_CN", "zh-TW", ...); nullopt otherwise.
-std::optional<Lang> ParseLang(std::string_view name);
-// The command line's --lang when SetCommandLineLang gave one, else from LC_ALL,
-// then LC_MESSAGES, then LANG: Chinese when the first one set starts with "zh",
-// else English.
-Lang LangFromEnvironment();
-// The language the command line asked for (main sets it once, before any
-// command runs); every default that reads the environment follows it.
-void SetCommandLineLang(std::optional<Lang> lang);
-
-// One user-facing text in both languages. Rules fill both; `zh` must not be
-// left in English (a test walks every rule).
-struct Text {
-  std::string en;
-  std::string zh;
-  const std::string& In(Lang lang) const { return lang == Lang::kZh ? zh : en; }
-};
 
 // One piece of evidence: a measured number with its unit, or a log line with
 // the file and line it came from (or both).

@@ -9,7 +9,7 @@
 // per-GPU findings: its finding intervals are per GPU.
 #pragma once
 
-#include "rules/engine/diagnosis_input.h"
+#include "facts/diagnosis_input.h"
 #include "rules/engine/engine.h"
 
 namespace gpudoctor {

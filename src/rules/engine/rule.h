@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "rules/engine/diagnosis_input.h"
+#include "facts/diagnosis_input.h"
 #include "rules/engine/finding.h"
 
 namespace gpudoctor {

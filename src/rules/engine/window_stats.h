@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/gpu_status.h"
-#include "rules/engine/diagnosis_input.h"
+#include "facts/diagnosis_input.h"
 
 namespace gpudoctor {
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "rules/engine/diagnosis_input.h"
+#include "facts/diagnosis_input.h"
 #include "rules/engine/finding.h"
 #include "rules/engine/window_stats.h"
 

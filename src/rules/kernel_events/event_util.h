@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "facts/diagnosis_input.h"
 #include "knowledge/xid_catalog.h"
 #include "knowledge/xid_severity.h"
-#include "rules/engine/diagnosis_input.h"
 #include "rules/engine/finding.h"
 
 namespace gpudoctor::events {

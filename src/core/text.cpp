@@ -1,25 +1,8 @@
-#include "rules/engine/finding.h"
+#include "core/text.h"
 
 #include <cstdlib>
 
 namespace gpudoctor {
-
-const char* SeverityName(Severity severity) {
-  switch (severity) {
-    case Severity::kOk: return "ok";
-    case Severity::kInfo: return "info";
-    case Severity::kWarning: return "warning";
-    case Severity::kCritical: return "critical";
-  }
-  return "ok";
-}
-
-std::optional<Severity> ParseSeverity(std::string_view name) {
-  for (Severity s : {Severity::kOk, Severity::kInfo, Severity::kWarning, Severity::kCritical}) {
-    if (name == SeverityName(s)) return s;
-  }
-  return std::nullopt;
-}
 
 std::optional<Lang> ParseLang(std::string_view name) {
   if (name.starts_with("zh")) return Lang::kZh;

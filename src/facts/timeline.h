@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "core/kernel_event.h"
-#include "rules/engine/finding.h"
+#include "core/severity.h"
+#include "core/text.h"
 
 namespace gpudoctor {
 

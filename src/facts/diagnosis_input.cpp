@@ -1,4 +1,4 @@
-#include "rules/engine/diagnosis_input.h"
+#include "facts/diagnosis_input.h"
 
 #include <algorithm>
 
@@ -30,21 +30,6 @@ void AddReading(DiagnosisInput& input, const SystemStatus& status, std::optional
                    [](const GpuSeries& a, const GpuSeries& b) {
                      return a.latest().index < b.latest().index;
                    });
-}
-
-void KeepReadingsWhere(DiagnosisInput& input, const std::function<bool(WallTime)>& keep) {
-  for (GpuSeries& g : input.gpus) {
-    GpuSeries kept;
-    kept.key = g.key;
-    for (std::size_t i = 0; i < g.readings.size(); ++i) {
-      if (g.times[i] && keep(*g.times[i])) {
-        kept.readings.push_back(std::move(g.readings[i]));
-        kept.times.push_back(g.times[i]);
-      }
-    }
-    g = std::move(kept);
-  }
-  std::erase_if(input.gpus, [](const GpuSeries& g) { return g.readings.empty(); });
 }
 
 const GpuSeries* FindGpu(const DiagnosisInput& input, const std::string& key) {

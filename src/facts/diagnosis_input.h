@@ -4,22 +4,20 @@
 // a rule that needs one that is absent is listed as not checked.
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "collect/dropped_gpus.h"
-#include "collect/host_facts.h"
-#include "collect/kernel_facts.h"
-#include "collect/net_facts.h"
-#include "collect/pci_devices.h"
-#include "collect/process_info.h"
-#include "collect/versions.h"
 #include "core/active_run.h"
 #include "core/config.h"
 #include "core/gpu_status.h"
 #include "core/kernel_event.h"
+#include "facts/host.h"
+#include "facts/kernel.h"
+#include "facts/network.h"
+#include "facts/pci.h"
+#include "facts/processes.h"
+#include "facts/versions.h"
 
 namespace gpudoctor {
 
@@ -75,10 +73,6 @@ struct DiagnosisInput {
 // Updates nvml_loaded, nvml_error and the versions from the newest reading.
 void AddReading(DiagnosisInput& input, const SystemStatus& status,
                 std::optional<WallTime> time);
-
-// Keeps the readings whose time `keep` accepts (readings without a time are
-// dropped) and the GPUs left with at least one; events are untouched.
-void KeepReadingsWhere(DiagnosisInput& input, const std::function<bool(WallTime)>& keep);
 
 // The series of the GPU with this key (GpuSeries::key), or nullptr.
 const GpuSeries* FindGpu(const DiagnosisInput& input, const std::string& key);

@@ -1,0 +1,124 @@
+// The host's CPU and memory as gpudoctor saw them over a sampling window:
+// utilisation per core and the busiest processes, load, online cores and
+// the cgroup quota, RAM and swap with their rates, the cgroup limits, and
+// the ratios to the GPUs (HostFacts). The collectors (collect/host_*.h,
+// collect/cgroup_limits.h) fill them; rules and renderers read them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "facts/processes.h"
+#include "facts/source_status.h"
+
+namespace gpudoctor {
+
+// Percentages of the time between two readings of the same CPU (or total).
+struct CpuPercent {
+  double total_percent = 0;   // busy = everything but idle and iowait
+  double user_percent = 0;    // user + nice
+  double system_percent = 0;  // system + irq + softirq
+  double iowait_percent = 0;
+  double steal_percent = 0;
+  double idle_percent = 0;
+};
+
+// /proc/loadavg.
+struct LoadAvg {
+  double load1 = 0;
+  double load5 = 0;
+  double load15 = 0;
+  unsigned runnable = 0;  // "2/1234": currently runnable scheduling entities
+  unsigned threads = 0;   // and the total
+};
+
+// One of the processes that used the most CPU over the window.
+struct ProcessCpu {
+  int pid = 0;
+  std::string comm;
+  std::string cmdline;  // filled by ReadCmdlines; empty for kernel threads
+  // Share of one core over the window (200 = two cores busy).
+  double cpu_percent = 0;
+};
+
+// CPU utilisation over the window, total and per core.
+struct CoreUsage {
+  unsigned cpu = 0;
+  CpuPercent usage;
+};
+
+struct CpuUsage {
+  bool available = false;  // false when either snapshot lacks /proc/stat
+  std::string why;         // when not available
+  double window_s = 0;     // b.taken - a.taken
+  CpuPercent total;
+  std::vector<CoreUsage> cores;           // cores present in both readings
+  std::vector<ProcessCpu> top_processes;  // without cmdline (see ReadCmdlines)
+};
+
+// Everything about the host CPU that is not a rate.
+struct CpuInfo {
+  std::optional<LoadAvg> load;
+  std::optional<unsigned> online_cores;      // /sys/devices/system/cpu/online
+  std::string online_list;                   // as the kernel wrote it, "0-3,8-11"
+  std::optional<double> cgroup_quota_cores;  // copied from CgroupLimits
+  // min(online cores, cgroup quota): the cores this machine or container
+  // may actually use.
+  std::optional<double> effective_cores;
+  std::vector<SourceStatus> sources;
+};
+
+// RAM and swap, and the swap and major-fault rates over the window.
+struct MemoryFacts {
+  // From the later snapshot's /proc/meminfo.
+  std::optional<std::uint64_t> total_bytes;
+  std::optional<std::uint64_t> available_bytes;
+  std::optional<std::uint64_t> used_bytes;  // total - available
+  std::optional<double> used_percent;
+  std::optional<std::uint64_t> swap_total_bytes;
+  std::optional<std::uint64_t> swap_used_bytes;
+  // From the two /proc/vmstat readings (pswpin/pswpout in pages, pgmajfault).
+  double window_s = 0;
+  std::optional<double> swap_in_bytes_per_s;
+  std::optional<double> swap_out_bytes_per_s;
+  std::optional<double> major_faults_per_s;
+  std::vector<SourceStatus> sources;
+};
+
+// Host RAM (or the cgroup limit, when tighter) against the sum of GPU memory.
+struct RamToGpuRatio {
+  double ratio = 0;            // host bytes / GPU bytes
+  std::string verdict;         // "ok" (>= 2), "advisory" (1..2), "low" (< 1)
+  std::string recommendation;  // one English line: "host RAM should be 2-4x GPU memory"
+};
+
+// The CPU quota and memory limit that cgroups impose on a process (the
+// tightest of its group and the groups above it).
+struct CgroupLimits {
+  std::string version;      // "v2", "v1", or "" when /proc/<pid>/cgroup was unreadable
+  std::string cgroup_path;  // the v2 path, or the v1 cpu controller path
+  // Effective CPU quota in cores (quota / period of the tightest group);
+  // std::nullopt = no quota found (unlimited, or unreadable: see sources).
+  std::optional<double> cpu_quota_cores;
+  std::string cpu_quota_file;  // the file that set it, e.g. "/sys/fs/cgroup/x/cpu.max"
+  // Tightest memory limit; std::nullopt = unlimited or unreadable.
+  std::optional<std::uint64_t> memory_limit_bytes;
+  std::string memory_limit_file;
+  std::optional<ContainerRef> container;  // when the path names one
+  std::vector<SourceStatus> sources;
+};
+
+struct HostFacts {
+  CpuUsage cpu_usage;  // utilisation and top processes over the window
+  CpuInfo cpu;         // load, online cores, quota, effective cores
+  MemoryFacts memory;
+  CgroupLimits cgroup;
+  std::optional<double> cores_per_gpu;      // effective cores / GPU count
+  std::optional<RamToGpuRatio> ram_to_gpu;  // host RAM (or cgroup limit) / GPU memory
+  // Seconds since boot (/proc/uptime's first number); null when unreadable.
+  std::optional<double> uptime_s;
+};
+
+}  // namespace gpudoctor
