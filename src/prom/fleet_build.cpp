@@ -9,6 +9,7 @@
 #include "prom/fleet_queries.h"
 #include "prom/node_identity.h"
 #include "prom/prom_labels.h"
+#include "window/window.h"
 
 namespace gpudoctor {
 namespace {
@@ -43,6 +44,9 @@ Result<FleetView> BuildFleetView(const PromClient& client, const FleetRequest& r
     return Error{ErrorCode::kInvalid, "the window is empty: --from is not before --to"};
   }
   FleetRequest r = request;
+  const Window window_ms = Window{r.from, r.to}.InMilliseconds();
+  r.from = window_ms.from;
+  r.to = window_ms.to;
   r.strip_buckets = std::clamp(r.strip_buckets, 1, 1000);
   const seconds window = std::chrono::duration_cast<seconds>(r.to - r.from);
   seconds bucket{std::max<long>(1, (window.count() + r.strip_buckets - 1) / r.strip_buckets)};

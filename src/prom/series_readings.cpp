@@ -11,8 +11,10 @@
 namespace gpudoctor {
 namespace {
 
+// Prometheus' times are whole milliseconds: rounded to them, a point at
+// the end of a range read is exactly at the window's end (window/window.h).
 WallTime TimeOfUnixSeconds(double s) {
-  return WallTime(std::chrono::duration_cast<WallTime::duration>(std::chrono::duration<double>(s)));
+  return WallTime(std::chrono::milliseconds(std::llround(s * 1000.0)));
 }
 
 unsigned IndexOfGpuLabel(const std::string& gpu) {

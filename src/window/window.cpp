@@ -32,7 +32,7 @@ Result<Window> ResolveTimeWindow(const TimeWindowOptions& o, WallTime now) {
     return invalid("the window is empty: " + p + "from " + FormatRfc3339(from) +
                    " is not before " + p + "to " + FormatRfc3339(to));
   }
-  return Window{from, to};
+  return Window{from, to}.InMilliseconds();
 }
 
 }  // namespace gpudoctor

@@ -37,6 +37,14 @@ struct Window {
     return Window{first - WallTime::duration(1), last};
   }
 
+  // Both ends down to whole milliseconds: the resolution of the store's
+  // and Prometheus' times, so that a sample at the window's end, as they
+  // give it back, is still in it.
+  Window InMilliseconds() const {
+    return Window{std::chrono::floor<std::chrono::milliseconds>(from),
+                  std::chrono::floor<std::chrono::milliseconds>(to)};
+  }
+
   friend bool operator==(const Window&, const Window&) = default;
 };
 
