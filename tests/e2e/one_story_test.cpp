@@ -126,7 +126,10 @@ TEST(OneStoryE2e, EveryFrontEndGivesTheSameGpusVerdictsAndFindings) {
   root.Write("proc/meminfo", "MemTotal:       1073741824 kB\nMemAvailable:    900000000 kB\n");
   BackgroundProcess agent(
       GpudoctorArgv({"agent", "--data-dir", data.path().string(), "--root", root.path().string(),
-                     "--interval", "200ms", "--window", "2s", "--evaluate-every", "400ms",
+                     // A rules window long enough that GPU 3's Xid finding is
+                     // active across many scrapes: fleet reads the agent's
+                     // findings as Prometheus sampled them.
+                     "--interval", "200ms", "--window", "20s", "--evaluate-every", "400ms",
                      "--facts-every", "1h", "--no-kernel-log", "--run-for", "150s", "--listen",
                      target}),
       FakeNvmlEnv(scenario), (data.path() / "agent.log").string());
