@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "parse/kernel_events_match.h"
+#include "parse/kernel_catalog.h"
 
 namespace gpudoctor::kscan {
 

@@ -8,8 +8,6 @@
 
 namespace gpudoctor::kscan {
 
-using kevents::Has;
-
 namespace {
 
 // Whether the NVRM text of an Xid line (after "NVRM:") may say what the
@@ -130,19 +128,8 @@ bool FastScan::TryFoldSaturated(KernelEvent& ev) {
   if (!own) return false;
   Cause* derived = nullptr;
   if (ev.kind == KernelEventKind::kXid && ev.code) {
-    KernelEventKind kind = KernelEventKind::kXid;
-    if (*ev.code == 79) {
-      kind = KernelEventKind::kFallenOffBus;
-      buf.derived_detail = "Xid 79";
-    } else if (*ev.code == 154) {
-      kind = KernelEventKind::kRecoveryAction;
-      buf.derived_detail = ev.detail;
-    } else if (*ev.code == 119 && Has(ev.message, "RPC")) {
-      kind = KernelEventKind::kGspTimeout;
-      buf.derived_detail = kevents::RpcFunctionOf(ev.message);
-    }
-    if (kind != KernelEventKind::kXid && !(derived = SaturatedCause(kind, ev, buf.derived_detail)))
-      return false;
+    auto kind = kevents::XidDerivedEvent(*ev.code, ev.message, ev.detail, buf.derived_detail);
+    if (kind && !(derived = SaturatedCause(*kind, ev, buf.derived_detail))) return false;
   }
   const FoldOccurrence occurrence = OccurrenceOf(ev);
   FoldSaturated(*own, occurrence);
@@ -159,8 +146,9 @@ void FastScan::Opened(std::string_view message, bool nvrm, bool timed) {
 // (...): N, pid=..."): its template, when its causes are saturated.
 void FastScan::NoteTemplate(std::string_view message) {
   const KernelEvent& ev = *open;
-  if (templates_.size() >= kMaxXidTemplates || !ev.code || *ev.code == 119 || *ev.code == 154 ||
-      ev.pci_bus_id.empty() || ev.gpu_number || message.substr(0, 11) != "NVRM: Xid (")
+  if (templates_.size() >= kMaxXidTemplates || !ev.code ||
+      !kevents::XidCausesFixedByHeader(*ev.code) || ev.pci_bus_id.empty() || ev.gpu_number ||
+      message.substr(0, 11) != "NVRM: Xid (")
     return;
   std::size_t at = message.find("): ");
   if (at == std::string_view::npos) return;
@@ -175,7 +163,8 @@ void FastScan::NoteTemplate(std::string_view message) {
   Cause* own = SaturatedCause(KernelEventKind::kXid, ev, ev.detail);
   if (!own) return;
   Cause* derived = nullptr;
-  if (*ev.code == 79 && !(derived = SaturatedCause(KernelEventKind::kFallenOffBus, ev, "Xid 79")))
+  if (auto kind = kevents::XidDerivedEvent(*ev.code, ev.message, ev.detail, buf.derived_detail);
+      kind && !(derived = SaturatedCause(*kind, ev, buf.derived_detail)))
     return;
   templates_.push_back(XidTemplate{std::string(prefix), *ev.code, ev.pci_bus_id, ev.detail, own, derived});
 }

@@ -67,14 +67,14 @@ class FastScan final : public ScanRules {
   void Opened(std::string_view message, bool nvrm, bool timed) override;
 
   // A saturated Xid cause's constant bytes, up to the pid. Causes stay
-  // saturated once they are, so a template stays valid. None for Xid 119
-  // and 154, whose causes depend on the message.
+  // saturated once they are, so a template stays valid. None for an Xid
+  // whose causes depend on the message (XidCausesFixedByHeader).
   struct XidTemplate {
     std::string prefix;
     int code = 0;
     std::string pci, detail;
     Cause* own = nullptr;
-    Cause* derived = nullptr;  // Xid 79's fallen-off-the-bus cause
+    Cause* derived = nullptr;  // the cause of its derived event (XidDerivedEvent), if any
   };
   static constexpr std::size_t kMaxXidTemplates = 16;
 

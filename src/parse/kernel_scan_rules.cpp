@@ -32,7 +32,6 @@ std::string CutEvidenceLine(std::string_view line) {
 
 namespace kscan {
 
-using kevents::Has;
 using kevents::LineMatch;
 
 void ResetEvent(KernelEvent& ev) {
@@ -337,21 +336,15 @@ void ScanRules::Emit(KernelEvent& ev) {
     if (!killed) oom_invoked = index;
     return;
   }
-  const bool is_xid = ev.kind == KernelEventKind::kXid && ev.code;
+  // Some Xids yield a second event of the same time and place.
   KernelEvent derived;
   bool has_derived = false;
-  if (is_xid &&
-      (*ev.code == 79 || *ev.code == 154 || (*ev.code == 119 && Has(ev.message, "RPC")))) {
-    derived = ev;
-    has_derived = true;
-    if (*ev.code == 79) {
-      derived.kind = KernelEventKind::kFallenOffBus;
-      derived.detail = "Xid 79";
-    } else if (*ev.code == 154) {
-      derived.kind = KernelEventKind::kRecoveryAction;
-    } else {
-      derived.kind = KernelEventKind::kGspTimeout;
-      derived.detail = kevents::RpcFunctionOf(ev.message);
+  if (ev.kind == KernelEventKind::kXid && ev.code) {
+    if (auto kind = kevents::XidDerivedEvent(*ev.code, ev.message, ev.detail, buf.derived_detail)) {
+      derived = ev;
+      derived.kind = *kind;
+      derived.detail = buf.derived_detail;
+      has_derived = true;
     }
   }
   Fold(ev);
@@ -367,15 +360,7 @@ void ScanRules::Close() {
   }
   KernelEvent ev = std::move(*open);
   open.reset();
-  if (open_probe_head) {
-    bool lost = false, unsupported = false;
-    for (const auto& c : ev.continuation) {
-      lost = lost || Has(c, "fallen off the bus");
-      unsupported = unsupported || Has(c, "not supported");
-    }
-    ev.kind = lost ? KernelEventKind::kFallenOffBus : KernelEventKind::kProbeFailed;
-    ev.detail = lost ? "probe" : (unsupported ? "unsupported GPU" : "probe");
-  }
+  if (open_probe_head) kevents::ProbeMessageEvent(ev.continuation, ev.kind, ev.detail);
   if (ev.kind == KernelEventKind::kPcieAer) {
     for (KernelEvent& claimed : aer_burst.Add(std::move(ev), open_nvidia, &opts.aer_owner)) {
       Emit(claimed);
@@ -391,10 +376,7 @@ bool ScanRules::Continues(const KernelLine& kl, std::string_view nvrm, bool is_n
   if (kl.prefix == LinePrefix::kContinuation) return true;
   if (is_nvrm) {
     if (!open_nvrm) return false;
-    if (open_probe_head) {
-      return open_probe_lines < 8 &&
-             (Has(nvrm, "fallen off the bus and") || !kevents::MatchNvrm(nvrm));
-    }
+    if (open_probe_head) return kevents::ProbeMessageContinues(nvrm, open_probe_lines);
     if (!kevents::IsNvrmFollowUp(nvrm, *open)) return false;
     // "GPU4 RPC history" under the Xid of 0000:9b:00.0: GPU4 is that GPU.
     if (auto n = kevents::GpuNumberIn(nvrm); n && !open->pci_bus_id.empty())
@@ -402,13 +384,8 @@ bool ScanRules::Continues(const KernelLine& kl, std::string_view nvrm, bool is_n
     return true;
   }
   if (!kevents::IsOtherFollowUp(kl.message, *open)) return false;
-  if (open->kind == KernelEventKind::kPcieAer) {
-    open_nvidia = open_nvidia || kevents::IsNvidiaAerLine(kl.message);
-    auto m = kevents::MatchOther(kl.message, kl.ident);
-    if (open->detail.empty() && m && !m->detail.empty()) open->detail = m->detail;
-    if (kevents::IsSurpriseDownLine(kl.message) && !Has(open->detail, kevents::kAerSurpriseDown))
-      open->detail += kevents::kAerSurpriseDown;
-  }
+  if (open->kind == KernelEventKind::kPcieAer)
+    kevents::AddAerDetailLine(kl.message, kl.ident, *open, open_nvidia);
   return true;
 }
 

@@ -1,5 +1,5 @@
 // The kernel-log scan's rules: how the lines the catalog reads
-// (kernel_events_match.h) become events, and the state that carries from
+// (kernel_catalog.h) become events, and the state that carries from
 // one line to the next. What a line continues (multi-line messages, the
 // three-line probe message), the second event some Xid lines yield, an OOM
 // kill paired with the line that invoked it, PCIe AER bursts
@@ -29,7 +29,7 @@
 #include "parse/flat_hash_set.h"
 #include "parse/kernel_events.h"
 #include "parse/kernel_events_aer.h"
-#include "parse/kernel_events_match.h"
+#include "parse/kernel_catalog.h"
 
 namespace gpudoctor::kscan {
 

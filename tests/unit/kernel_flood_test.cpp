@@ -17,7 +17,7 @@
 #include "collect/kernel_log_files.h"
 #include "core/gpu_status.h"
 #include "parse/kernel_events.h"
-#include "parse/kernel_events_match.h"
+#include "parse/kernel_text.h"
 #include "parse/nvsmi_messages.h"
 #include "render/events_json.h"
 #include "support/kernel_scan_reference.h"
