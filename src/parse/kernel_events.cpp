@@ -1,5 +1,5 @@
 // KernelEventScanner: the production scan (kernel_scan_fast.h) behind the
-// public interface.
+// public interface; small helpers over extracted events.
 #include "parse/kernel_events.h"
 
 #include <utility>
@@ -54,5 +54,27 @@ const std::vector<NvsmiMessage>& KernelEventScanner::nvsmi_messages() const {
 }
 
 std::vector<KernelEvent> KernelEventScanner::Finish() { return s_->Finish(); }
+
+std::vector<KernelEvent> ExtractKernelEvents(const std::vector<LogLine>& lines,
+                                             const ExtractOptions& opts) {
+  KernelEventScanner scanner(opts);
+  for (const auto& line : lines) scanner.AddLine(line);
+  return scanner.Finish();
+}
+
+std::map<std::string, std::string> PciToUuid(const std::vector<KernelEvent>& events) {
+  std::map<std::string, std::string> map;
+  for (const auto& e : events) {
+    if (e.kind == KernelEventKind::kGpuUuid && !e.pci_bus_id.empty() && !e.detail.empty()) {
+      map[e.pci_bus_id] = e.detail;
+    }
+  }
+  return map;
+}
+
+bool IndicatesGpuLost(const KernelEvent& e) {
+  return e.kind == KernelEventKind::kFallenOffBus || e.kind == KernelEventKind::kGpuLost ||
+         (e.kind == KernelEventKind::kXid && e.code == 79);
+}
 
 }  // namespace gpudoctor

@@ -1,5 +1,9 @@
 // Kernel-log events (Xid, SXid, fallen off the bus, GSP, NCCL, AER, OOM,
 // fabric manager, ...) from lines in any format kernel_line.h reads.
+// Which messages are which event is the catalog (kernel_catalog.h, a row
+// per message); how lines group and fold into events, kernel_scan_rules.h;
+// what makes a large log cheap, kernel_scan_fast.h (the flood's shortcuts)
+// and kernel_scan_buffer.cpp (the needle search ahead of the scanner).
 //
 // What becomes an event, and what each field holds:
 //  - Every Xid line is a kXid event: code, pci ("dddd:bb:dd.f"), pid and

@@ -54,7 +54,8 @@ void ReadXidRepeat(std::string_view text, const KernelLine& kl, std::size_t need
   if (i == code_at || !LiteralAt(msg, i, ", pid=")) return;
   i += 6;
   out.prefix = msg.substr(0, i);
-  // As MatchXid reads them: the pid up to its comma, the name up to ", ".
+  // As the catalog's Xid row (ReadXid) reads them: the pid up to its comma,
+  // the name up to ", ".
   std::size_t digits = 0;
   std::int64_t pid = 0;
   while (i < msg.size() && msg[i] >= '0' && msg[i] <= '9' && digits < 18) {
@@ -171,7 +172,7 @@ void FastScan::NoteTemplate(std::string_view message) {
 
 // AddLine for a line of a template's cause, as ReadXidRepeat read it: the
 // same events, the same counts. False (nothing done) when the line is not
-// one, or when anything about it asks for the general path (a follow-up of
+// one, or when anything about it asks for the rules' AddLine (a follow-up of
 // the open event, a GPU number, a message to cut, a record, nvidia-smi's
 // words).
 bool FastScan::TryRepeat(const XidRepeatLine& x) {

@@ -7,7 +7,7 @@
 //    counted into them without building keys or copying it;
 //  - templates of saturated Xid causes: a line whose bytes up to its pid
 //    ("NVRM: Xid (PCI:0000:3b:00): 13, pid=") are a template's is counted
-//    from views into the line, without the general path at all.
+//    from views into the line, without the rules' AddLine at all.
 // The tests compare every field of every event with the reference, which
 // feeds the rules line by line with none of this
 // (tests/support/kernel_scan_reference.h). Not thread-safe.
