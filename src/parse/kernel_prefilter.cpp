@@ -155,8 +155,7 @@ std::size_t VerifyNeedle(std::string_view text, std::size_t pos, std::size_t fro
 }
 
 // Start (>= from) of a needle whose anchor begins at `pos`, or npos.
-std::size_t VerifyAt(std::string_view text, std::size_t pos, std::size_t from) {
-  const Tables& t = GetTables();
+std::size_t VerifyAt(const Tables& t, std::string_view text, std::size_t pos, std::size_t from) {
   for (std::size_t i = 0; i < t.needle_count; ++i) {
     if (std::size_t start = VerifyNeedle(text, pos, from, t.needles[i]);
         start != std::string_view::npos)
@@ -166,9 +165,8 @@ std::size_t VerifyAt(std::string_view text, std::size_t pos, std::size_t from) {
 }
 
 // The same for the needles of the buckets in `buckets` (bits).
-std::size_t VerifyBuckets(std::string_view text, std::size_t pos, std::size_t from,
-                          unsigned buckets) {
-  const Tables& t = GetTables();
+std::size_t VerifyBuckets(const Tables& t, std::string_view text, std::size_t pos,
+                          std::size_t from, unsigned buckets) {
   std::size_t best = std::string_view::npos;
   while (buckets != 0) {
     const auto b = static_cast<std::size_t>(__builtin_ctz(buckets));
@@ -183,10 +181,10 @@ std::size_t VerifyBuckets(std::string_view text, std::size_t pos, std::size_t fr
 
 // Anchors from `scan` on; needles must start at or after `from`.
 std::size_t NextScalar(std::string_view text, std::size_t scan, std::size_t from) {
-  const auto& first = GetTables().first;
+  const Tables& t = GetTables();
   for (std::size_t i = scan; i < text.size(); ++i) {
-    if (!first[static_cast<unsigned char>(text[i])]) continue;
-    if (std::size_t start = VerifyAt(text, i, from); start != std::string_view::npos) return start;
+    if (!t.first[static_cast<unsigned char>(text[i])]) continue;
+    if (std::size_t start = VerifyAt(t, text, i, from); start != std::string_view::npos) return start;
   }
   return std::string_view::npos;
 }
@@ -241,7 +239,7 @@ __attribute__((target("avx2"))) std::size_t NextAvx2(std::string_view text, std:
     while (mask != 0) {
       const auto k = static_cast<std::size_t>(__builtin_ctz(mask));
       mask &= mask - 1;
-      std::size_t start = VerifyBuckets(text, i + k, from, bits[k]);
+      std::size_t start = VerifyBuckets(t, text, i + k, from, bits[k]);
       if (start < best) best = start;
     }
     if (best != std::string_view::npos) return best;

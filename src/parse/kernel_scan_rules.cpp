@@ -462,9 +462,10 @@ void ScanRules::AddLine(std::string_view text, const SourceRef& ref, std::option
   }
   const bool was_open = open.has_value();
   Close();
-  std::optional<LineMatch> m;
-  if (kl.prefix != LinePrefix::kContinuation || !was_open)
-    m = is_nvrm ? MatchLine(true, std::string_view(), nvrm) : MatchLine(false, kl.ident, kl.message);
+  std::optional<LineMatch> m =
+      kl.prefix != LinePrefix::kContinuation || !was_open
+          ? MatchLine(is_nvrm, is_nvrm ? std::string_view() : kl.ident, is_nvrm ? nvrm : kl.message)
+          : std::nullopt;
   if (m) {
     Open(*m, kl.message, is_nvrm, ref, t, mono);
     Opened(kl.message, is_nvrm, time || wrapper_time);
