@@ -10,6 +10,12 @@ namespace gpudoctor::kscan {
 
 namespace {
 
+// `lit` at s[i]: a compare of constant length, which the compiler inlines.
+template <std::size_t N>
+bool LiteralAt(std::string_view s, std::size_t i, const char (&lit)[N]) {
+  return i <= s.size() && s.size() - i >= N - 1 && std::memcmp(s.data() + i, lit, N - 1) == 0;
+}
+
 // Whether the NVRM text of an Xid line (after "NVRM:") may say what the
 // rules read beyond the template: a GPU number (" GPU4 GSP", as
 // GpuNumberIn finds it) or, after an Xid, "PMU has halted" (a follow-up,
@@ -21,19 +27,13 @@ bool XidLineMayNeedGeneralPath(std::string_view nvrm) {
     const std::size_t at = static_cast<std::size_t>(p - nvrm.data());
     // GpuNumberIn reads only a " GPU" followed by a digit ("GPU has
     // fallen off the bus" is none).
-    if (at >= 3 && nvrm.substr(at - 3, 3) == " GP" && at + 1 < nvrm.size() &&
+    if (at >= 3 && LiteralAt(nvrm, at - 3, " GP") && at + 1 < nvrm.size() &&
         nvrm[at + 1] >= '0' && nvrm[at + 1] <= '9')
       return true;
-    if (at >= 2 && nvrm.substr(at - 2, 14) == "PMU has halted") return true;
+    if (at >= 2 && LiteralAt(nvrm, at - 2, "PMU has halted")) return true;
     ++p;
   }
   return false;
-}
-
-// `lit` at s[i]: a compare of constant length, which the compiler inlines.
-template <std::size_t N>
-bool LiteralAt(std::string_view s, std::size_t i, const char (&lit)[N]) {
-  return i <= s.size() && s.size() - i >= N - 1 && std::memcmp(s.data() + i, lit, N - 1) == 0;
 }
 
 }  // namespace
