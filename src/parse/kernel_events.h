@@ -1,5 +1,9 @@
 // Kernel-log events (Xid, SXid, fallen off the bus, GSP, NCCL, AER, OOM,
 // fabric manager, ...) from lines in any format kernel_line.h reads.
+// Which messages are which event is the catalog (kernel_catalog.h, a row
+// per message); how lines group and fold into events, kernel_scan_rules.h;
+// what makes a large log cheap, kernel_scan_fast.h (the flood's shortcuts)
+// and kernel_scan_buffer.cpp (the needle search ahead of the scanner).
 //
 // What becomes an event, and what each field holds:
 //  - Every Xid line is a kXid event: code, pci ("dddd:bb:dd.f"), pid and
@@ -52,6 +56,10 @@
 
 namespace gpudoctor {
 
+namespace kscan {
+class FastScan;
+}
+
 struct ExtractOptions {
   LineTimeContext time;  // year (0: this year, UTC) and UTC offset for stamps that lack them
   bool fold_repeats = true;
@@ -61,10 +69,6 @@ struct ExtractOptions {
   // AER event whose bus id is listed is that GPU's even when no line of its
   // burst names the nvidia driver or an NVIDIA device id.
   std::map<std::string, std::string> aer_owner;
-  // The flood's cheap path: an occurrence of a cause that already has all
-  // its separate events is counted without copying or keying the event.
-  // The results are the same either way; false only to compare the two.
-  bool flood_fast_path = true;
 };
 
 // Lines that mention NVRM or Xid: how many were read as (part of) an event,
@@ -134,7 +138,8 @@ void FindKernelCandidates(std::string_view text, bool log_start, const LineTimeC
 // Streaming extractor: feed lines in order, then Finish().
 // Lines may be JSON or logfmt records (log_record.h): their text is read
 // as the line, their time used when the text has none. "NVRM:" is found
-// wherever it stands in a line.
+// wherever it stands in a line. What lines mean and how they fold is
+// kernel_scan_rules.h; what makes a flood cheap, kernel_scan_fast.h.
 class KernelEventScanner {
  public:
   explicit KernelEventScanner(ExtractOptions opts = {});
@@ -183,12 +188,7 @@ class KernelEventScanner {
   std::vector<KernelEvent> Finish();
 
  private:
-  // AddText; `parsed`, when given, is the text's parse in time_context().
-  void AddParsed(std::string_view text, const SourceRef& ref, std::optional<WallTime> time,
-                 std::optional<double> monotonic_s, const KernelLine* parsed);
-
-  struct State;
-  std::unique_ptr<State> s_;
+  std::unique_ptr<kscan::FastScan> s_;  // kernel_scan_fast.h
 };
 
 // Scans a buffer of whole lines ("...\n...\n") read from `file`, whose first

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <utility>
 
-#include "parse/kernel_events_match.h"
+#include "parse/kernel_catalog.h"
 
 namespace gpudoctor::kevents {
 namespace {

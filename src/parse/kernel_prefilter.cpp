@@ -1,9 +1,14 @@
 #include "parse/kernel_prefilter.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
 #include <vector>
+
+#include <stdexcept>
+
+#include "parse/kernel_catalog.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -18,13 +23,18 @@ struct Needle {
   int bucket;          // of the eight the search sorts positions into
 };
 
-// Each needle is found by three adjacent bytes, then verified whole. The
-// anchors and buckets are chosen so that the nibble tables of a bucket's
-// needles (below) match few other byte triples of ordinary kernel, systemd,
-// container and English text: each position they match costs a verify, and
-// an ordinary syslog should pass with few (a search over a sample of such
-// text chose them; no anchor holds a space).
-constexpr Needle kNeedles[] = {
+// The needles are the catalog's words (kernel_catalog.h KernelLineWords).
+// Each is found by three adjacent bytes, then verified whole. For the words
+// below, the anchors and buckets are chosen so that the nibble tables of a
+// bucket's needles (below) match few other byte triples of ordinary kernel,
+// systemd, container and English text: each position they match costs a
+// verify, and an ordinary syslog should pass with few (a search over a
+// sample of such text chose them; no anchor holds a space). A word of the
+// catalog not listed here gets its first three bytes without a space and
+// the bucket with the fewest needles: it is found all the same, perhaps at
+// the cost of more verifies. Speed only: the search finds the same needles
+// whatever the anchors and buckets.
+constexpr Needle kTuned[] = {
     {"NVRM", 1, 3},
     {"Xid", 0, 1},
     {"NCCL", 0, 3},
@@ -53,41 +63,72 @@ constexpr Needle kNeedles[] = {
     // ConnectX NIC driver lines (command timeouts, health, slot power, module heat).
     {"mlx5_core", 1, 7},
 };
-constexpr std::size_t kNeedleCount = std::size(kNeedles);
 
-constexpr bool NeedlesAreWellFormed() {
-  for (const Needle& n : kNeedles) {
+constexpr bool TunedAreWellFormed() {
+  for (const Needle& n : kTuned) {
     if (n.anchor + 3 > n.text.size() || n.bucket < 0 || n.bucket > 7) return false;
   }
   return true;
 }
-static_assert(NeedlesAreWellFormed(), "an anchor's three bytes lie in its needle, in one of 8 buckets");
+static_assert(TunedAreWellFormed(), "an anchor's three bytes lie in its needle, in one of 8 buckets");
+
+constexpr std::size_t kMaxNeedles = 64;
 
 // Teddy-style tables: for each of the three anchor bytes, a bucket's bit is
 // set in lo[b & 15] and hi[b >> 4] of every byte its needles have at that
 // place. A position is a candidate when some bucket's bit survives all six
 // lookups; only that bucket's needles are verified there.
 struct Tables {
+  std::array<Needle, kMaxNeedles> needles{};
+  std::size_t needle_count = 0;
   std::array<std::array<std::uint8_t, 16>, 3> lo{};
   std::array<std::array<std::uint8_t, 16>, 3> hi{};
   std::array<bool, 256> first{};  // scalar fallback: first anchor bytes
-  std::array<std::array<std::uint8_t, kNeedleCount>, 8> in_bucket{};  // needle indices
+  std::array<std::array<std::uint8_t, kMaxNeedles>, 8> in_bucket{};  // needle indices
   std::array<std::size_t, 8> bucket_size{};
 };
 
+// The catalog's words as needles: the tuned ones in kTuned's order, then
+// the others.
+std::vector<Needle> CatalogNeedles() {
+  const std::vector<std::string_view> words = kevents::KernelLineWords();
+  std::vector<Needle> out;
+  std::array<std::size_t, 8> used{};
+  for (const Needle& n : kTuned) {
+    if (std::find(words.begin(), words.end(), n.text) == words.end()) continue;
+    out.push_back(n);
+    ++used[static_cast<std::size_t>(n.bucket)];
+  }
+  for (std::string_view w : words) {
+    if (std::any_of(out.begin(), out.end(), [&](const Needle& n) { return n.text == w; })) continue;
+    if (w.size() < 3) throw std::logic_error("kernel_prefilter: a needle of fewer than 3 bytes");
+    std::size_t anchor = 0;
+    while (anchor + 3 < w.size() && w.substr(anchor, 3).find(' ') != std::string_view::npos) ++anchor;
+    const auto bucket = static_cast<std::size_t>(std::min_element(used.begin(), used.end()) - used.begin());
+    ++used[bucket];
+    out.push_back(Needle{w, anchor, static_cast<int>(bucket)});
+  }
+  if (out.size() > kMaxNeedles) throw std::logic_error("kernel_prefilter: too many needles");
+  return out;
+}
+
 Tables MakeTables() {
   Tables t;
-  for (std::size_t i = 0; i < kNeedleCount; ++i) {
-    const int b = kNeedles[i].bucket;
+  const std::vector<Needle> needles = CatalogNeedles();
+  for (std::size_t i = 0; i < needles.size(); ++i) {
+    const Needle& n = needles[i];
+    t.needles[i] = n;
+    const int b = n.bucket;
     const auto bit = static_cast<std::uint8_t>(1u << b);
     for (std::size_t k = 0; k < 3; ++k) {
-      auto c = static_cast<unsigned char>(kNeedles[i].text[kNeedles[i].anchor + k]);
+      auto c = static_cast<unsigned char>(n.text[n.anchor + k]);
       t.lo[k][c & 15] |= bit;
       t.hi[k][c >> 4] |= bit;
     }
-    t.first[static_cast<unsigned char>(kNeedles[i].text[kNeedles[i].anchor])] = true;
+    t.first[static_cast<unsigned char>(n.text[n.anchor])] = true;
     t.in_bucket[b][t.bucket_size[b]++] = static_cast<std::uint8_t>(i);
   }
+  t.needle_count = needles.size();
   return t;
 }
 
@@ -114,24 +155,24 @@ std::size_t VerifyNeedle(std::string_view text, std::size_t pos, std::size_t fro
 }
 
 // Start (>= from) of a needle whose anchor begins at `pos`, or npos.
-std::size_t VerifyAt(std::string_view text, std::size_t pos, std::size_t from) {
-  for (const auto& n : kNeedles) {
-    if (std::size_t start = VerifyNeedle(text, pos, from, n); start != std::string_view::npos)
+std::size_t VerifyAt(const Tables& t, std::string_view text, std::size_t pos, std::size_t from) {
+  for (std::size_t i = 0; i < t.needle_count; ++i) {
+    if (std::size_t start = VerifyNeedle(text, pos, from, t.needles[i]);
+        start != std::string_view::npos)
       return start;
   }
   return std::string_view::npos;
 }
 
 // The same for the needles of the buckets in `buckets` (bits).
-std::size_t VerifyBuckets(std::string_view text, std::size_t pos, std::size_t from,
-                          unsigned buckets) {
-  const Tables& t = GetTables();
+std::size_t VerifyBuckets(const Tables& t, std::string_view text, std::size_t pos,
+                          std::size_t from, unsigned buckets) {
   std::size_t best = std::string_view::npos;
   while (buckets != 0) {
     const auto b = static_cast<std::size_t>(__builtin_ctz(buckets));
     buckets &= buckets - 1;
     for (std::size_t j = 0; j < t.bucket_size[b]; ++j) {
-      std::size_t start = VerifyNeedle(text, pos, from, kNeedles[t.in_bucket[b][j]]);
+      std::size_t start = VerifyNeedle(text, pos, from, t.needles[t.in_bucket[b][j]]);
       if (start < best) best = start;
     }
   }
@@ -140,10 +181,10 @@ std::size_t VerifyBuckets(std::string_view text, std::size_t pos, std::size_t fr
 
 // Anchors from `scan` on; needles must start at or after `from`.
 std::size_t NextScalar(std::string_view text, std::size_t scan, std::size_t from) {
-  const auto& first = GetTables().first;
+  const Tables& t = GetTables();
   for (std::size_t i = scan; i < text.size(); ++i) {
-    if (!first[static_cast<unsigned char>(text[i])]) continue;
-    if (std::size_t start = VerifyAt(text, i, from); start != std::string_view::npos) return start;
+    if (!t.first[static_cast<unsigned char>(text[i])]) continue;
+    if (std::size_t start = VerifyAt(t, text, i, from); start != std::string_view::npos) return start;
   }
   return std::string_view::npos;
 }
@@ -198,7 +239,7 @@ __attribute__((target("avx2"))) std::size_t NextAvx2(std::string_view text, std:
     while (mask != 0) {
       const auto k = static_cast<std::size_t>(__builtin_ctz(mask));
       mask &= mask - 1;
-      std::size_t start = VerifyBuckets(text, i + k, from, bits[k]);
+      std::size_t start = VerifyBuckets(t, text, i + k, from, bits[k]);
       if (start < best) best = start;
     }
     if (best != std::string_view::npos) return best;
@@ -228,8 +269,9 @@ bool HaveAvx2() {
 }  // namespace
 
 std::vector<std::string_view> KernelNeedles() {
+  const Tables& t = GetTables();
   std::vector<std::string_view> out;
-  for (const auto& n : kNeedles) out.push_back(n.text);
+  for (std::size_t i = 0; i < t.needle_count; ++i) out.push_back(t.needles[i].text);
   return out;
 }
 

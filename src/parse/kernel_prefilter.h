@@ -1,14 +1,10 @@
 // The hot path of kernel-log scanning: find the lines that may hold an event
 // without looking at the others. A line "may matter" when it contains one of
-// a few literal needles ("NVRM", "Xid", "NCCL", "libnccl", "Killed process",
-// "oom-killer", "AER", "PCIe Bus Error", "PCIe bandwidth", "fabric",
-// "[ERROR]", "failed with error", "mlx5_core", journald JSON's byte-array "\"MESSAGE\":[",
-// the AER detail lines' "status/mask", "SDES", "Surprise Down", "link has
-// been reset", and nvidia-smi's messages: "the device handle for", "No
-// devices were found", "Failed to initialize NVML", "NVIDIA-SMI has failed"),
-// and "peermem" (nvidia-peermem's errors).
-// Every event the extractor knows contains at least one of them, and so does
-// every continuation line it accepts.
+// the catalog's words (kernel_catalog.h KernelLineWords: "NVRM", "Xid", the
+// words of each message and of the lines that continue one, journald JSON's
+// byte-array "\"MESSAGE\":[", nvidia-smi's messages). Every event the
+// extractor knows contains at least one of them, and so does every
+// continuation line it accepts.
 //
 // The search classifies 32 positions at a time by three adjacent bytes of
 // each needle that ordinary traffic rarely holds ("VRM", "CCL", "AER", ...;
@@ -24,7 +20,7 @@
 
 namespace gpudoctor {
 
-// The needles, as searched (for cross-checks).
+// The needles, as searched (for cross-checks): the catalog's words.
 std::vector<std::string_view> KernelNeedles();
 
 // Offset of the first needle occurrence at or after `from`, or npos.

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "parse/kernel_catalog.h"
 #include "parse/kernel_prefilter.h"
 
 namespace gpudoctor {
@@ -501,6 +504,30 @@ TEST(KernelEvents, BufferScanMatchesLineByLine) {
     EXPECT_EQ(fast[i].continuation, slow[i].continuation);
   }
   EXPECT_EQ(fast[0].source.line, 9u);
+}
+
+// Each row of the catalog reads its own example (not an earlier row), the
+// prefilter finds the example, and the scan makes an event of the row's
+// kind of it; the prefilter searches exactly the catalog's words.
+TEST(KernelCatalog, EveryRowReadsItsExampleAndThePrefilterFindsIt) {
+  const std::vector<kevents::CatalogRow> rows = kevents::KernelCatalogRows();
+  ASSERT_GT(rows.size(), 20u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const kevents::CatalogRow& row = rows[i];
+    SCOPED_TRACE(std::string(row.name) + ": " + std::string(row.example));
+    EXPECT_TRUE(LineMayMatter(row.example));
+    EXPECT_EQ(row.nvrm, row.example.find("NVRM:") != std::string_view::npos);
+    const std::optional<std::size_t> read_by = kevents::CatalogRowOf(row.example);
+    ASSERT_TRUE(read_by.has_value());
+    EXPECT_EQ(*read_by, i) << rows[*read_by].name;
+    auto ev = Extract({std::string(row.example)});
+    ASSERT_EQ(ev.size(), 1u);
+    EXPECT_EQ(ev[0].kind, row.kind);
+  }
+  std::vector<std::string_view> needles = KernelNeedles(), words = kevents::KernelLineWords();
+  std::sort(needles.begin(), needles.end());
+  std::sort(words.begin(), words.end());
+  EXPECT_EQ(needles, words);
 }
 
 TEST(KernelPrefilter, FindsEveryNeedleAndSkipsNoise) {

@@ -17,9 +17,10 @@
 #include "collect/kernel_log_files.h"
 #include "core/gpu_status.h"
 #include "parse/kernel_events.h"
-#include "parse/kernel_events_match.h"
+#include "parse/kernel_text.h"
 #include "parse/nvsmi_messages.h"
 #include "render/events_json.h"
+#include "support/kernel_scan_reference.h"
 
 namespace gpudoctor {
 namespace kernel_flood_test_ns {
@@ -148,7 +149,8 @@ TEST(KernelFlood, AMultiLineMessageKeepsItsFirstLines) {
 }
 
 
-// A mixed log for comparing the flood's cheap path with the general one:
+// A mixed log for comparing the production scan, with the flood's cheap
+// paths, with the reference (support/kernel_scan_reference.h):
 // Xid floods on two GPUs, interleaved causes (Xid 79 with its device line,
 // Xid 154, Xid 119 RPC timeouts), repeats of one line near and far apart,
 // indented follow-ups, noise, invalid UTF-8 in names and messages, a
@@ -228,9 +230,9 @@ struct FloodScan {
   std::vector<std::string> nvsmi_messages;  // kind, line and text of each
 };
 
-std::vector<std::string> NvsmiMessagesOf(const KernelEventScanner& scanner) {
+std::vector<std::string> NvsmiMessagesOf(const std::vector<NvsmiMessage>& messages) {
   std::vector<std::string> out;
-  for (const NvsmiMessage& m : scanner.nvsmi_messages()) {
+  for (const NvsmiMessage& m : messages) {
     out.push_back(std::to_string(static_cast<int>(m.kind)) + "|" + std::to_string(m.line) + "|" +
                   m.text + "|" + m.pci_bus_id + "|" + m.reason);
   }
@@ -243,18 +245,32 @@ FloodScan FinishedScan(KernelEventScanner& scanner) {
   out.events = scanner.Finish();
   out.left_out = scanner.events_left_out();
   out.gpu_lines = scanner.gpu_line_stats();
-  out.nvsmi_messages = NvsmiMessagesOf(scanner);
+  out.nvsmi_messages = NvsmiMessagesOf(scanner.nvsmi_messages());
   return out;
 }
 
-FloodScan ScanWith(const std::string& text, bool fast, bool fold = true) {
+// The production scan over the whole text at once.
+FloodScan ScanWith(const std::string& text, bool fold = true) {
   ExtractOptions opts;
   opts.time.year = 2025;
-  opts.flood_fast_path = fast;
   opts.fold_repeats = fold;
   KernelEventScanner scanner(opts);
   ScanKernelLogBuffer(text, "mixed.log", 1, scanner);
   return FinishedScan(scanner);
+}
+
+// The reference: every line fed to the scan's rules alone, nothing kept for speed.
+FloodScan ReferenceScan(const std::string& text, bool fold = true) {
+  ExtractOptions opts;
+  opts.time.year = 2025;
+  opts.fold_repeats = fold;
+  test::KernelScanResult r = test::ReferenceKernelScan(text, "mixed.log", opts);
+  FloodScan out;
+  out.events = std::move(r.events);
+  out.left_out = r.left_out;
+  out.gpu_lines = r.gpu_lines;
+  out.nvsmi_messages = NvsmiMessagesOf(r.nvsmi_messages);
+  return out;
 }
 
 void ExpectSameEvent(const KernelEvent& a, const KernelEvent& b, std::size_t i) {
@@ -296,17 +312,17 @@ void ExpectSameScans(const FloodScan& a, const FloodScan& b) {
 }
 
 void ExpectSameScan(const std::string& text, bool fold = true) {
-  ExpectSameScans(ScanWith(text, true, fold), ScanWith(text, false, fold));
+  ExpectSameScans(ScanWith(text, fold), ReferenceScan(text, fold));
 }
 
-TEST(KernelFlood, CheapPathCountsLikeTheGeneralOneOnMixedFloods) {
+TEST(KernelFlood, CountsLikeTheReferenceOnMixedFloods) {
   for (unsigned seed : {1u, 2u, 3u}) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const std::string text = MixedFlood(30000, seed);
     ExpectSameScan(text);
     // The input is a flood: causes beyond their separate events were
     // counted into them (the cheap path's work), and repeats folded.
-    FloodScan fast = ScanWith(text, true);
+    FloodScan fast = ScanWith(text);
     std::size_t varied = 0, folded = 0;
     std::set<std::string> gpus;
     for (const KernelEvent& e : fast.events) {
@@ -322,15 +338,15 @@ TEST(KernelFlood, CheapPathCountsLikeTheGeneralOneOnMixedFloods) {
   }
 }
 
-TEST(KernelFlood, CheapPathCountsLikeTheGeneralOneOnAStorm) {
+TEST(KernelFlood, CountsLikeTheReferenceOnAStorm) {
   ExpectSameScan(Xid13Storm(50000, 5000));
-  // Beyond kMaxLeftOutProcessesTracked processes the count is a floor on both paths.
+  // Beyond kMaxLeftOutProcessesTracked processes the count is a floor in both.
   ExpectSameScan(Xid13Storm(150000, 100000));
 }
 
 // A flood whose Xid causes saturate early, so that their lines are read by
 // the template of their constant bytes, mixed with lines that share a
-// template's bytes but ask for the general path: a pid that is no number,
+// template's bytes but ask for the rules' general path: a pid that is no number,
 // no name, no ", " after the name, no message, a message over the cut, a
 // GPU number ("from GPU0 GSP"), MIG details, a follow-up line after an Xid
 // ("PMU has halted", an indented line), CR line ends, nvidia-smi's words,
@@ -409,13 +425,13 @@ std::string TemplateFlood(std::size_t lines, unsigned seed) {
   return text;
 }
 
-TEST(KernelFlood, TemplatePathCountsLikeTheGeneralOne) {
+TEST(KernelFlood, TemplatePathCountsLikeTheReference) {
   for (unsigned seed : {5u, 6u, 7u, 8u}) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const std::string text = TemplateFlood(20000, seed);
     ExpectSameScan(text);
     // Saturated causes on several GPUs and codes, each with many lines.
-    FloodScan fast = ScanWith(text, true);
+    FloodScan fast = ScanWith(text);
     std::size_t varied = 0;
     for (const KernelEvent& e : fast.events) varied += e.varied_count;
     EXPECT_GT(varied, 8000u);
@@ -432,7 +448,7 @@ TEST(KernelFlood, TemplatePathCountsLikeTheGeneralOne) {
 }
 
 // A template storm (its causes saturate early) with, here and there, lines
-// that share a template's bytes but hold what only the general path reads,
+// that share a template's bytes but hold what only the rules' general path reads,
 // and bytes of any kind: NUL, invalid UTF-8, CRLF, empty lines, follow-up
 // and continuation lines, needles after the Xid (nvidia-smi's words, "Xid",
 // "NCCL"), a GPU number in the name, "PMU has halted", a header that holds
@@ -486,8 +502,8 @@ std::string EdgeFlood(std::size_t lines, unsigned seed) {
   return text;
 }
 
-// The fast path fed as StreamLines feeds ScanKernelLogBuffer (chunks of
-// whole lines, cut at random), against the general path fed all at once.
+// The production scan fed as StreamLines feeds ScanKernelLogBuffer (chunks
+// of whole lines, cut at random), against the reference.
 FloodScan ScanInChunks(const std::string& text, unsigned seed) {
   ExtractOptions opts;
   opts.time.year = 2025;
@@ -506,20 +522,20 @@ FloodScan ScanInChunks(const std::string& text, unsigned seed) {
   return FinishedScan(scanner);
 }
 
-TEST(KernelFlood, FastPathInChunksGivesTheGeneralPathsEventsOnEdgeLines) {
+TEST(KernelFlood, ScanInChunksGivesTheReferencesEventsOnEdgeLines) {
   for (unsigned seed : {11u, 12u, 13u}) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const std::string text = EdgeFlood(30000, seed);
     ExpectSameScan(text);
     FloodScan chunked = ScanInChunks(text, seed);
-    FloodScan slow = ScanWith(text, false);
+    FloodScan slow = ReferenceScan(text);
     ASSERT_EQ(chunked.events.size(), slow.events.size());
     for (std::size_t i = 0; i < slow.events.size(); ++i)
       ExpectSameEvent(chunked.events[i], slow.events[i], i);
     EXPECT_EQ(chunked.left_out, slow.left_out);
     EXPECT_EQ(chunked.gpu_lines.decoded, slow.gpu_lines.decoded);
     EXPECT_EQ(chunked.gpu_lines.undecoded, slow.gpu_lines.undecoded);
-    // nvidia-smi's words in Xid lines are found on both paths.
+    // nvidia-smi's words in Xid lines are found by both.
     EXPECT_EQ(chunked.nvsmi_messages, slow.nvsmi_messages);
     EXPECT_FALSE(slow.nvsmi_messages.empty());
     // What the report writes of them, byte for byte.
@@ -533,7 +549,7 @@ TEST(KernelFlood, FastPathInChunksGivesTheGeneralPathsEventsOnEdgeLines) {
   }
 }
 
-TEST(KernelFlood, CheapPathCountsLikeTheGeneralOneWithoutFolding) {
+TEST(KernelFlood, CountsLikeTheReferenceWithoutFolding) {
   ExpectSameScan(MixedFlood(6000, 4), /*fold=*/false);
 }
 
@@ -589,23 +605,6 @@ StreamedScan ScanStreamed(const std::string& text, std::size_t chunk, std::size_
   return out;
 }
 
-// Every line to AddText, one by one: the scanner without any buffer path
-// (no needle search ahead of it, no candidates).
-FloodScan ScanEachLine(const std::string& text) {
-  ExtractOptions opts;
-  opts.time.year = 2025;
-  opts.flood_fast_path = false;
-  KernelEventScanner scanner(opts);
-  std::size_t pos = 0, line = 1;
-  while (pos < text.size()) {
-    std::size_t nl = text.find('\n', pos);
-    if (nl == std::string::npos) nl = text.size();
-    scanner.AddText(std::string_view(text).substr(pos, nl - pos), SourceRef{"mixed.log", line++});
-    pos = nl + 1;
-  }
-  return FinishedScan(scanner);
-}
-
 TEST(KernelScanAhead, FeedsTheScannerAsTheLineByLineScanDoes) {
   // Templates, records, a process renamed and dmesg -H stamps at the end
   // (the reading thread leaves the rest to the scanner's own loop);
@@ -623,11 +622,11 @@ TEST(KernelScanAhead, FeedsTheScannerAsTheLineByLineScanDoes) {
       ASSERT_TRUE(static_cast<bool>(ahead.result));
       EXPECT_EQ(*ahead.result, text.size());
       ExpectSameScans(ahead.scan, streamed.scan);
-      // And as the general path reads the whole text at once, when no line
-      // is longer than a chunk (those are passed in pieces).
+      // And as the scan of the whole text at once and the reference find
+      // them, when no line is longer than a chunk (those are passed in pieces).
       if (chunk > 1024) {
-        ExpectSameScans(ahead.scan, ScanWith(text, /*fast=*/false));
-        ExpectSameScans(ahead.scan, ScanEachLine(text));
+        ExpectSameScans(ahead.scan, ScanWith(text));
+        ExpectSameScans(ahead.scan, ReferenceScan(text));
       }
     }
   }
@@ -663,8 +662,8 @@ TEST(KernelScanAhead, RelativeStampsFromTheFirstLineAndLongLines) {
       StreamedScan streamed = ScanStreamed(*text, chunk, chunk, 0);
       ASSERT_TRUE(static_cast<bool>(ahead.result));
       ExpectSameScans(ahead.scan, streamed.scan);
-      // Lines no longer than a chunk: as each line fed to AddText gives.
-      if (text != &long_lines) ExpectSameScans(ahead.scan, ScanEachLine(*text));
+      // Lines no longer than a chunk: as the reference finds them.
+      if (text != &long_lines) ExpectSameScans(ahead.scan, ReferenceScan(*text));
       std::size_t xids = 0;
       for (const KernelEvent& e : ahead.scan.events) xids += e.kind == KernelEventKind::kXid ? e.count : 0;
       EXPECT_EQ(xids, text == &human ? 2000u : text == &switched ? 4000u : 3000u);

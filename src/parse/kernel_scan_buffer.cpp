@@ -1,5 +1,10 @@
-// Buffer-level scanning (the fast path for large files) and small helpers
-// over extracted events.
+// The buffer path of the kernel-log scan (speed only): over a buffer of
+// whole lines, the needle search (kernel_prefilter.h) finds the candidate
+// lines and their parse without the scanner's state (FindKernelCandidates:
+// ScanKernelLogAhead runs it on other threads), and the scanner is fed those
+// alone, with a break where lines without a needle lie between. Once
+// relative stamps (dmesg -H) are in use every line carries part of the
+// time, and the rest is fed line by line.
 #include <cstring>
 
 #include "parse/kernel_events.h"
@@ -161,28 +166,6 @@ std::size_t FeedKernelCandidates(std::string_view text, const std::string& file,
   if (candidates.stop == std::string_view::npos) return candidates.line_count;
   return candidates.stop_line + ScanLineByLine(text.substr(candidates.stop), file,
                                                first_line + candidates.stop_line, scanner);
-}
-
-std::vector<KernelEvent> ExtractKernelEvents(const std::vector<LogLine>& lines,
-                                             const ExtractOptions& opts) {
-  KernelEventScanner scanner(opts);
-  for (const auto& line : lines) scanner.AddLine(line);
-  return scanner.Finish();
-}
-
-std::map<std::string, std::string> PciToUuid(const std::vector<KernelEvent>& events) {
-  std::map<std::string, std::string> map;
-  for (const auto& e : events) {
-    if (e.kind == KernelEventKind::kGpuUuid && !e.pci_bus_id.empty() && !e.detail.empty()) {
-      map[e.pci_bus_id] = e.detail;
-    }
-  }
-  return map;
-}
-
-bool IndicatesGpuLost(const KernelEvent& e) {
-  return e.kind == KernelEventKind::kFallenOffBus || e.kind == KernelEventKind::kGpuLost ||
-         (e.kind == KernelEventKind::kXid && e.code == 79);
 }
 
 }  // namespace gpudoctor
