@@ -1,5 +1,7 @@
 #include "agent/agent_state.h"
 
+#include "core/safe_file.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -24,7 +26,7 @@ nlohmann::ordered_json TimeJson(const std::optional<WallTime>& t) {
 
 }  // namespace
 
-Result<bool> WriteAgentState(const std::string& path, const AgentState& s) {
+Status WriteAgentState(const std::string& path, const AgentState& s) {
   nlohmann::ordered_json j;
   j["schema"] = "gpudoctor.agent-state/v1";
   j["pid"] = s.pid;
@@ -71,22 +73,8 @@ Result<bool> WriteAgentState(const std::string& path, const AgentState& s) {
   j["store_damage"] = s.store_damage;
   j["stopped_cleanly"] = s.stopped_cleanly;
   const std::string text = DumpJson(j, 2) + "\n";
-  const std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoError(errno, tmp);
-  ssize_t n = ::write(fd, text.data(), text.size());
-  int err = errno;
-  ::close(fd);
-  if (n != static_cast<ssize_t>(text.size())) {
-    ::unlink(tmp.c_str());
-    return ErrnoError(n < 0 ? err : ENOSPC, tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    err = errno;
-    ::unlink(tmp.c_str());
-    return ErrnoError(err, path);
-  }
-  return true;
+  // A temporary file of its own (O_EXCL, never a link), renamed over path.
+  return ReplaceFile(path, text, 0644);
 }
 
 Result<AgentState> ReadAgentState(const std::string& path) {

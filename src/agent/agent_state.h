@@ -43,7 +43,7 @@ struct AgentState {
 };
 
 // Writes the file atomically (temp file + rename).
-Result<bool> WriteAgentState(const std::string& path, const AgentState& state);
+Status WriteAgentState(const std::string& path, const AgentState& state);
 // Reads the resume point of a previous run; errors name the file.
 Result<AgentState> ReadAgentState(const std::string& path);
 

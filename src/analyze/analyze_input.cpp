@@ -345,7 +345,7 @@ bool AnyLogLine(std::string_view chunk) {
 // `recognised` becomes true when a line is one a log has (a log whose kind
 // comes from its lines). `note` gets the note of the stream read (where a
 // compressed input ends early), also of one opened again to read as lines.
-Result<bool> ScanLog(const PendingLog& log, const std::string& path, KernelEventScanner& scanner,
+Status ScanLog(const PendingLog& log, const std::string& path, KernelEventScanner& scanner,
                      BugReportFacts& facts, bool& recognised, std::string& note) {
   struct NoteOnReturn {
     const PendingLog& log;
@@ -428,7 +428,7 @@ Result<bool> ScanLog(const PendingLog& log, const std::string& path, KernelEvent
     facts = report.Finish();
     recognised = true;
   }
-  return true;
+  return OkStatus();
 }
 
 // Known times first, in order; events without a time keep their file order after them.

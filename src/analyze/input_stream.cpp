@@ -173,7 +173,7 @@ struct InputStream::State {
 
   // Reads until kMagicBytes are at hand or the input ends (a pipe gives
   // what it has).
-  Result<bool> ReadMagic() {
+  Status ReadMagic() {
     raw_head.resize(input_stream_magic::kMagicBytes);
     std::size_t have = 0;
     while (have < input_stream_magic::kMagicBytes) {
@@ -187,7 +187,7 @@ struct InputStream::State {
       have += static_cast<std::size_t>(n);
     }
     raw_head.resize(have);
-    return true;
+    return OkStatus();
   }
 
   // Refills zs.next_in when empty; false at the end of the input.
@@ -264,7 +264,7 @@ struct InputStream::State {
     return e ? e : "unreadable data";
   }
 
-  Result<bool> OpenArchive() {
+  Status OpenArchive() {
     ar = archive_read_new();
     if (!ar) return Error{ErrorCode::kIo, name + ": cannot start the archive reader"};
     archive_read_support_filter_all(ar);
@@ -281,7 +281,7 @@ struct InputStream::State {
     int rc = archive_read_next_header(ar, &entry);
     if (rc == ARCHIVE_EOF) {
       is_archive = true;  // an empty archive
-      return true;
+      return OkStatus();
     }
     if (rc < ARCHIVE_WARN)
       return Error{ErrorCode::kCorrupt, name + ": " + format + " data unreadable (" + ArchiveError() + ")"};
@@ -289,7 +289,7 @@ struct InputStream::State {
     pending_header = true;
     member = is_archive ? EntryName(entry) : std::string();
     if (is_archive && archive_entry_filetype(entry) != AE_IFREG) pending_header = false;
-    return true;
+    return OkStatus();
   }
 
   static std::string EntryName(struct archive_entry* entry) {
@@ -373,7 +373,7 @@ struct InputStream::State {
 InputStream::InputStream() : s_(std::make_unique<State>()) {}
 InputStream::~InputStream() = default;
 
-Result<bool> InputStream::Open(const std::filesystem::path& path) {
+Status InputStream::Open(const std::filesystem::path& path) {
   const bool stdin_input = path == std::filesystem::path(kStdinPath);
   s_->name = stdin_input ? "standard input" : path.string();
   if (auto why = NotAnInput(path)) return *why;
@@ -413,13 +413,13 @@ Result<bool> InputStream::Open(const std::filesystem::path& path) {
       s_->gzip_size = std::uint64_t{trailer[0]} | std::uint64_t{trailer[1]} << 8 |
                       std::uint64_t{trailer[2]} << 16 | std::uint64_t{trailer[3]} << 24;
     }
-    return true;
+    return OkStatus();
   }
   const char* archived = input_stream_magic::ArchiveMagic(magic);
   if (!archived && magic.size() >= 2 && static_cast<unsigned char>(magic[0]) == 0x1f &&
       static_cast<unsigned char>(magic[1]) == 0x8b)
     archived = "tar.gz";
-  if (!archived) return true;  // plain bytes
+  if (!archived) return OkStatus();  // plain bytes
   s_->mode = input_stream_mode::Mode::kArchive;
   s_->format = archived;
   return s_->OpenArchive();

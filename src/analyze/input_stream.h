@@ -45,7 +45,7 @@ class InputStream {
   // Opens `path` ("-": standard input) and tells its container. A format
   // known by its magic bytes but not read (an image, an ELF binary, a PDF)
   // is an error naming it.
-  Result<bool> Open(const std::filesystem::path& path);
+  Status Open(const std::filesystem::path& path);
   // The next member to read: for an archive, the next regular file in it
   // (its path inside the archive), nullopt after the last; otherwise one
   // member with an empty name, then nullopt. Call before the first Read.

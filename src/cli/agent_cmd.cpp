@@ -23,6 +23,7 @@ namespace {
 struct AgentCliOptions {
   std::string interval = "1s";
   std::string data_dir;
+  bool allow_shared_data_dir = false;
   std::int64_t max_store_mb = 1024;
   std::string raw_retention = "14d";
   std::string rollup_retention = "180d";
@@ -118,7 +119,7 @@ Result<AgentOptions> MakeAgentOptions(const AgentCliOptions& c, const GlobalOpti
   }
   auto dir = ResolveDataDir(c.data_dir.empty() ? std::nullopt : std::optional(c.data_dir));
   if (!dir) return dir.error();
-  if (auto made = EnsureDataDir(*dir); !made) return made.error();
+  if (auto made = EnsureDataDir(*dir, c.allow_shared_data_dir); !made) return made.error();
   o.store.data_dir = *dir;
   if (!c.config.empty()) o.config_path = c.config;
   auto config = LoadConfig(o.config_path);
@@ -209,6 +210,10 @@ void RegisterAgent(CLI::App& app, const GlobalOptions& global, int* exit_code) {
   cmd->add_option("--data-dir", c->data_dir,
                   "Where the store lives (default /var/lib/gpudoctor for root, "
                   "$XDG_STATE_HOME/gpudoctor otherwise)");
+  cmd->add_flag("--allow-shared-data-dir", c->allow_shared_data_dir,
+                  "Accept a data directory that another user owns or can write to (or that sits in "
+                  "such a directory); by default refused, since planted links there could turn "
+                  "root's writes against other files");
   cmd->add_option("--max-store-mb", c->max_store_mb, "Bound on the store's size on disk")
       ->capture_default_str();
   cmd->add_option("--raw-retention", c->raw_retention, "Keep raw samples this long")

@@ -36,6 +36,7 @@ struct FixOptions {
   std::vector<std::string> gpus;
   std::string power_limit;
   std::string data_dir;
+  bool allow_shared_data_dir = false;
 };
 
 // The re-diagnosis after applying: the settings fix changes are read in one
@@ -160,7 +161,7 @@ int RunFix(const FixOptions& o, const GlobalOptions& global) {
   if (o.apply) {
     auto dir = ResolveDataDir(o.data_dir.empty() ? std::nullopt : std::optional(o.data_dir));
     if (!dir) return CannotRun(dir.error().message);
-    if (auto made = EnsureDataDir(*dir); !made) return CannotRun(made.error().message);
+    if (auto made = EnsureDataDir(*dir, o.allow_shared_data_dir); !made) return CannotRun(made.error().message);
     auto file = AuditLogFile::Open(*dir);
     if (!file) return CannotRun(file.error().message);
     audit = std::move(*file);
@@ -238,6 +239,10 @@ void RegisterFix(CLI::App& app, const GlobalOptions& global, int* exit_code) {
                   "GPU's min/max)");
   cmd->add_option("--data-dir", o->data_dir,
                   "Where the audit log fix-audit.log goes (default /var/lib/gpudoctor for root)");
+  cmd->add_flag("--allow-shared-data-dir", o->allow_shared_data_dir,
+                  "Accept a data directory that another user owns or can write to (or that sits in "
+                  "such a directory); by default refused, since planted links there could turn "
+                  "root's writes against other files");
   cmd->add_option("--format", o->report.format, "text or json")->capture_default_str();
   cmd->add_option("--lang", o->report.lang, "en or zh (default: from LC_ALL / LANG)");
   cmd->add_option("--config", o->report.config, "Config file (thresholds for the diagnosis)");

@@ -27,9 +27,15 @@ std::optional<gpudoctor::Lang> CommandLineLang(int argc, char** argv) {
   return lang;
 }
 
+int Run(int argc, char** argv);
+
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) { return gpudoctor::ExitCodeAfterOutput(Run(argc, argv)); }
+
+namespace {
+
+int Run(int argc, char** argv) {
   using namespace gpudoctor;
   // The language of help, findings, errors and progress lines: --lang, else LANG.
   SetCommandLineLang(CommandLineLang(argc, argv));
@@ -102,3 +108,5 @@ int main(int argc, char** argv) {
   }
   return exit_code;
 }
+
+}  // namespace

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "cli/printable_output.h"
 #include "core/duration.h"
 
 namespace gpudoctor {
@@ -20,7 +21,7 @@ Result<NvmlOptions> MakeNvmlOptions(const GlobalOptions& global) {
 }
 
 void ExitAfterSession(const NvmlSession& session, int code) {
-  std::cout.flush();
+  code = ExitCodeAfterOutput(code);
   std::cerr.flush();
   std::fflush(nullptr);
   if (session.HasAbandonedCalls()) std::_Exit(code);

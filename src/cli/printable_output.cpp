@@ -3,9 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
 
+#include "cli/commands.h"
 #include "cli/zh_messages.h"
 #include "core/terminal.h"
 #include "core/utf8.h"
@@ -14,6 +18,10 @@
 namespace gpudoctor {
 namespace {
 namespace printable_output {
+
+// The first failed write to standard output's descriptor (its errno), for
+// ExitCodeAfterOutput; 0 while every write has gone through.
+int stdout_write_errno = 0;
 
 // Collects what the stream writes and hands it, filtered, to the descriptor
 // when flushed or when 64 KiB have gathered. With `translate_zh`, whole lines:
@@ -25,7 +33,7 @@ class FilteringBuffer : public std::streambuf {
   FilteringBuffer(int fd, bool translate_zh) : fd_(fd), translate_zh_(translate_zh), filter_(ColourToken()) {}
   ~FilteringBuffer() override {
     Drain(true);
-    WriteAll(fd_, filter_.Finish());
+    Write(filter_.Finish());
   }
 
  protected:
@@ -51,7 +59,7 @@ class FilteringBuffer : public std::streambuf {
   void Drain(bool at_end = false) {
     if (buffer_.empty()) return;
     if (!translate_zh_) {
-      WriteAll(fd_, filter_.Feed(buffer_));
+      Write(filter_.Feed(buffer_));
       buffer_.clear();
       return;
     }
@@ -69,7 +77,12 @@ class FilteringBuffer : public std::streambuf {
       rest.clear();
     }
     buffer_ = std::move(rest);
-    if (!out.empty()) WriteAll(fd_, filter_.Feed(out));
+    if (!out.empty()) Write(filter_.Feed(out));
+  }
+
+  void Write(std::string_view bytes) {
+    if (WriteAll(fd_, bytes) || fd_ != STDOUT_FILENO) return;
+    if (stdout_write_errno == 0) stdout_write_errno = errno != 0 ? errno : EIO;
   }
 
   int fd_;
@@ -95,6 +108,23 @@ PrintableOutput::~PrintableOutput() {
   std::cerr.flush();
   std::cout.rdbuf(saved_out_);
   std::cerr.rdbuf(saved_err_);
+}
+
+int ExitCodeAfterOutput(int code) {
+  std::cout.flush();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  int err = errno;
+  if (flushed && !std::ferror(stdout) && !std::cout.bad() &&
+      printable_output::stdout_write_errno == 0) {
+    return code;
+  }
+  if (printable_output::stdout_write_errno != 0) err = printable_output::stdout_write_errno;
+  if (err != EPIPE) {
+    std::cerr << "gpudoctor: cannot write standard output: "
+              << std::strerror(err != 0 ? err : EIO) << "\n";
+  }
+  return kExitCannotRun;
 }
 
 }  // namespace gpudoctor

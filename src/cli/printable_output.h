@@ -30,4 +30,12 @@ class PrintableOutput {
   std::streambuf* saved_err_ = nullptr;
 };
 
+// The exit code to leave with once standard output is flushed: code when
+// all of it reached its destination, else 3 (cannot run) with one line on
+// standard error ("cannot write standard output: No space left on device"),
+// so that an exit code never says a report was written that a full disk or
+// /dev/full cut short. A closed pipe (`| head`) is the reader's choice: 3,
+// quietly.
+int ExitCodeAfterOutput(int code);
+
 }  // namespace gpudoctor

@@ -1,5 +1,7 @@
 #include "cli/report_options.h"
 
+#include "core/safe_file.h"
+
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -105,12 +107,10 @@ int WriteCommandOutput(const std::string& text, const std::string& output, int c
     std::cout << text << std::flush;
     return code;
   }
-  std::ofstream out(output, std::ios::binary | std::ios::trunc);
-  out << ToPrintableText(text);  // what standard output gets too (PrintableOutput)
-  out.close();
-  if (!out) {
-    std::cerr << "gpudoctor: --output " << output
-              << ": cannot write: " << std::strerror(errno) << "\n";
+  // What standard output gets too (PrintableOutput); a temporary file
+  // renamed over the old one, so that a failed write keeps what was there.
+  if (auto written = WriteOutputFile(output, ToPrintableText(text)); !written) {
+    std::cerr << "gpudoctor: " << written.error().message << "\n";
     return kExitCannotRun;
   }
   return code;

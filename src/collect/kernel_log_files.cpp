@@ -20,7 +20,7 @@ class Source {
     else if (fd_ >= 0)
       ::close(fd_);
   }
-  Result<bool> Open(const std::filesystem::path& path) {
+  Status Open(const std::filesystem::path& path) {
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) return ErrnoError(errno, path.string());
     unsigned char magic[2] = {0, 0};
@@ -30,7 +30,7 @@ class Source {
       if (!gz_) return Error{ErrorCode::kIo, path.string() + ": cannot open gzip stream"};
       gzbuffer(gz_, 256u << 10);
     }
-    return true;
+    return OkStatus();
   }
   // Bytes read into buf (0 at end), or an error naming the file.
   Result<std::size_t> Read(char* buf, std::size_t size, const std::string& name) {

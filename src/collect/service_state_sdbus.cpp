@@ -82,8 +82,8 @@ class SdBusServiceStateReader final : public ServiceStateReader {
   }
 
  private:
-  Result<bool> Open() {
-    if (bus_ != nullptr) return true;
+  Status Open() {
+    if (bus_ != nullptr) return OkStatus();
     int r = sd_bus_open_system(&bus_);
     if (r < 0) {
       bus_ = nullptr;
@@ -92,7 +92,7 @@ class SdBusServiceStateReader final : public ServiceStateReader {
       return e;
     }
     sd_bus_set_method_call_timeout(bus_, static_cast<std::uint64_t>(timeout_ms_) * 1000u);
-    return true;
+    return OkStatus();
   }
 
   std::string StringProperty(const std::string& path, const char* iface, const char* member) {

@@ -1,5 +1,7 @@
 #include "core/data_dir.h"
 
+#include "core/safe_file.h"
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -32,7 +34,7 @@ Result<std::string> ResolveDataDir(const std::optional<std::string>& explicit_di
                "no data directory: neither XDG_STATE_HOME nor HOME is set; give --data-dir"};
 }
 
-Result<bool> EnsureDataDir(const std::string& dir) {
+Status EnsureDataDir(const std::string& dir, bool allow_shared) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::file_status st = fs::status(dir, ec);
@@ -40,16 +42,25 @@ Result<bool> EnsureDataDir(const std::string& dir) {
     if (!fs::is_directory(st)) {
       return Error{ErrorCode::kInvalid, dir + ": exists and is not a directory"};
     }
-    return true;
+  } else {
+    fs::create_directories(dir, ec);
+    if (ec) {
+      return Error{ec == std::errc::permission_denied ? ErrorCode::kPermission : ErrorCode::kIo,
+                   dir + ": cannot create the data directory: " + ec.message()};
+    }
+    fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
+    if (ec) return Error{ErrorCode::kIo, dir + ": cannot make it private: " + ec.message()};
   }
-  fs::create_directories(dir, ec);
-  if (ec) {
-    return Error{ec == std::errc::permission_denied ? ErrorCode::kPermission : ErrorCode::kIo,
-                 dir + ": cannot create the data directory: " + ec.message()};
+  if (allow_shared) return OkStatus();
+  Status safe = CheckPrivateDirectory(dir);
+  if (!safe) {
+    return Error{safe.error().code,
+                 safe.error().message +
+                     "; use a directory only this user can write to (chmod 700, owned by this "
+                     "user), or --allow-shared-data-dir when everyone who can write there is "
+                     "trusted"};
   }
-  fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec,
-                  fs::perm_options::replace, ec);
-  return true;
+  return OkStatus();
 }
 
 }  // namespace gpudoctor

@@ -2,6 +2,7 @@
 // message that names the input or the call that failed.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -47,6 +48,24 @@ class Result {
  private:
   std::variant<T, Error> data_;
 };
+
+// The outcome of a step that gives back nothing but whether it worked: ok,
+// or the Error. (Where a function's answer is a real yes or no, it returns
+// Result<bool>.)
+class [[nodiscard]] Status {
+ public:
+  Status() = default;                              // ok
+  Status(Error error) : error_(std::move(error)) {}  // NOLINT: implicit by design
+
+  bool ok() const { return !error_; }
+  explicit operator bool() const { return ok(); }
+  const Error& error() const { return *error_; }
+
+ private:
+  std::optional<Error> error_;
+};
+
+inline Status OkStatus() { return Status(); }
 
 // Error text for errno values, in one place.
 Error ErrnoError(int err, const std::string& context);

@@ -46,8 +46,8 @@ Result<std::vector<CudaDeviceInfo>> ListCudaDevices(const CudaLibrary& lib) {
 CudaGpu::CudaGpu(std::shared_ptr<const CudaLibrary> lib, CudaDeviceInfo device)
     : lib_(std::move(lib)), device_(std::move(device)) {}
 
-Result<bool> CudaGpu::Check(const char* call, CUresult rc) const {
-  if (rc == CUDA_SUCCESS) return true;
+Status CudaGpu::Check(const char* call, CUresult rc) const {
+  if (rc == CUDA_SUCCESS) return OkStatus();
   return CudaFailure(*lib_, call, rc);
 }
 
@@ -117,7 +117,7 @@ CudaGpu::~CudaGpu() {
   f.cuDevicePrimaryCtxRelease_v2(handle_);
 }
 
-Result<bool> CudaGpu::MakeCurrent() {
+Status CudaGpu::MakeCurrent() {
   return Check("cuCtxSetCurrent", lib_->fn.cuCtxSetCurrent(context_));
 }
 
@@ -140,11 +140,11 @@ void CudaGpu::Free(CUdeviceptr pointer) {
   if (allocations_.erase(pointer) != 0) lib_->fn.cuMemFree_v2(pointer);
 }
 
-Result<bool> CudaGpu::Memset32(CUdeviceptr pointer, unsigned value, std::size_t words) {
+Status CudaGpu::Memset32(CUdeviceptr pointer, unsigned value, std::size_t words) {
   return Check("cuMemsetD32_v2", lib_->fn.cuMemsetD32_v2(pointer, value, words));
 }
 
-Result<bool> CudaGpu::CopyToHost(void* host, CUdeviceptr device, std::size_t bytes) {
+Status CudaGpu::CopyToHost(void* host, CUdeviceptr device, std::size_t bytes) {
   if (auto ok = CopyToHostAsync(host, device, bytes); !ok) return ok;
   return Synchronize();
 }
@@ -160,21 +160,21 @@ void CudaGpu::FreePinned(void* host) {
   if (host != nullptr && pinned_.erase(host) != 0) lib_->fn.cuMemFreeHost(host);
 }
 
-Result<bool> CudaGpu::CopyToDeviceAsync(CUdeviceptr device, const void* host, std::size_t bytes) {
+Status CudaGpu::CopyToDeviceAsync(CUdeviceptr device, const void* host, std::size_t bytes) {
   return Check("cuMemcpyHtoDAsync_v2", lib_->fn.cuMemcpyHtoDAsync_v2(device, host, bytes, stream_));
 }
 
-Result<bool> CudaGpu::CopyToHostAsync(void* host, CUdeviceptr device, std::size_t bytes) {
+Status CudaGpu::CopyToHostAsync(void* host, CUdeviceptr device, std::size_t bytes) {
   return Check("cuMemcpyDtoHAsync_v2", lib_->fn.cuMemcpyDtoHAsync_v2(host, device, bytes, stream_));
 }
 
-Result<bool> CudaGpu::Launch(StressKernel kernel, unsigned grid, unsigned block, void** params) {
+Status CudaGpu::Launch(StressKernel kernel, unsigned grid, unsigned block, void** params) {
   CUfunction fn = functions_[static_cast<int>(kernel)];
   return Check("cuLaunchKernel",
                lib_->fn.cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, 0, stream_, params, nullptr));
 }
 
-Result<bool> CudaGpu::Synchronize() {
+Status CudaGpu::Synchronize() {
   return Check("cuStreamSynchronize", lib_->fn.cuStreamSynchronize(stream_));
 }
 
@@ -197,24 +197,24 @@ Result<double> CudaGpu::TimeBidirectionalMs(CUdeviceptr to_device, const void* h
 Result<bool> CudaGpu::CanAccessPeer(const CudaGpu& peer) const {
   int can = 0;
   if (auto ok = Check("cuDeviceCanAccessPeer", lib_->fn.cuDeviceCanAccessPeer(&can, handle_, peer.handle_)); !ok) {
-    return ok;
+    return ok.error();
   }
   return can != 0;
 }
 
-Result<bool> CudaGpu::EnablePeerAccess(const CudaGpu& peer) {
+Status CudaGpu::EnablePeerAccess(const CudaGpu& peer) {
   CUresult rc = lib_->fn.cuCtxEnablePeerAccess(peer.context_, 0);
-  if (rc == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) return true;
+  if (rc == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) return OkStatus();
   return Check("cuCtxEnablePeerAccess", rc);
 }
 
-Result<bool> CudaGpu::CopyFromPeerAsync(CUdeviceptr dst, const CudaGpu& peer, CUdeviceptr src,
+Status CudaGpu::CopyFromPeerAsync(CUdeviceptr dst, const CudaGpu& peer, CUdeviceptr src,
                                         std::size_t bytes) {
   return Check("cuMemcpyPeerAsync",
                lib_->fn.cuMemcpyPeerAsync(dst, context_, src, peer.context_, bytes, stream_));
 }
 
-Result<bool> CudaGpu::Record(CUevent event) {
+Status CudaGpu::Record(CUevent event) {
   return Check("cuEventRecord", lib_->fn.cuEventRecord(event, stream_));
 }
 

@@ -44,22 +44,22 @@ class CudaGpu {
 
   const CudaDeviceInfo& device() const { return device_; }
 
-  Result<bool> MakeCurrent();
+  Status MakeCurrent();
   // Free and total device memory, bytes.
   Result<std::pair<std::size_t, std::size_t>> MemoryInfo();
   Result<CUdeviceptr> Alloc(std::size_t bytes);
   void Free(CUdeviceptr pointer);
-  Result<bool> Memset32(CUdeviceptr pointer, unsigned value, std::size_t words);
+  Status Memset32(CUdeviceptr pointer, unsigned value, std::size_t words);
   // Copies device memory to the host and waits for it.
-  Result<bool> CopyToHost(void* host, CUdeviceptr device, std::size_t bytes);
+  Status CopyToHost(void* host, CUdeviceptr device, std::size_t bytes);
   // Page-locked host memory (cuMemAllocHost), freed with the GPU at the latest.
   Result<void*> AllocPinned(std::size_t bytes);
   void FreePinned(void* host);
   // Enqueue a copy on the GPU's stream (for TimeMs); `host` must be pinned.
-  Result<bool> CopyToDeviceAsync(CUdeviceptr device, const void* host, std::size_t bytes);
-  Result<bool> CopyToHostAsync(void* host, CUdeviceptr device, std::size_t bytes);
+  Status CopyToDeviceAsync(CUdeviceptr device, const void* host, std::size_t bytes);
+  Status CopyToHostAsync(void* host, CUdeviceptr device, std::size_t bytes);
   // Enqueues a kernel on the GPU's stream. `params` as cuLaunchKernel takes them.
-  Result<bool> Launch(StressKernel kernel, unsigned grid, unsigned block, void** params);
+  Status Launch(StressKernel kernel, unsigned grid, unsigned block, void** params);
   // Records an event pair around what `enqueue` puts on the stream, waits for
   // the second and answers the milliseconds between them.
   template <typename Enqueue>
@@ -69,7 +69,7 @@ class CudaGpu {
     if (auto rc = Record(end_); !rc) return rc.error();
     return ElapsedMs();
   }
-  Result<bool> Synchronize();
+  Status Synchronize();
   // Both directions at once: `to_device` from `host_out` on the stream and
   // `host_in` from `from_device` on a second stream, both begun at one event;
   // the milliseconds until both are done.
@@ -80,14 +80,14 @@ class CudaGpu {
   // driver offers it (NVLink or PCIe peer-to-peer), and turning it on
   // (already on counts as done). Call with this GPU current.
   Result<bool> CanAccessPeer(const CudaGpu& peer) const;
-  Result<bool> EnablePeerAccess(const CudaGpu& peer);
+  Status EnablePeerAccess(const CudaGpu& peer);
   // Enqueues a copy from `src` on `peer` to `dst` on this GPU.
-  Result<bool> CopyFromPeerAsync(CUdeviceptr dst, const CudaGpu& peer, CUdeviceptr src, std::size_t bytes);
+  Status CopyFromPeerAsync(CUdeviceptr dst, const CudaGpu& peer, CUdeviceptr src, std::size_t bytes);
 
  private:
   CudaGpu(std::shared_ptr<const CudaLibrary> lib, CudaDeviceInfo device);
-  Result<bool> Check(const char* call, CUresult rc) const;
-  Result<bool> Record(CUevent event);
+  Status Check(const char* call, CUresult rc) const;
+  Status Record(CUevent event);
   Result<double> ElapsedMs();
 
   std::shared_ptr<const CudaLibrary> lib_;

@@ -114,8 +114,8 @@ void MergeGpuIdentities(DiagnosisInput& facts) {
   }
 }
 
-Result<bool> ViewGpus(DiagnosisInput& facts, const DiagnosisRequest& request) {
-  if (request.gpus.empty()) return true;
+Status ViewGpus(DiagnosisInput& facts, const DiagnosisRequest& request) {
+  if (request.gpus.empty()) return OkStatus();
   std::vector<GpuSeries> kept;
   for (const std::string& selector : request.gpus) {
     auto named = [&](const GpuSeries& g) {
@@ -143,7 +143,7 @@ Result<bool> ViewGpus(DiagnosisInput& facts, const DiagnosisRequest& request) {
       return !keys.count(bus.empty() ? e.pci_bus_id : bus);
     });
   }
-  return true;
+  return OkStatus();
 }
 
 Result<Diagnosis> DiagnoseWindow(DiagnosisInput& facts, const DiagnosisRequest& request) {

@@ -46,6 +46,6 @@ void MergeGpuIdentities(DiagnosisInput& facts);
 
 // The --gpu view: only the GPUs the selectors name (in the selectors'
 // order), and the kernel events that name no GPU (host-wide) or a kept GPU.
-Result<bool> ViewGpus(DiagnosisInput& facts, const DiagnosisRequest& request);
+Status ViewGpus(DiagnosisInput& facts, const DiagnosisRequest& request);
 
 }  // namespace gpudoctor

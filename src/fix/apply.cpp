@@ -55,7 +55,7 @@ std::vector<StepResult> ApplyPlan(const FixPlan& plan, const ApplyEnv& env) {
       r.outcome = StepOutcome::kSkipped;
       continue;
     }
-    Result<bool> applied = env.control->Apply(step.pci_bus_id, step.setting);
+    Status applied = env.control->Apply(step.pci_bus_id, step.setting);
     AuditEntry entry = EntryFor(step, env);
     if (applied) {
       r.outcome = StepOutcome::kApplied;

@@ -1,5 +1,7 @@
 #include "fix/audit_log.h"
 
+#include "core/safe_file.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -34,22 +36,24 @@ Result<std::unique_ptr<AuditLogFile>> AuditLogFile::Open(const std::string& dir)
   // Opened before anything is changed, so that a change is never made
   // without a log to record it in; O_EXCL first to know whether it is new.
   bool created = true;
-  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
-  if (fd < 0 && errno == EEXIST) {
+  // Never through a symbolic link (O_NOFOLLOW): one planted in a shared
+  // directory would have root append to another file.
+  Result<int> fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+  if (*fd < 0) {
+    fd = errno == EEXIST ? OpenNoFollow(path, O_WRONLY | O_APPEND) : ErrnoError(errno, path);
     created = false;
-    fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   }
-  if (fd < 0) return ErrnoError(errno, "audit log " + path);
-  return std::unique_ptr<AuditLogFile>(new AuditLogFile(fd, path, created));
+  if (!fd) return Error{fd.error().code, "audit log " + fd.error().message};
+  return std::unique_ptr<AuditLogFile>(new AuditLogFile(*fd, path, created));
 }
 
 AuditLogFile::~AuditLogFile() { ::close(fd_); }
 
-Result<bool> AuditLogFile::Record(const AuditEntry& entry) {
+Status AuditLogFile::Record(const AuditEntry& entry) {
   if (!WriteAll(fd_, AuditLine(entry) + "\n")) return ErrnoError(errno, "audit log " + path_);
   recorded_ = true;
   if (::fsync(fd_) != 0) return ErrnoError(errno, "audit log " + path_);
-  return true;
+  return OkStatus();
 }
 
 void AuditLogFile::DiscardIfUnused() {

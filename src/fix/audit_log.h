@@ -33,7 +33,7 @@ std::string AuditLine(const AuditEntry& entry);
 class AuditSink {
  public:
   virtual ~AuditSink() = default;
-  virtual Result<bool> Record(const AuditEntry& entry) = 0;
+  virtual Status Record(const AuditEntry& entry) = 0;
 };
 
 // Appends to a file (O_APPEND, fsync after each line).
@@ -46,7 +46,7 @@ class AuditLogFile final : public AuditSink {
   AuditLogFile(const AuditLogFile&) = delete;
   AuditLogFile& operator=(const AuditLogFile&) = delete;
 
-  Result<bool> Record(const AuditEntry& entry) override;
+  Status Record(const AuditEntry& entry) override;
   const std::string& path() const { return path_; }
   // Removes the file when this run created it and recorded nothing (the
   // user declined, or there was nothing to apply); otherwise leaves it.

@@ -60,8 +60,8 @@ class Builder {
   Builder(const std::vector<GpuStatus>& gpus, const PlanOptions& options)
       : gpus_(gpus), options_(options) {}
 
-  Result<bool> CheckPowerLimit() const {
-    if (!options_.power_limit_w) return true;
+  Status CheckPowerLimit() const {
+    if (!options_.power_limit_w) return OkStatus();
     double w = *options_.power_limit_w;
     if (!(w > 0) || !std::isfinite(w)) {
       return Error{ErrorCode::kInvalid, "--power-limit: must be a number of watts above 0"};
@@ -82,7 +82,7 @@ class Builder {
                         std::lround(*g.power_min_limit_w), std::lround(*g.power_max_limit_w))};
       }
     }
-    return true;
+    return OkStatus();
   }
 
   void AddFinding(const Finding& f) {

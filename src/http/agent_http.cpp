@@ -73,14 +73,14 @@ class Server final : public AgentHttpServer {
  public:
   Server(AgentHttpOptions options, SnapshotSource latest)
       : o_(std::move(options)), latest_(std::move(latest)) {}
-  Result<bool> Bind();
+  Status Bind();
   int port() const override { return server_->port(); }
-  Result<bool> Reload(WebConfig web) override { return server_->Reload(std::move(web)); }
+  Status Reload(WebConfig web) override { return server_->Reload(std::move(web)); }
 
  private:
   HttpResponse Metrics(const HttpRequest& req);
   HttpResponse Health();
-  HttpResponse Status();
+  HttpResponse StatusPage();
   HttpResponse Report(const HttpRequest& req);
 
   AgentHttpOptions o_;
@@ -89,7 +89,7 @@ class Server final : public AgentHttpServer {
   std::unique_ptr<EventServer> server_;
 };
 
-Result<bool> Server::Bind() {
+Status Server::Bind() {
   EventServerOptions e;
   e.listen = o_.listen;
   e.web = o_.web;
@@ -97,16 +97,16 @@ Result<bool> Server::Bind() {
   e.routes = {
       {"/metrics", [this](const HttpRequest& r) { return Metrics(r); }, false, false},
       {"/healthz", [this](const HttpRequest&) { return Health(); }, false, true},
-      {"/api/v1/status", [this](const HttpRequest&) { return Status(); }, false, false},
+      {"/api/v1/status", [this](const HttpRequest&) { return StatusPage(); }, false, false},
       {"/api/v1/report", [this](const HttpRequest& r) { return Report(r); }, true, false},
   };
   auto started = EventServer::Start(std::move(e));
   if (!started) return started.error();
   server_ = std::move(*started);
-  return true;
+  return OkStatus();
 }
 
-HttpResponse Server::Status() {
+HttpResponse Server::StatusPage() {
   auto s = latest_();
   if (!s) return Fail(503, "no sample yet");
   HttpResponse r;

@@ -40,7 +40,7 @@ class AgentHttpServer {
   virtual int port() const = 0;
   // New TLS settings and users for new connections (SIGHUP); the previous
   // ones stay when this fails. Thread-safe.
-  virtual Result<bool> Reload(WebConfig web) = 0;
+  virtual Status Reload(WebConfig web) = 0;
 };
 
 }  // namespace gpudoctor

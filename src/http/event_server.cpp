@@ -169,20 +169,20 @@ class Server final : public EventServer {
     if (daemon_) StopDaemon(daemon_);
     close(listen_fd_);
   }
-  Result<bool> Begin() {
+  Status Begin() {
     settings_ = SettingsFrom(o_.web);
     daemon_ = StartDaemon(settings_);
     if (!daemon_) return StartFailed(o_.web);
     loop_ = std::thread([this] { Loop(); });
-    return true;
+    return OkStatus();
   }
   int port() const override { return port_; }
-  Result<bool> Reload(WebConfig config) override;
+  Status Reload(WebConfig config) override;
 
  private:
   struct PendingReload {
     WebConfig config;
-    std::promise<Result<bool>> done;
+    std::promise<Status> done;
   };
 
   Error StartFailed(const std::optional<WebConfig>& web) const {
@@ -326,8 +326,8 @@ void Server::ExpireHeads() {
   }
 }
 
-Result<bool> Server::Reload(WebConfig config) {
-  std::future<Result<bool>> done;
+Status Server::Reload(WebConfig config) {
+  std::future<Status> done;
   {
     std::lock_guard lock(reload_mutex_);
     if (stop_.load()) return Error{ErrorCode::kUnavailable, "the agent is stopping"};
@@ -355,7 +355,7 @@ void Server::ApplyReload() {
   StopDaemon(daemon_);
   daemon_ = fresh;
   settings_ = std::move(next);
-  p->done.set_value(true);
+  p->done.set_value(OkStatus());
 }
 
 MHD_Result Server::Access(MHD_Connection* c, const char* url, const char* method,

@@ -44,7 +44,7 @@ class EventServer {
   // Serves new connections with `config` (TLS and users) from now on,
   // keeping the listening socket; the previous settings stay when this
   // fails. Waits for the event loop (bounded). Thread-safe.
-  virtual Result<bool> Reload(WebConfig config) = 0;
+  virtual Status Reload(WebConfig config) = 0;
 };
 
 }  // namespace gpudoctor

@@ -139,7 +139,7 @@ Result<std::unique_ptr<NvmlControl>> NvmlControl::Open(const std::string& librar
   return std::unique_ptr<NvmlControl>(new NvmlControl(state));
 }
 
-Result<bool> NvmlControl::Apply(const std::string& pci_bus_id, const GpuSetting& setting) {
+Status NvmlControl::Apply(const std::string& pci_bus_id, const GpuSetting& setting) {
   CallWorker& worker = *state_->worker;
   if (worker.abandoned()) {
     return Error{ErrorCode::kTimeout, std::string(SettingCallName(setting.kind)) +
@@ -158,7 +158,7 @@ Result<bool> NvmlControl::Apply(const std::string& pci_bus_id, const GpuSetting&
                  worker.hung_call() + " on GPU " + pci_bus_id + ": no answer within " +
                      std::to_string(worker.deadline().count()) + " ms (the driver is hung)"};
   }
-  if (result->rc == NVML_SUCCESS) return true;
+  if (result->rc == NVML_SUCCESS) return OkStatus();
   const std::string gpu =
       result->index >= 0 ? "GPU " + std::to_string(result->index) : "GPU " + pci_bus_id;
   if (result->index < 0 && result->rc == NVML_ERROR_NOT_FOUND) {

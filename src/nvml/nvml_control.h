@@ -31,7 +31,7 @@ class GpuController {
  public:
   virtual ~GpuController() = default;
   // Applies one setting to the GPU with this bus id ("0000:3b:00.0").
-  virtual Result<bool> Apply(const std::string& pci_bus_id, const GpuSetting& setting) = 0;
+  virtual Status Apply(const std::string& pci_bus_id, const GpuSetting& setting) = 0;
 };
 
 class NvmlControl final : public GpuController {
@@ -44,7 +44,7 @@ class NvmlControl final : public GpuController {
   NvmlControl(const NvmlControl&) = delete;
   NvmlControl& operator=(const NvmlControl&) = delete;
 
-  Result<bool> Apply(const std::string& pci_bus_id, const GpuSetting& setting) override;
+  Status Apply(const std::string& pci_bus_id, const GpuSetting& setting) override;
 
   // True when a call never returned: the process must leave with _Exit.
   bool HasAbandonedCalls() const;

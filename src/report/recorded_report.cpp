@@ -22,20 +22,20 @@
 namespace gpudoctor {
 namespace {
 
-Result<bool> ResolveWindow(const RecordedWindowRequest& o, WallTime now, RecordedReport& r) {
+Status ResolveWindow(const RecordedWindowRequest& o, WallTime now, RecordedReport& r) {
   auto w = ResolveTimeWindow({o.since, o.from, o.to, "1h", o.option_prefix}, now);
   if (!w) return w.error();
   r.from = w->from;
   r.to = w->to;
-  return true;
+  return OkStatus();
 }
 
 // Keeps the damaged parts of the GPUs the request names (index, bus id or
 // UUID). A named GPU whose every sample in the window is damaged is that
 // error, not "no such GPU" (the --gpu view of DiagnoseWindow says that).
-Result<bool> KeepDamageOfNamedGpus(StoredWindow& w, const RecordedWindowRequest& o, WallTime from,
+Status KeepDamageOfNamedGpus(StoredWindow& w, const RecordedWindowRequest& o, WallTime from,
                                    WallTime to) {
-  if (o.gpus.empty()) return true;
+  if (o.gpus.empty()) return OkStatus();
   std::vector<StoredWindow::DamagedPart> kept_damage;
   for (const auto& text : o.gpus) {
     const StoredWindow::DamagedPart* damage = nullptr;
@@ -53,24 +53,24 @@ Result<bool> KeepDamageOfNamedGpus(StoredWindow& w, const RecordedWindowRequest&
     }
   }
   w.damaged = std::move(kept_damage);
-  return true;
+  return OkStatus();
 }
 
 // No agent holds the store (it was killed, or the directory was copied
 // here): intervals it left open are not active now. They end at its last
 // sample, and the timeline says that recording stopped there.
-Result<bool> EndUnheldIntervals(Store& store, const RecordedWindowRequest& o, WallTime from,
+Status EndUnheldIntervals(Store& store, const RecordedWindowRequest& o, WallTime from,
                                 WallTime to, StoredWindow& w) {
   const bool open = std::any_of(w.timeline.findings.begin(), w.timeline.findings.end(),
                                 [](const FindingInterval& f) { return !f.end; });
-  if (!open || StoreDirHeld(o.data_dir)) return true;
+  if (!open || StoreDirHeld(o.data_dir)) return OkStatus();
   auto last = store.LastSampleTime();
   if (!last) return last.error();
   const WallTime end = last->value_or(w.last_sample.value_or(to));
   for (auto& f : w.timeline.findings) {
     if (!f.end) f.end = std::max(f.start, end);
   }
-  if (end < from || end > to) return true;
+  if (end < from || end > to) return OkStatus();
   KernelEvent e;
   e.kind = KernelEventKind::kAgentStopped;
   e.time = end;
@@ -81,7 +81,7 @@ Result<bool> EndUnheldIntervals(Store& store, const RecordedWindowRequest& o, Wa
   auto at = std::upper_bound(w.events.begin(), w.events.end(), end,
                              [](WallTime t, const KernelEvent& k) { return k.time && t < *k.time; });
   w.events.insert(at, std::move(e));
-  return true;
+  return OkStatus();
 }
 
 // A finding of the stretch's diagnosis into the window's: a finding of the

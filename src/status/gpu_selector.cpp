@@ -31,13 +31,13 @@ Result<std::vector<std::size_t>> SelectGpus(const SystemStatus& status,
   return picked;
 }
 
-Result<bool> FilterGpus(SystemStatus& status, const std::vector<std::string>& selectors) {
+Status FilterGpus(SystemStatus& status, const std::vector<std::string>& selectors) {
   auto picked = SelectGpus(status, selectors);
   if (!picked) return picked.error();
   std::vector<GpuStatus> kept;
   for (std::size_t i : *picked) kept.push_back(std::move(status.gpus[i]));
   status.gpus = std::move(kept);
-  return true;
+  return OkStatus();
 }
 
 }  // namespace gpudoctor

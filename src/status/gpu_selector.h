@@ -16,6 +16,6 @@ Result<std::vector<std::size_t>> SelectGpus(const SystemStatus& status,
                                             const std::vector<std::string>& selectors);
 
 // Keeps only the selected GPUs in status.
-Result<bool> FilterGpus(SystemStatus& status, const std::vector<std::string>& selectors);
+Status FilterGpus(SystemStatus& status, const std::vector<std::string>& selectors);
 
 }  // namespace gpudoctor

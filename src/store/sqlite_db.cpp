@@ -96,14 +96,14 @@ Result<bool> Statement::Step() {
   return e;
 }
 
-Result<bool> Statement::Run() {
+Status Statement::Run() {
   for (;;) {
     auto row = Step();
     if (!row) return row.error();
     if (!*row) break;
   }
   Reset();
-  return true;
+  return OkStatus();
 }
 
 void Statement::Reset() {
@@ -185,10 +185,10 @@ Result<Statement*> Db::Cached(const std::string& sql) {
   return &it->second;
 }
 
-Result<bool> Db::Exec(const std::string& sql) {
+Status Db::Exec(const std::string& sql) {
   int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr);
   if (rc != SQLITE_OK) return MakeError(rc, "write failed");
-  return true;
+  return OkStatus();
 }
 
 Result<std::int64_t> Db::QueryInt(std::string_view sql) {

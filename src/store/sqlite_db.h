@@ -42,17 +42,17 @@ class Statement {
   // True when a row is available, false when done.
   Result<bool> Step();
   // Runs to completion (for statements that return no rows).
-  Result<bool> Run();
-  // Calls f() -> Result<bool> for each row until the end or f's first error;
+  Status Run();
+  // Calls f() -> Status for each row until the end or f's first error;
   // resets the statement either way.
   template <typename F>
-  Result<bool> ForEachRow(F&& f) {
+  Status ForEachRow(F&& f) {
     for (;;) {
       auto row = Step();
-      Result<bool> r = !row ? Result<bool>(row.error()) : *row ? f() : Result<bool>(false);
+      Status r = !row ? Status(row.error()) : *row ? f() : OkStatus();
       if (!r || !*row) {
         Reset();
-        return r.ok() ? Result<bool>(true) : r;
+        return r;
       }
     }
   }
@@ -86,7 +86,7 @@ class Db {
   // (Run does) before the next use.
   Result<Statement*> Cached(const std::string& sql);
   // Runs one or more statements that return no rows.
-  Result<bool> Exec(const std::string& sql);
+  Status Exec(const std::string& sql);
   // The first column of the first row of a query, as an integer.
   Result<std::int64_t> QueryInt(std::string_view sql);
 

@@ -116,21 +116,21 @@ class Store {
   // retention happen here as they fall due. On disk-full or the size bound
   // the store stops writing (Stats().writes_stopped) and returns the error;
   // later calls retry now and then.
-  virtual Result<bool> AppendSample(WallTime time, const SystemStatus& status) = 0;
+  virtual Status AppendSample(WallTime time, const SystemStatus& status) = 0;
   // Records one reading of the RDMA ports (state, rate, counters), sealed
   // into compressed chunks like GPU samples and kept as long as they. A
   // reading without devices is not recorded.
-  virtual Result<bool> AppendRdma(WallTime time, const RdmaFacts& facts) = 0;
-  virtual Result<bool> AppendEvent(const KernelEvent& event) = 0;
+  virtual Status AppendRdma(WallTime time, const RdmaFacts& facts) = 0;
+  virtual Status AppendEvent(const KernelEvent& event) = 0;
   // Starts or extends an interval: the same (id, gpus) with no end recorded
   // is updated (severity raised to the worst, title refreshed); otherwise a
   // new interval starts at `time`.
-  virtual Result<bool> FindingSeen(const FindingInterval& finding, WallTime time) = 0;
+  virtual Status FindingSeen(const FindingInterval& finding, WallTime time) = 0;
   // Closes the open interval of (id, gpus) at `time`.
-  virtual Result<bool> FindingCleared(const std::string& finding_id,
+  virtual Status FindingCleared(const std::string& finding_id,
                                       const std::vector<std::string>& gpus, WallTime time) = 0;
   // Seals pending samples into a chunk now (on SIGTERM).
-  virtual Result<bool> Flush() = 0;
+  virtual Status Flush() = 0;
   // The time of the newest GPU sample stored; nullopt when there is none.
   virtual Result<std::optional<WallTime>> LastSampleTime() = 0;
   // Ends every finding interval still open at `at` (at its start when that

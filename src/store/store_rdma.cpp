@@ -15,14 +15,14 @@ constexpr std::int64_t kMaxRdmaChunkRows = 600;
 
 }  // namespace store_rdma_detail
 
-Result<bool> SqliteStore::AppendRdma(WallTime time, const RdmaFacts& facts) {
-  if (facts.devices.empty()) return true;
+Status SqliteStore::AppendRdma(WallTime time, const RdmaFacts& facts) {
+  if (facts.devices.empty()) return OkStatus();
   std::int64_t now = ToMs(time);
   if (auto w = CheckWritable(now); !w) return w;
   std::vector<NamedCell> cells;
   RdmaToCells(facts, cells);
   const std::string blob = EncodeRow(now, cells, /*zlib_level=*/1);
-  return Transaction(now, [&]() -> Result<bool> {
+  return Transaction(now, [&]() -> Status {
     if (rdma_pending_.count > 0 && (rdma_pending_.first_ms / kChunkSpanMs != now / kChunkSpanMs ||
                                     rdma_pending_.count >= store_rdma_detail::kMaxRdmaChunkRows)) {
       if (auto sealed = SealRdma(); !sealed) return sealed;
@@ -32,7 +32,7 @@ Result<bool> SqliteStore::AppendRdma(WallTime time, const RdmaFacts& facts) {
     if (auto run = (*stmt)->Bind(1, now).BindBlob(2, blob).Run(); !run) return run;
     if (rdma_pending_.count == 0) rdma_pending_.first_ms = now;
     ++rdma_pending_.count;
-    return true;
+    return OkStatus();
   });
 }
 
@@ -51,7 +51,7 @@ Result<ColumnSet> PendingRdma(Db& db, std::int64_t from_ms, std::int64_t to_ms) 
 
 }  // namespace store_rdma_detail
 
-Result<bool> SqliteStore::SealRdma() {
+Status SqliteStore::SealRdma() {
   auto pending = store_rdma_detail::PendingRdma(*db_, std::numeric_limits<std::int64_t>::min(),
                                                 std::numeric_limits<std::int64_t>::max());
   if (!pending) return pending.error();
@@ -66,11 +66,11 @@ Result<bool> SqliteStore::SealRdma() {
   }
   if (auto clear = db_->Exec("DELETE FROM rdma_pending"); !clear) return clear;
   rdma_pending_ = PendingState{};
-  return true;
+  return OkStatus();
 }
 
-Result<bool> SqliteStore::ReadRdma(std::int64_t from_ms, std::int64_t to_ms, StoredWindow& window) {
-  if (schema_version_ < 3) return true;  // an older store opened read-only
+Status SqliteStore::ReadRdma(std::int64_t from_ms, std::int64_t to_ms, StoredWindow& window) {
+  if (schema_version_ < 3) return OkStatus();  // an older store opened read-only
   std::vector<RdmaFacts> readings;
   auto keep = [&](std::vector<RdmaFacts> decoded) {
     for (RdmaFacts& f : decoded) {
@@ -83,7 +83,7 @@ Result<bool> SqliteStore::ReadRdma(std::int64_t from_ms, std::int64_t to_ms, Sto
       "ORDER BY t_start");
   if (!chunks) return chunks.error();
   (*chunks)->Bind(1, from_ms).Bind(2, to_ms);
-  auto read = (*chunks)->ForEachRow([&]() -> Result<bool> {
+  auto read = (*chunks)->ForEachRow([&]() -> Status {
     auto set = DecodeColumnSet((*chunks)->Blob(0));
     if (!set) {
       window.damaged.push_back({"", "", 0,
@@ -91,10 +91,10 @@ Result<bool> SqliteStore::ReadRdma(std::int64_t from_ms, std::int64_t to_ms, Sto
                                     FormatRfc3339(FromMs((*chunks)->Int(1))) + " to " +
                                     FormatRfc3339(FromMs((*chunks)->Int(2))) + " are damaged (" +
                                     set.error().message + ") and left out"});
-      return true;
+      return OkStatus();
     }
     keep(DecodeRdmaReadings(*set));
-    return true;
+    return OkStatus();
   });
   if (!read) return read;
   auto pending = store_rdma_detail::PendingRdma(*db_, from_ms, to_ms);
@@ -102,7 +102,7 @@ Result<bool> SqliteStore::ReadRdma(std::int64_t from_ms, std::int64_t to_ms, Sto
   keep(DecodeRdmaReadings(*pending));
   window.rdma_downsampled = readings.size() > kMaxRdmaReadings;
   window.rdma = ThinRdmaReadings(std::move(readings), kMaxRdmaReadings);
-  return true;
+  return OkStatus();
 }
 
 }  // namespace gpudoctor

@@ -199,16 +199,16 @@ Result<StoredWindow> SqliteStore::ReadWindowOnce(WallTime from, WallTime to,
             "ORDER BY t_start");
         if (!chunks) return chunks.error();
         (*chunks)->Bind(1, row->id).Bind(2, range.from_ms).Bind(3, range.to_ms);
-        auto read = (*chunks)->ForEachRow([&]() -> Result<bool> {
+        auto read = (*chunks)->ForEachRow([&]() -> Status {
           auto set = DecodeColumnSet((*chunks)->Blob(0));
           if (!set) {
             window.damaged.push_back(
                 {row_key, row->identity.uuid, row->identity.index,
                  DamagedPart(row_key, (*chunks)->Int(1), (*chunks)->Int(2), set.error())});
-            return true;
+            return OkStatus();
           }
           segments.push_back(SliceRows(*set, range));
-          return true;
+          return OkStatus();
         });
         if (!read && !unreadable(read.error(), row, "the sealed samples of GPU " + row_key)) {
           return read.error();
@@ -247,19 +247,19 @@ Result<StoredWindow> SqliteStore::ReadWindowOnce(WallTime from, WallTime to,
             "ORDER BY t_start");
         if (!rollups) return rollups.error();
         (*rollups)->Bind(1, row->id).Bind(2, inner_from).Bind(3, inner_to);
-        auto got = (*rollups)->ForEachRow([&]() -> Result<bool> {
+        auto got = (*rollups)->ForEachRow([&]() -> Status {
           auto decoded = DecodeRollups((*rollups)->Blob(0));
           if (!decoded) {
             window.damaged.push_back(
                 {row_key, row->identity.uuid, row->identity.index,
                  DamagedPart(row_key, (*rollups)->Int(1), (*rollups)->Int(2), decoded.error())});
-            return true;
+            return OkStatus();
           }
           std::erase_if(*decoded, [&](const MinuteAgg& m) {
             return m.minute_ms < inner_from || m.minute_ms > inner_to;
           });
           MergeMinutes(minutes, std::move(*decoded));
-          return true;
+          return OkStatus();
         });
         if (!got && !unreadable(got.error(), row, "the per-minute roll-ups of GPU " + row_key)) {
           return got.error();
@@ -320,7 +320,7 @@ Result<StoredWindow> SqliteStore::ReadWindowOnce(WallTime from, WallTime to,
   return window;
 }
 
-Result<bool> SqliteStore::ReadEvents(std::int64_t from_ms, std::int64_t to_ms,
+Status SqliteStore::ReadEvents(std::int64_t from_ms, std::int64_t to_ms,
                                      const std::vector<std::string>& gpu_bus_ids,
                                      std::vector<KernelEvent>& out) {
   // A version-1 store opened read-only has no gpu_number column.
@@ -333,13 +333,13 @@ Result<bool> SqliteStore::ReadEvents(std::int64_t from_ms, std::int64_t to_ms,
   if (!stmt) return stmt.error();
   Statement& s = **stmt;
   s.Bind(1, from_ms).Bind(2, to_ms);
-  return s.ForEachRow([&]() -> Result<bool> {
+  return s.ForEachRow([&]() -> Status {
     KernelEvent e;
     if (s.Int(1) != 0) e.time = FromMs(s.Int(0));
     e.kind = KindFromName(s.Text(2));
     if (!s.IsNull(3)) e.code = static_cast<int>(s.Int(3));
     e.pci_bus_id = s.Text(4);
-    if (!e.pci_bus_id.empty() && !Wanted(gpu_bus_ids, e.pci_bus_id)) return true;
+    if (!e.pci_bus_id.empty() && !Wanted(gpu_bus_ids, e.pci_bus_id)) return OkStatus();
     e.pid = s.OptionalInt(5);
     e.process = s.Text(6);
     e.message = s.Text(7);
@@ -353,11 +353,11 @@ Result<bool> SqliteStore::ReadEvents(std::int64_t from_ms, std::int64_t to_ms,
     e.detail = s.Text(15);
     if (!s.IsNull(16)) e.gpu_number = static_cast<int>(s.Int(16));
     out.push_back(std::move(e));
-    return true;
+    return OkStatus();
   });
 }
 
-Result<bool> SqliteStore::ReadFindings(std::int64_t from_ms, std::int64_t to_ms,
+Status SqliteStore::ReadFindings(std::int64_t from_ms, std::int64_t to_ms,
                                        const std::vector<std::string>& gpu_bus_ids,
                                        std::vector<FindingInterval>& out) {
   auto stmt = db_->Cached(
@@ -366,14 +366,14 @@ Result<bool> SqliteStore::ReadFindings(std::int64_t from_ms, std::int64_t to_ms,
   if (!stmt) return stmt.error();
   Statement& s = **stmt;
   s.Bind(1, to_ms).Bind(2, from_ms);
-  return s.ForEachRow([&]() -> Result<bool> {
+  return s.ForEachRow([&]() -> Status {
     FindingInterval f;
     f.finding_id = s.Text(0);
     f.gpus = Split(s.Text(1), ',');
     if (!gpu_bus_ids.empty() && !f.gpus.empty() &&
         std::none_of(f.gpus.begin(), f.gpus.end(),
                      [&](const std::string& g) { return Wanted(gpu_bus_ids, g); })) {
-      return true;
+      return OkStatus();
     }
     f.severity = static_cast<Severity>(std::clamp<std::int64_t>(s.Int(2), 0, 3));
     f.title.en = s.Text(3);
@@ -381,7 +381,7 @@ Result<bool> SqliteStore::ReadFindings(std::int64_t from_ms, std::int64_t to_ms,
     f.start = FromMs(s.Int(5));
     if (!s.IsNull(6)) f.end = FromMs(s.Int(6));
     out.push_back(std::move(f));
-    return true;
+    return OkStatus();
   });
 }
 

@@ -16,7 +16,7 @@ constexpr double kSizeBoundTarget = 0.9;
 
 }  // namespace
 
-Result<bool> SqliteStore::RunMaintenance(std::int64_t now_ms) {
+Status SqliteStore::RunMaintenance(std::int64_t now_ms) {
   last_maintenance_ms_ = now_ms;
   if (auto sealed = SealDue(now_ms); !sealed) return sealed;
   if (auto kept = ApplyRetention(now_ms); !kept) return kept;
@@ -27,15 +27,15 @@ Result<bool> SqliteStore::RunMaintenance(std::int64_t now_ms) {
       writes_stopped_ = false;
       last_error_.clear();
     }
-    return true;
+    return OkStatus();
   }
   return EnforceSizeBound(now_ms);
 }
 
-Result<bool> SqliteStore::ApplyRetention(std::int64_t now_ms) {
+Status SqliteStore::ApplyRetention(std::int64_t now_ms) {
   std::int64_t raw_cut = now_ms - options_.raw_retention_days * kDayMs;
   std::int64_t rollup_cut = now_ms - options_.rollup_retention_days * kDayMs;
-  auto deleted = Transaction(now_ms, [&]() -> Result<bool> {
+  auto deleted = Transaction(now_ms, [&]() -> Status {
     const std::pair<const char*, std::int64_t> kDeletes[] = {
         {"DELETE FROM chunks WHERE t_end < ?", raw_cut},
         {"DELETE FROM rdma_chunks WHERE t_end < ?", raw_cut},
@@ -48,7 +48,7 @@ Result<bool> SqliteStore::ApplyRetention(std::int64_t now_ms) {
       if (!stmt) return stmt.error();
       if (auto run = (*stmt)->Bind(1, cut).Run(); !run) return run;
     }
-    return true;
+    return OkStatus();
   });
   if (!deleted) return deleted;
   if (auto trimmed = TrimRollups(rollup_cut - rollup_cut % kHourMs, now_ms); !trimmed) {
@@ -57,39 +57,39 @@ Result<bool> SqliteStore::ApplyRetention(std::int64_t now_ms) {
   // Hand freed pages back to the file system once they add up.
   auto free_pages = db_->QueryInt("PRAGMA freelist_count");
   if (free_pages && *free_pages > 256) (void)db_->Exec("PRAGMA incremental_vacuum");
-  return true;
+  return OkStatus();
 }
 
-Result<bool> SqliteStore::TrimRollups(std::int64_t cut_ms, std::int64_t now_ms) {
+Status SqliteStore::TrimRollups(std::int64_t cut_ms, std::int64_t now_ms) {
   // A roll-up row spanning the cut (a compacted day) loses its older minutes.
   auto rows =
       db_->Prepare("SELECT rowid, gpu, blob FROM rollups WHERE t_start < ?1 AND t_end >= ?1");
   if (!rows) return rows.error();
   rows->Bind(1, cut_ms);
   std::vector<std::tuple<std::int64_t, std::int64_t, std::vector<MinuteAgg>>> todo;
-  auto read = rows->ForEachRow([&]() -> Result<bool> {
+  auto read = rows->ForEachRow([&]() -> Status {
     auto minutes = DecodeRollups(rows->Blob(2));
-    if (!minutes) return true;  // left for the whole-row delete
+    if (!minutes) return OkStatus();  // left for the whole-row delete
     std::erase_if(*minutes, [&](const MinuteAgg& m) { return m.minute_ms < cut_ms; });
     todo.emplace_back(rows->Int(0), rows->Int(1), std::move(*minutes));
-    return true;
+    return OkStatus();
   });
   if (!read) return read;
-  if (todo.empty()) return true;
-  return Transaction(now_ms, [&]() -> Result<bool> {
+  if (todo.empty()) return OkStatus();
+  return Transaction(now_ms, [&]() -> Status {
     for (auto& [rowid, gpu, minutes] : todo) {
       auto erase = db_->Prepare("DELETE FROM rollups WHERE rowid=?");
       if (!erase) return erase.error();
       if (auto run = erase->Bind(1, rowid).Run(); !run) return run;
       if (auto put = InsertRollups(gpu, minutes); !put) return put;
     }
-    return true;
+    return OkStatus();
   });
 }
 
-Result<bool> SqliteStore::InsertRollups(std::int64_t gpu_id,
+Status SqliteStore::InsertRollups(std::int64_t gpu_id,
                                         const std::vector<MinuteAgg>& minutes) {
-  if (minutes.empty()) return true;
+  if (minutes.empty()) return OkStatus();
   auto blob = EncodeRollups(minutes);
   if (!blob) return blob.error();
   auto insert =
@@ -101,7 +101,7 @@ Result<bool> SqliteStore::InsertRollups(std::int64_t gpu_id,
   return (*insert)->Run();
 }
 
-Result<bool> SqliteStore::CompactRollups(std::int64_t now_ms) {
+Status SqliteStore::CompactRollups(std::int64_t now_ms) {
   // Roll-up rows are written per chunk (ten minutes); whole days before
   // today are merged into one row per GPU, which compresses far better.
   std::int64_t today = now_ms - now_ms % kDayMs;
@@ -111,28 +111,28 @@ Result<bool> SqliteStore::CompactRollups(std::int64_t now_ms) {
   if (!days) return days.error();
   days->Bind(1, today);
   std::vector<std::pair<std::int64_t, std::int64_t>> todo;
-  auto read = days->ForEachRow([&]() -> Result<bool> {
+  auto read = days->ForEachRow([&]() -> Status {
     todo.emplace_back(days->Int(0), days->Int(1));
-    return true;
+    return OkStatus();
   });
   if (!read) return read;
   for (const auto& [gpu, day] : todo) {
-    auto merged = Transaction(now_ms, [&]() -> Result<bool> {
+    auto merged = Transaction(now_ms, [&]() -> Status {
       auto select = db_->Prepare(
           "SELECT blob FROM rollups WHERE gpu=? AND t_start >= ? AND t_start < ? ORDER BY t_start");
       if (!select) return select.error();
       select->Bind(1, gpu).Bind(2, day * kDayMs).Bind(3, (day + 1) * kDayMs);
       std::map<std::int64_t, MinuteAgg> minutes;
-      auto got = select->ForEachRow([&]() -> Result<bool> {
+      auto got = select->ForEachRow([&]() -> Status {
         auto decoded = DecodeRollups(select->Blob(0));
         if (!decoded) return Error{decoded.error().code, path_ + ": " + decoded.error().message};
         MergeMinutes(minutes, std::move(*decoded));
-        return true;
+        return OkStatus();
       });
       if (!got) return got;
       std::vector<MinuteAgg> list;
       for (auto& [m, agg] : minutes) list.push_back(std::move(agg));
-      if (list.empty()) return true;
+      if (list.empty()) return OkStatus();
       auto erase = db_->Prepare("DELETE FROM rollups WHERE gpu=? AND t_start >= ? AND t_start < ?");
       if (!erase) return erase.error();
       if (auto run = erase->Bind(1, gpu).Bind(2, day * kDayMs).Bind(3, (day + 1) * kDayMs).Run();
@@ -143,10 +143,10 @@ Result<bool> SqliteStore::CompactRollups(std::int64_t now_ms) {
     });
     if (!merged) return merged;
   }
-  return true;
+  return OkStatus();
 }
 
-Result<bool> SqliteStore::EnforceSizeBound(std::int64_t now_ms) {
+Status SqliteStore::EnforceSizeBound(std::int64_t now_ms) {
   auto target =
       static_cast<std::int64_t>(static_cast<double>(options_.max_store_bytes) * kSizeBoundTarget);
   // Oldest raw chunks first (the RDMA readings' before the GPUs'), then the
@@ -162,7 +162,7 @@ Result<bool> SqliteStore::EnforceSizeBound(std::int64_t now_ms) {
       auto rows = db_->QueryInt(std::string("SELECT count(*) FROM ") + table);
       if (!rows || *rows == 0) break;
       std::int64_t drop = std::max<std::int64_t>(1, *rows / 10);
-      auto deleted = Transaction(now_ms, [&]() -> Result<bool> {
+      auto deleted = Transaction(now_ms, [&]() -> Status {
         return db_->Exec(std::string("DELETE FROM ") + table +
                          " WHERE rowid IN (SELECT rowid FROM " + table +
                          " ORDER BY t_start LIMIT " + std::to_string(drop) + ")");
@@ -174,7 +174,7 @@ Result<bool> SqliteStore::EnforceSizeBound(std::int64_t now_ms) {
   std::int64_t bytes = FileBytes();
   if (bytes <= options_.max_store_bytes) {
     size_stopped_ = false;
-    return true;
+    return OkStatus();
   }
   size_stopped_ = true;
   writes_stopped_ = true;

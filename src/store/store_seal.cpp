@@ -10,9 +10,9 @@ namespace gpudoctor {
 Result<ColumnSet> ConcatPendingBlobs(Statement& select) {
   ColumnSetBuilder builder;
   std::vector<NamedCell> cells;
-  auto read = select.ForEachRow([&]() -> Result<bool> {
+  auto read = select.ForEachRow([&]() -> Status {
     auto one = DecodeColumnSet(select.Blob(0));
-    if (!one) return true;  // a damaged pending row is skipped, not fatal
+    if (!one) return OkStatus();  // a damaged pending row is skipped, not fatal
     ColumnSetReader reader(*one);
     for (std::int64_t t : one->times_ms) {
       cells.clear();
@@ -21,7 +21,7 @@ Result<ColumnSet> ConcatPendingBlobs(Statement& select) {
       });
       builder.AddRow(t, cells);
     }
-    return true;
+    return OkStatus();
   });
   if (!read) return read.error();
   return builder.Take();
@@ -37,7 +37,7 @@ Result<ColumnSet> SqliteStore::ReadPending(std::int64_t gpu_id, std::int64_t fro
   return ConcatPendingBlobs(s);
 }
 
-Result<bool> SqliteStore::SealGpu(std::int64_t gpu_id) {
+Status SqliteStore::SealGpu(std::int64_t gpu_id) {
   auto pending = ReadPending(gpu_id, std::numeric_limits<std::int64_t>::min(),
                              std::numeric_limits<std::int64_t>::max());
   if (!pending) return pending.error();
@@ -58,22 +58,22 @@ Result<bool> SqliteStore::SealGpu(std::int64_t gpu_id) {
   if (!clear) return clear.error();
   if (auto run = (*clear)->Bind(1, gpu_id).Run(); !run) return run;
   pending_.erase(gpu_id);
-  return true;
+  return OkStatus();
 }
 
-Result<bool> SqliteStore::SealDue(std::int64_t now_ms) {
+Status SqliteStore::SealDue(std::int64_t now_ms) {
   std::vector<std::int64_t> due;
   for (const auto& [id, p] : pending_) {
     if (p.count > 0 && p.first_ms / kChunkSpanMs != now_ms / kChunkSpanMs) due.push_back(id);
   }
   const bool rdma_due =
       rdma_pending_.count > 0 && rdma_pending_.first_ms / kChunkSpanMs != now_ms / kChunkSpanMs;
-  if (due.empty() && !rdma_due) return true;
-  return Transaction(now_ms, [&]() -> Result<bool> {
+  if (due.empty() && !rdma_due) return OkStatus();
+  return Transaction(now_ms, [&]() -> Status {
     for (std::int64_t id : due) {
       if (auto sealed = SealGpu(id); !sealed) return sealed;
     }
-    return rdma_due ? SealRdma() : Result<bool>(true);
+    return rdma_due ? SealRdma() : OkStatus();
   });
 }
 

@@ -124,7 +124,7 @@ Result<std::unique_ptr<Store>> SqliteStore::OpenStore(const StoreOptions& option
   std::string path = options.data_dir + "/gpudoctor.db";
   auto immutable = CheckFilesBeforeOpen(options, path);
   if (!immutable) return immutable.error();
-  int lock_fd = -1;
+  std::unique_ptr<StoreDirLock> lock;
   if (options.read_only) {
     struct stat st {};
     if (stat(path.c_str(), &st) != 0) {
@@ -137,16 +137,13 @@ Result<std::unique_ptr<Store>> SqliteStore::OpenStore(const StoreOptions& option
     std::error_code ec;
     std::filesystem::create_directories(options.data_dir, ec);
     if (ec) return Error{ErrorCode::kIo, options.data_dir + ": " + ec.message()};
-    auto lock = LockStoreDir(options.data_dir);
-    if (!lock) return lock.error();
-    lock_fd = *lock;
+    auto locked = LockStoreDir(options.data_dir);
+    if (!locked) return locked.error();
+    lock = std::move(*locked);
   }
   auto db = Db::Open(path, options.read_only, *immutable);
-  if (!db) {
-    if (lock_fd >= 0) close(lock_fd);
-    return db.error();
-  }
-  std::unique_ptr<SqliteStore> store(new SqliteStore(options, std::move(*db), lock_fd));
+  if (!db) return db.error();
+  std::unique_ptr<SqliteStore> store(new SqliteStore(options, std::move(*db), std::move(lock)));
   if (auto prepared = store->Prepare(); !prepared) return prepared.error();
   if (auto loaded = store->LoadState(); !loaded) {
     if (loaded.error().code == ErrorCode::kCorrupt) return DamagedStore(loaded.error().message);
@@ -155,18 +152,19 @@ Result<std::unique_ptr<Store>> SqliteStore::OpenStore(const StoreOptions& option
   return std::unique_ptr<Store>(std::move(store));
 }
 
-SqliteStore::SqliteStore(StoreOptions options, std::unique_ptr<Db> db, int lock_fd)
+SqliteStore::SqliteStore(StoreOptions options, std::unique_ptr<Db> db,
+                         std::unique_ptr<StoreDirLock> lock)
     : options_(std::move(options)),
       path_(options_.data_dir + "/gpudoctor.db"),
       db_(std::move(db)),
-      lock_fd_(lock_fd) {}
+      lock_(std::move(lock)) {}
 
 SqliteStore::~SqliteStore() {
-  db_.reset();
-  if (lock_fd_ >= 0) close(lock_fd_);
+  db_.reset();  // the database closed before the lock is let go
+  lock_.reset();
 }
 
-Result<bool> SqliteStore::Prepare() {
+Status SqliteStore::Prepare() {
   auto version = db_->QueryInt("PRAGMA user_version");
   if (!version) {
     if (version.error().code == ErrorCode::kCorrupt) return DamagedStore(version.error().message);
@@ -186,7 +184,7 @@ Result<bool> SqliteStore::Prepare() {
   schema_version_ = *version == 0 ? kStoreSchemaVersion : *version;
   if (options_.read_only) {
     if (*version == 0) return Error{ErrorCode::kNotFound, path_ + ": the store is empty"};
-    return true;
+    return OkStatus();
   }
   if (*version > 0) {
     // The agent appends for months: refuse a damaged store at the start
@@ -244,15 +242,15 @@ Result<bool> SqliteStore::Prepare() {
     }
     schema_version_ = kStoreSchemaVersion;
   }
-  return true;
+  return OkStatus();
 }
 
-Result<bool> SqliteStore::LoadState() {
+Status SqliteStore::LoadState() {
   gpus_.clear();
   pending_.clear();
   auto gpus = db_->Prepare("SELECT id, bus_id, gpu_index, name, uuid, serial FROM gpus");
   if (!gpus) return gpus.error();
-  auto read = gpus->ForEachRow([&]() -> Result<bool> {
+  auto read = gpus->ForEachRow([&]() -> Status {
     GpuRow g;
     g.id = gpus->Int(0);
     g.bus_id = gpus->Text(1);
@@ -262,27 +260,27 @@ Result<bool> SqliteStore::LoadState() {
     g.identity.uuid = gpus->Text(4);
     if (!gpus->IsNull(5)) g.identity.serial = gpus->Text(5);
     gpus_[g.bus_id] = g;
-    return true;
+    return OkStatus();
   });
   if (!read) return read;
   auto pending = db_->Prepare("SELECT gpu, min(t_ms), count(*) FROM pending GROUP BY gpu");
   if (!pending) return pending.error();
-  auto rows = pending->ForEachRow([&]() -> Result<bool> {
+  auto rows = pending->ForEachRow([&]() -> Status {
     pending_[pending->Int(0)] = PendingState{pending->Int(1), pending->Int(2)};
-    return true;
+    return OkStatus();
   });
   if (!rows) return rows;
   rdma_pending_ = PendingState{};
-  if (schema_version_ < 3) return true;
+  if (schema_version_ < 3) return OkStatus();
   auto rdma = db_->Prepare("SELECT coalesce(min(t_ms), 0), count(*) FROM rdma_pending");
   if (!rdma) return rdma.error();
-  return rdma->ForEachRow([&]() -> Result<bool> {
+  return rdma->ForEachRow([&]() -> Status {
     rdma_pending_ = PendingState{rdma->Int(0), rdma->Int(1)};
-    return true;
+    return OkStatus();
   });
 }
 
-Result<bool> SqliteStore::NoteWriteError(const Error& error, std::int64_t now_ms) {
+Status SqliteStore::NoteWriteError(const Error& error, std::int64_t now_ms) {
   last_error_ = error.message;
   if (error.code == ErrorCode::kIo) {
     writes_stopped_ = true;
@@ -293,11 +291,11 @@ Result<bool> SqliteStore::NoteWriteError(const Error& error, std::int64_t now_ms
   return Error{error.code, last_error_};
 }
 
-Result<bool> SqliteStore::CheckWritable(std::int64_t now_ms) {
+Status SqliteStore::CheckWritable(std::int64_t now_ms) {
   if (options_.read_only) {
     return Error{ErrorCode::kPermission, path_ + ": the store is open read-only"};
   }
-  if (!writes_stopped_) return true;
+  if (!writes_stopped_) return OkStatus();
   if (now_ms < retry_at_ms_) return Error{ErrorCode::kIo, last_error_};
   if (size_stopped_) {
     // Retention may have made room since; if not, stay stopped.
@@ -305,7 +303,7 @@ Result<bool> SqliteStore::CheckWritable(std::int64_t now_ms) {
     if (size_stopped_) return Error{ErrorCode::kIo, last_error_};
   }
   writes_stopped_ = false;
-  return true;
+  return OkStatus();
 }
 
 Result<std::int64_t> SqliteStore::GpuIdFor(const GpuStatus& gpu) {
@@ -339,11 +337,11 @@ Result<std::int64_t> SqliteStore::GpuIdFor(const GpuStatus& gpu) {
   return id;
 }
 
-Result<bool> SqliteStore::AppendSample(WallTime time, const SystemStatus& status) {
+Status SqliteStore::AppendSample(WallTime time, const SystemStatus& status) {
   std::int64_t now = ToMs(time);
   if (auto w = CheckWritable(now); !w) return w;
   std::vector<NamedCell> cells;
-  auto written = Transaction(now, [&]() -> Result<bool> {
+  auto written = Transaction(now, [&]() -> Status {
     for (const GpuStatus& gpu : status.gpus) {
       auto id = GpuIdFor(gpu);
       if (!id) return id.error();
@@ -362,20 +360,20 @@ Result<bool> SqliteStore::AppendSample(WallTime time, const SystemStatus& status
       if (p.count == 0) p.first_ms = now;
       ++p.count;
     }
-    return true;
+    return OkStatus();
   });
   if (!written) return written;
   last_error_.clear();
   // The sample is recorded; a maintenance failure shows in Stats() and stops
   // later writes when it is the disk or the size bound.
   if (now - last_maintenance_ms_ >= kMaintenanceEveryMs) (void)RunMaintenance(now);
-  return true;
+  return OkStatus();
 }
 
-Result<bool> SqliteStore::AppendEvent(const KernelEvent& e) {
+Status SqliteStore::AppendEvent(const KernelEvent& e) {
   std::int64_t now = ToMs(e.time.value_or(std::chrono::system_clock::now()));
   if (auto w = CheckWritable(now); !w) return w;
-  return Transaction(now, [&]() -> Result<bool> {
+  return Transaction(now, [&]() -> Status {
     auto stmt = db_->Cached(
         "INSERT INTO events(t_ms, time_known, kind, code, bus_id, pid, process, message, "
         "continuation, count, last_t_ms, monotonic_s, last_monotonic_s, source_file, "
@@ -396,11 +394,11 @@ Result<bool> SqliteStore::AppendEvent(const KernelEvent& e) {
   });
 }
 
-Result<bool> SqliteStore::FindingSeen(const FindingInterval& f, WallTime time) {
+Status SqliteStore::FindingSeen(const FindingInterval& f, WallTime time) {
   std::int64_t now = ToMs(time);
   if (auto w = CheckWritable(now); !w) return w;
   std::string gpus = JoinGpus(f.gpus);
-  return Transaction(now, [&]() -> Result<bool> {
+  return Transaction(now, [&]() -> Status {
     auto update = db_->Cached(
         "UPDATE findings SET severity=max(severity, ?3), title_en=?4, title_zh=?5 "
         "WHERE id=(SELECT id FROM findings WHERE finding_id=?1 AND gpus=?2 AND end_ms IS NULL "
@@ -410,7 +408,7 @@ Result<bool> SqliteStore::FindingSeen(const FindingInterval& f, WallTime time) {
     (*update)->Bind(3, static_cast<std::int64_t>(f.severity));
     (*update)->Bind(4, f.title.en).Bind(5, f.title.zh);
     if (auto run = (*update)->Run(); !run) return run;
-    if (db_->changes() > 0) return true;
+    if (db_->changes() > 0) return OkStatus();
     auto insert = db_->Cached(
         "INSERT INTO findings(finding_id, gpus, severity, title_en, title_zh, start_ms) "
         "VALUES(?,?,?,?,?,?)");
@@ -422,11 +420,11 @@ Result<bool> SqliteStore::FindingSeen(const FindingInterval& f, WallTime time) {
   });
 }
 
-Result<bool> SqliteStore::FindingCleared(const std::string& finding_id,
+Status SqliteStore::FindingCleared(const std::string& finding_id,
                                          const std::vector<std::string>& gpus, WallTime time) {
   std::int64_t now = ToMs(time);
   if (auto w = CheckWritable(now); !w) return w;
-  return Transaction(now, [&]() -> Result<bool> {
+  return Transaction(now, [&]() -> Status {
     auto stmt = db_->Cached(
         "UPDATE findings SET end_ms=?3 WHERE finding_id=?1 AND gpus=?2 AND end_ms IS NULL");
     if (!stmt) return stmt.error();
@@ -434,10 +432,10 @@ Result<bool> SqliteStore::FindingCleared(const std::string& finding_id,
   });
 }
 
-Result<bool> SqliteStore::Flush() {
+Status SqliteStore::Flush() {
   std::int64_t now = ToMs(std::chrono::system_clock::now());
   if (auto w = CheckWritable(now); !w) return w;
-  return Transaction(now, [&]() -> Result<bool> {
+  return Transaction(now, [&]() -> Status {
     std::vector<std::int64_t> ids;
     for (const auto& [id, p] : pending_) {
       if (p.count > 0) ids.push_back(id);
@@ -445,7 +443,7 @@ Result<bool> SqliteStore::Flush() {
     for (std::int64_t id : ids) {
       if (auto sealed = SealGpu(id); !sealed) return sealed;
     }
-    return rdma_pending_.count > 0 ? SealRdma() : Result<bool>(true);
+    return rdma_pending_.count > 0 ? SealRdma() : OkStatus();
   });
 }
 
@@ -464,12 +462,12 @@ Result<std::int64_t> SqliteStore::CloseOpenFindings(WallTime at) {
   std::int64_t now = ToMs(at);
   if (auto w = CheckWritable(now); !w) return w.error();
   std::int64_t closed = 0;
-  auto done = Transaction(now, [&]() -> Result<bool> {
+  auto done = Transaction(now, [&]() -> Status {
     auto stmt = db_->Prepare("UPDATE findings SET end_ms=max(start_ms, ?) WHERE end_ms IS NULL");
     if (!stmt) return stmt.error();
     if (auto run = stmt->Bind(1, now).Run(); !run) return run;
     closed = db_->changes();
-    return true;
+    return OkStatus();
   });
   if (!done) return done.error();
   return closed;

@@ -11,6 +11,7 @@
 #include "store/rollup.h"
 #include "store/sqlite_db.h"
 #include "store/store.h"
+#include "store/store_lock.h"
 
 namespace gpudoctor {
 
@@ -38,13 +39,13 @@ class SqliteStore final : public Store {
   static Result<std::unique_ptr<Store>> OpenStore(const StoreOptions& options);
   ~SqliteStore() override;
 
-  Result<bool> AppendSample(WallTime time, const SystemStatus& status) override;
-  Result<bool> AppendRdma(WallTime time, const RdmaFacts& facts) override;
-  Result<bool> AppendEvent(const KernelEvent& event) override;
-  Result<bool> FindingSeen(const FindingInterval& finding, WallTime time) override;
-  Result<bool> FindingCleared(const std::string& finding_id, const std::vector<std::string>& gpus,
+  Status AppendSample(WallTime time, const SystemStatus& status) override;
+  Status AppendRdma(WallTime time, const RdmaFacts& facts) override;
+  Status AppendEvent(const KernelEvent& event) override;
+  Status FindingSeen(const FindingInterval& finding, WallTime time) override;
+  Status FindingCleared(const std::string& finding_id, const std::vector<std::string>& gpus,
                               WallTime time) override;
-  Result<bool> Flush() override;
+  Status Flush() override;
   Result<std::optional<WallTime>> LastSampleTime() override;
   Result<std::int64_t> CloseOpenFindings(WallTime at) override;
   Result<StoredWindow> ReadWindow(WallTime from, WallTime to,
@@ -53,7 +54,7 @@ class SqliteStore final : public Store {
 
   // Retention, roll-up compaction and the size bound as of `now_ms`; runs
   // from AppendSample once a minute. Public for tests.
-  Result<bool> RunMaintenance(std::int64_t now_ms);
+  Status RunMaintenance(std::int64_t now_ms);
 
  private:
   struct GpuRow {
@@ -66,49 +67,49 @@ class SqliteStore final : public Store {
     std::int64_t count = 0;
   };
 
-  SqliteStore(StoreOptions options, std::unique_ptr<Db> db, int lock_fd);
-  Result<bool> Prepare();
-  Result<bool> LoadState();
+  SqliteStore(StoreOptions options, std::unique_ptr<Db> db, std::unique_ptr<StoreDirLock> lock);
+  Status Prepare();
+  Status LoadState();
 
   // Writes run in one transaction; a disk error stops writes (see
   // writes_stopped_) and is returned.
   template <typename F>
-  Result<bool> Transaction(std::int64_t now_ms, F&& body);
-  Result<bool> NoteWriteError(const Error& error, std::int64_t now_ms);
+  Status Transaction(std::int64_t now_ms, F&& body);
+  Status NoteWriteError(const Error& error, std::int64_t now_ms);
   Result<StoredWindow> ReadWindowOnce(WallTime from, WallTime to,
                                       const std::vector<std::string>& gpu_bus_ids);
   // A chunk or roll-up blob that does not decode: one line naming the file,
   // the GPU and the span it held, saying it is left out.
   std::string DamagedPart(const std::string& gpu, std::int64_t from_ms, std::int64_t to_ms,
                           const Error& error) const;
-  Result<bool> CheckWritable(std::int64_t now_ms);
+  Status CheckWritable(std::int64_t now_ms);
 
   Result<std::int64_t> GpuIdFor(const GpuStatus& gpu);
-  Result<bool> SealGpu(std::int64_t gpu_id);
+  Status SealGpu(std::int64_t gpu_id);
   // The pending samples of a GPU between the times, as one set.
   Result<ColumnSet> ReadPending(std::int64_t gpu_id, std::int64_t from_ms, std::int64_t to_ms);
-  Result<bool> SealDue(std::int64_t now_ms);
+  Status SealDue(std::int64_t now_ms);
   // The RDMA readings: pending rows into one chunk (store_rdma.cpp), and
   // the window's readings, bounded (see StoredWindow::rdma).
-  Result<bool> SealRdma();
-  Result<bool> ReadRdma(std::int64_t from_ms, std::int64_t to_ms, StoredWindow& window);
-  Result<bool> ApplyRetention(std::int64_t now_ms);
-  Result<bool> CompactRollups(std::int64_t now_ms);
-  Result<bool> TrimRollups(std::int64_t cut_ms, std::int64_t now_ms);
-  Result<bool> InsertRollups(std::int64_t gpu_id, const std::vector<MinuteAgg>& minutes);
-  Result<bool> EnforceSizeBound(std::int64_t now_ms);
+  Status SealRdma();
+  Status ReadRdma(std::int64_t from_ms, std::int64_t to_ms, StoredWindow& window);
+  Status ApplyRetention(std::int64_t now_ms);
+  Status CompactRollups(std::int64_t now_ms);
+  Status TrimRollups(std::int64_t cut_ms, std::int64_t now_ms);
+  Status InsertRollups(std::int64_t gpu_id, const std::vector<MinuteAgg>& minutes);
+  Status EnforceSizeBound(std::int64_t now_ms);
   std::int64_t FileBytes() const;
-  Result<bool> ReadEvents(std::int64_t from_ms, std::int64_t to_ms,
+  Status ReadEvents(std::int64_t from_ms, std::int64_t to_ms,
                           const std::vector<std::string>& gpu_bus_ids,
                           std::vector<KernelEvent>& out);
-  Result<bool> ReadFindings(std::int64_t from_ms, std::int64_t to_ms,
+  Status ReadFindings(std::int64_t from_ms, std::int64_t to_ms,
                             const std::vector<std::string>& gpu_bus_ids,
                             std::vector<FindingInterval>& out);
 
   StoreOptions options_;
   std::string path_;
   std::unique_ptr<Db> db_;
-  int lock_fd_ = -1;
+  std::unique_ptr<StoreDirLock> lock_;
   std::int64_t schema_version_ = kStoreSchemaVersion;  // of the file, after Prepare
   std::map<std::string, GpuRow> gpus_;            // by bus id
   std::map<std::int64_t, PendingState> pending_;  // by gpu id
@@ -129,16 +130,16 @@ namespace gpudoctor {
 Result<ColumnSet> ConcatPendingBlobs(Statement& select);
 
 template <typename F>
-Result<bool> SqliteStore::Transaction(std::int64_t now_ms, F&& body) {
+Status SqliteStore::Transaction(std::int64_t now_ms, F&& body) {
   if (auto begin = db_->Exec("BEGIN IMMEDIATE"); !begin)
     return NoteWriteError(begin.error(), now_ms);
-  Result<bool> result = body();
+  Status result = body();
   if (result) result = db_->Exec("COMMIT");
   if (!result) {
     (void)db_->Exec("ROLLBACK");
     return NoteWriteError(result.error(), now_ms);
   }
-  return true;
+  return OkStatus();
 }
 
 }  // namespace gpudoctor

@@ -36,7 +36,7 @@ P2pOutcome RunP2p(const std::vector<CudaGpu*>& gpus, SteadyTime deadline) {
   auto release = [&] {
     for (std::size_t i = 0; i < gpus.size(); ++i) {
       if (buffers[i] == 0) continue;
-      gpus[i]->MakeCurrent();
+      (void)gpus[i]->MakeCurrent();  // best effort: freeing on the way out
       gpus[i]->Free(buffers[i]);
     }
   };

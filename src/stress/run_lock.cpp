@@ -1,5 +1,7 @@
 #include "stress/run_lock.h"
 
+#include "core/safe_file.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -23,8 +25,11 @@ std::string StressLock::DefaultPath() {
 }
 
 Result<std::unique_ptr<StressLock>> StressLock::Acquire(const std::string& path) {
-  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoError(errno, "cannot open the stress lock " + path);
+  // Never through a symbolic link: /tmp's lock could be a link planted by
+  // another user, and this runs as root.
+  auto opened = OpenNoFollow(path, O_RDWR | O_CREAT, 0644);
+  if (!opened) return Error{opened.error().code, "cannot open the stress lock: " + opened.error().message};
+  const int fd = *opened;
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     int err = errno;
     char holder[32] = {};

@@ -10,17 +10,12 @@
 
 #include "support/run_process.h"
 #include "support/temp_files.h"
+#include "support/text_count.h"
 
 namespace gpudoctor::test {
 namespace {
 
 using nlohmann::json;
-
-std::size_t CountOf(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 // The eight-GPU scenario with the power brake on every GPU.
 std::string EightBrakingGpus(const TempDir& dir) {

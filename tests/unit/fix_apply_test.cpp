@@ -22,13 +22,13 @@ struct Call {
 
 class RecordingController : public GpuController {
  public:
-  Result<bool> Apply(const std::string& bus, const GpuSetting& s) override {
+  Status Apply(const std::string& bus, const GpuSetting& s) override {
     calls.push_back(Call{bus, s.kind, s.power_limit_mw});
     if (fail_kind && *fail_kind == s.kind) {
       return Error{ErrorCode::kPermission,
                    "nvmlDeviceSetPowerManagementLimit on GPU 0: Insufficient Permissions"};
     }
-    return true;
+    return OkStatus();
   }
   std::vector<Call> calls;
   std::optional<GpuSetting::Kind> fail_kind;
@@ -36,9 +36,9 @@ class RecordingController : public GpuController {
 
 class MemoryAudit : public AuditSink {
  public:
-  Result<bool> Record(const AuditEntry& e) override {
+  Status Record(const AuditEntry& e) override {
     entries.push_back(e);
-    return true;
+    return OkStatus();
   }
   std::vector<AuditEntry> entries;
 };

@@ -250,7 +250,7 @@ TEST(StoreDurability, FullDiskStopsWritesButKeepsServing) {
   options.max_pages = 120;  // SQLITE_FULL after about 480 KB
   auto store = test::OpenOrDie(options);
   std::int64_t s = 0;
-  Result<bool> r = true;
+  Status r;
   for (; s < 100'000 && r.ok(); ++s) r = store->AppendSample(At(s), MakeSystem(8, s));
   ASSERT_FALSE(r.ok()) << "the page limit never hit";
   EXPECT_EQ(r.error().code, ErrorCode::kIo);
