@@ -21,8 +21,19 @@ cd "$tmp/repo"
 mkdir -p scripts src/demo build-lint
 cp "$repo/scripts/lint.sh" scripts/
 cp "$repo/.clang-format" "$repo/.clang-tidy" .
-# Formatted and clean for clang-tidy.
+# Formatted and clean for clang-tidy; a header without a source of its own.
+cat >src/demo/shape.h <<'EOF'
+#pragma once
+
+namespace demo {
+
+inline int Sides() { return 4; }
+
+}  // namespace demo
+EOF
 cat >src/demo/clean.cpp <<'EOF'
+#include "demo/shape.h"
+
 namespace demo {
 
 int Twice(int x) { return 2 * x; }
@@ -43,9 +54,9 @@ int* Old() {
 EOF
 cat >build-lint/compile_commands.json <<EOF
 [
-  {"directory": "$tmp/repo", "command": "c++ -std=c++20 -c src/demo/clean.cpp", "file": "src/demo/clean.cpp"},
-  {"directory": "$tmp/repo", "command": "c++ -std=c++20 -c src/demo/old.cpp", "file": "src/demo/old.cpp"},
-  {"directory": "$tmp/repo", "command": "c++ -std=c++20 -c src/demo/added.cpp", "file": "src/demo/added.cpp"}
+  {"directory": "$tmp/repo", "command": "c++ -std=c++20 -Isrc -c src/demo/clean.cpp", "file": "src/demo/clean.cpp"},
+  {"directory": "$tmp/repo", "command": "c++ -std=c++20 -Isrc -c src/demo/old.cpp", "file": "src/demo/old.cpp"},
+  {"directory": "$tmp/repo", "command": "c++ -std=c++20 -Isrc -c src/demo/added.cpp", "file": "src/demo/added.cpp"}
 ]
 EOF
 echo "build-lint/" >.gitignore
@@ -105,8 +116,13 @@ git checkout -q -- src/demo/old.cpp
 sed -i 's/^}  \/\/ namespace demo/int* Zero() { return 0; }\n\n&/' src/demo/clean.cpp
 git_commit -qam "a new warning"
 expect 1 --tidy-only -- 'clang-tidy on 1 source' 'src/demo/clean.cpp: 1 modernize-use-nullptr \(baseline 0\)'
-# The old warning alone, in a changed file, passes.
 git -c user.name=lint -c user.email=lint@localhost revert --no-edit HEAD >/dev/null
+# ... and in a header, checked through a source that includes it.
+sed -i 's/^inline int Sides() { return 4; }/&\ninline int* NoShape() { return 0; }/' src/demo/shape.h
+git_commit -qam "a new warning in a header"
+expect 1 --tidy-only -- 'src/demo/shape.h: 1 modernize-use-nullptr \(baseline 0\)'
+git -c user.name=lint -c user.email=lint@localhost revert --no-edit HEAD >/dev/null
+# The old warning alone, in a changed file, passes.
 printf '// touched\n' >>src/demo/old.cpp
 git_commit -qam "touch old.cpp"
 expect 0 --tidy-only -- 'clang-tidy on 2 source' 'no new warnings'
