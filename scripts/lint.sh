@@ -262,19 +262,20 @@ if [ -n "$base" ] && git cat-file -e "$base^{commit}" 2>/dev/null; then
   fi
   scope="changed since the baseline's commit ${base:0:12}"
 else
-  if [ -z "$base" ]; then
-    echo "lint: clang-tidy: $tidy_baseline has no commit line (no baseline yet?)"
-  else
-    echo "lint: clang-tidy: the baseline's commit ${base:0:12} is not in this clone's history" \
-      "(a shallow clone?), so only what the last commit changed is checked; for the files" \
-      "changed since the baseline: git fetch --unshallow"
-  fi
   if git rev-parse -q --verify HEAD~1 >/dev/null; then
     changed_files HEAD~1..HEAD >"$work/changed.all"
     scope="changed by the last commit"
   else
     changed_files -0 >"$work/changed.all"
-    scope="changed in the working tree (no parent commit to compare with)"
+    scope="changed in the working tree"
+  fi
+  if [ -z "$base" ]; then
+    echo "lint: clang-tidy: $tidy_baseline has no commit line (no baseline yet?): checking" \
+      "the sources $scope"
+  else
+    echo "lint: clang-tidy: the baseline's commit ${base:0:12} is not in this clone's history" \
+      "(a shallow clone?): checking only the sources $scope$([ "$scope" = "changed in the working tree" ] &&
+        echo " (HEAD has no parent here)"); for all changed since the baseline: git fetch --unshallow"
   fi
 fi
 # Keep the first occurrence of each existing file; headers map to a source
