@@ -101,7 +101,7 @@ if [ "$do_format" = 1 ]; then
       "$(awk '{t+=$1} END {print t+0}' "$work/format.now") line(s) -> $format_baseline"
   else
     touch "$work/format.base"
-    [ -f "$format_baseline" ] && grep -v '^#' "$format_baseline" >"$work/format.base" || true
+    if [ -f "$format_baseline" ]; then grep -v '^#' "$format_baseline" >"$work/format.base" || true; fi
     # worse: "path now base"; better: "path now base"
     awk 'NR == FNR {base[$2] = $1; next}
          {now[$2] = $1}
@@ -183,7 +183,7 @@ tidy_counts() {
     out="$1/tidy/$(echo "$2" | tr / _).txt"
     "$3" --quiet -p "$4" "$2" >"$out" 2>"$out.err" || true' \
     _ "$work" {} "$clang_tidy" "$build_dir" "$deadline" <"$list"
-  cat "$work"/tidy/*.txt 2>/dev/null | python3 -c '
+  { cat "$work"/tidy/*.txt 2>/dev/null || true; } | python3 -c '
 import os, re, sys
 root = sys.argv[1]
 pat = re.compile(r"^([^:\s][^:]*):(\d+):(\d+): (warning|error): .* \[([^\]]+)\]$")
@@ -292,9 +292,11 @@ awk '!seen[$0]++' "$work/changed.all" | while read -r f; do
       else
         inc=${f#src/}
         inc=${inc#tests/}
-        tu=$(grep -lF "#include \"$inc\"" $(cat "$work/tus") 2>/dev/null | head -1 || true)
-        [ -z "$tu" ] && tu=$(grep -lF "#include \"$(basename "$f")\"" \
-          $(grep "^$(dirname "$f")/" "$work/tus") 2>/dev/null | head -1 || true)
+        tu=$(xargs grep -lF "#include \"$inc\"" <"$work/tus" 2>/dev/null | head -1 || true)
+        if [ -z "$tu" ]; then
+          tu=$(grep "^$(dirname "$f")/" "$work/tus" |
+            xargs -r grep -lF "#include \"$(basename "$f")\"" 2>/dev/null | head -1 || true)
+        fi
         if [ -n "$tu" ]; then echo "$tu"; fi
       fi
       ;;
@@ -303,7 +305,7 @@ done | awk '!seen[$0]++' >"$work/check.all"
 n_all=$(wc -l <"$work/check.all")
 head -n "$max_tidy_files" "$work/check.all" >"$work/check"
 n=$(wc -l <"$work/check")
-if [ "$n" -eq 0 ]; then
+if [ "$n_all" -eq 0 ]; then
   echo "lint: clang-tidy: no source $scope; nothing to check"
   exit "$failed"
 fi
