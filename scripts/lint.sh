@@ -15,8 +15,10 @@
 #   (committed, uncommitted and new files; for a changed header, one source
 #   that includes it), at most LINT_TIDY_MAX_FILES (40) of them, the most
 #   recently changed first, none started after LINT_TIDY_BUDGET_S (75) s.
-#   Fails when a (file, check) count is above the baseline's. When that commit is not in this clone (a shallow clone), it
-#   says so and checks the files the last commit changed.
+#   Fails when a (file, check) count is above the baseline's. When that
+#   commit is not in this clone (a shallow clone), it says so and checks the
+#   files the last commit changed. What clang cannot compile is noted, not
+#   counted.
 #
 # Usage: scripts/lint.sh [--format-only | --tidy-only] [--update-baseline]
 #   --update-baseline  rewrite the baseline(s) from the tree as it is (the
