@@ -20,10 +20,15 @@
 #   files the last commit changed. What clang cannot compile is noted, not
 #   counted.
 #
-# Usage: scripts/lint.sh [--format-only | --tidy-only] [--update-baseline]
+# Usage: scripts/lint.sh [--format-only | --tidy-only] [--update-baseline [--changed]]
 #   --update-baseline  rewrite the baseline(s) from the tree as it is (the
 #                      clang-tidy one runs on every source: about an hour on
 #                      2 cores; with --format-only, seconds)
+#   --changed          with --update-baseline: clang-tidy only on the sources
+#                      changed since the baseline's commit (no cap, no time
+#                      budget); their rows are replaced, the others kept,
+#                      rows of files that are gone dropped, and the commit
+#                      moved to HEAD
 # Environment: LINT_BUILD_DIR (build-lint; configured here without unity
 #   sources or precompiled headers, for compile_commands.json),
 #   LINT_JOBS (nproc), LINT_TIDY_MAX_FILES (40), LINT_TIDY_BUDGET_S (75).
@@ -34,13 +39,15 @@ root=$PWD
 do_format=1
 do_tidy=1
 update=0
+changed_only=0
 for arg in "$@"; do
   case "$arg" in
     --format-only) do_tidy=0 ;;
     --tidy-only) do_format=0 ;;
     --update-baseline) update=1 ;;
+    --changed) changed_only=1 ;;
     *)
-      echo "usage: scripts/lint.sh [--format-only | --tidy-only] [--update-baseline]" >&2
+      echo "usage: scripts/lint.sh [--format-only | --tidy-only] [--update-baseline [--changed]]" >&2
       exit 2
       ;;
   esac
@@ -223,7 +230,7 @@ report_compile_errors() {
   fi
 }
 
-if [ "$update" = 1 ]; then
+if [ "$update" = 1 ] && [ "$changed_only" = 0 ]; then
   if [ -n "$(git status --porcelain -- src tests bench 2>/dev/null)" ]; then
     echo "lint: note: src/, tests/ or bench/ has uncommitted changes; the baseline counts them" \
       "but records the commit HEAD"
@@ -305,6 +312,34 @@ awk '!seen[$0]++' "$work/changed.all" | while read -r f; do
   esac
 done | awk '!seen[$0]++' >"$work/check.all"
 n_all=$(wc -l <"$work/check.all")
+if [ "$update" = 1 ]; then
+  # --update-baseline --changed: every changed source, then the rows of the
+  # files they cover replaced.
+  head_commit=$(git rev-parse HEAD)
+  echo "lint: clang-tidy on the $n_all source(s) $scope, $jobs at a time..."
+  tidy_counts "$work/check.all" 1000000 >"$work/tidy.now"
+  grep -v '^#' "$tidy_baseline" 2>/dev/null | grep -v '^commit ' >"$work/tidy.base" || true
+  # Replaced: the rows of every source checked and of every file a warning
+  # was found in now; dropped: the rows of files that no longer exist.
+  { cat "$work/check.all"; awk '{print $3}' "$work/tidy.now"; } | sort -u >"$work/replaced"
+  awk 'NR == FNR {r[$0] = 1; next} !($3 in r)' "$work/replaced" "$work/tidy.base" |
+    while read -r n check path; do if [ -f "$path" ]; then echo "$n $check $path"; fi; done |
+    cat - "$work/tidy.now" | sort -k3,3 -k2,2 >"$work/tidy.merged"
+  {
+    echo "# clang-tidy warnings per file and check (scripts/lint.sh), taken on every source"
+    echo "# and since refreshed on the sources changed up to the commit below (the last"
+    echo "# refresh: $n_all source(s) in $((SECONDS - start_s)) s, $jobs job(s)). scripts/lint.sh runs"
+    echo "# clang-tidy on the files changed since that commit and fails when a count goes above this."
+    echo "commit $head_commit"
+    echo "# count check path"
+    cat "$work/tidy.merged"
+  } >"$tidy_baseline"
+  report_compile_errors
+  echo "lint: clang-tidy baseline refreshed on $n_all source(s):" \
+    "$(awk '{t+=$1} END {print t+0}' "$work/tidy.merged") warning(s) in all -> $tidy_baseline;" \
+    "took $((SECONDS - start_s)) s"
+  exit "$failed"
+fi
 head -n "$max_tidy_files" "$work/check.all" >"$work/check"
 n=$(wc -l <"$work/check")
 if [ "$n_all" -eq 0 ]; then
