@@ -127,6 +127,21 @@ printf '// touched\n' >>src/demo/old.cpp
 git_commit -qam "touch old.cpp"
 expect 0 --tidy-only -- 'clang-tidy on 2 source' 'no new warnings'
 
+# A refresh on the changed sources only (--update-baseline --changed): the
+# new warning is recorded, old.cpp's kept, the commit moved; then it passes.
+sed -i 's/^}  \/\/ namespace demo/int* Zero() { return 0; }\n\n&/' src/demo/clean.cpp
+git_commit -qam "a warning kept on purpose"
+expect 1 --tidy-only -- 'src/demo/clean.cpp: 1 modernize-use-nullptr \(baseline 0\)'
+expect 0 --tidy-only --update-baseline --changed -- 'baseline refreshed on 2 source'
+grep -q '^1 modernize-use-nullptr src/demo/clean.cpp$' scripts/lint_baseline/tidy.txt ||
+  fail "--changed did not record clean.cpp's warning"
+grep -q '^1 modernize-use-nullptr src/demo/old.cpp$' scripts/lint_baseline/tidy.txt ||
+  fail "--changed dropped old.cpp's row"
+grep -q "^commit $(git rev-parse HEAD)$" scripts/lint_baseline/tidy.txt ||
+  fail "--changed did not move the commit to HEAD"
+git_commit -qam "lint baseline refreshed"
+expect 0 --tidy-only -- 'no source changed since'
+
 # A baseline commit that this clone does not have: said so, and the last
 # commit's files checked.
 sed -i 's/^commit .*/commit 0123456789abcdef0123456789abcdef01234567/' scripts/lint_baseline/tidy.txt
