@@ -20,9 +20,11 @@ BUILD_PACKAGES=(
 
 # What building the tests, the benchmarks and the man page needs
 # (GoogleTest, Google Benchmark, Python for the test list, help2man) and
-# dpkg-buildflags.
+# dpkg-buildflags; clang-format and clang-tidy for the lint phase, which
+# runs before the build (scripts/lint.sh).
 TEST_BUILD_PACKAGES=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev python3 help2man dpkg-dev
+  clang-format clang-tidy
 )
 # What the tests, fuzzing and packaging run: servers the tests start
 # (Prometheus, VictoriaMetrics, Chromium, a single-node Slurm with munge),

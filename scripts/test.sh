@@ -97,6 +97,12 @@ done
 linker_flags=$(dpkg-buildflags --get LDFLAGS)
 echo "hardening: ${hardening[*]} $linker_flags"
 
+# clang-format and clang-tidy against their baselines (scripts/lint.sh): new
+# violations only; clang-tidy on the files changed since its baseline, within
+# a time budget. Before the build, so that a failure comes in minutes.
+phase "lint (clang-format, clang-tidy: new violations only)"
+bash scripts/lint.sh
+
 phase "build (Release -O3, dpkg-buildflags hardening)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUDOCTOR_WERROR=ON \
   -DCMAKE_CXX_FLAGS="${hardening[*]}" -DCMAKE_EXE_LINKER_FLAGS="$linker_flags" \
