@@ -13,7 +13,12 @@ void AddPrometheusClientOptions(CLI::App& cmd, PrometheusCliOptions& options) {
                  "Send basic auth from FILE (one line user:password) to Prometheus");
   cmd.add_option("--prometheus-ca-file", options.prom.ca_file,
                  "Verify the https Prometheus with the CA certificates in FILE (PEM)");
-  cmd.add_option("--prometheus-timeout", options.timeout, "Give up on a query after this long")
+  cmd.add_option("--prometheus-timeout", options.timeout,
+                 "Give up on a query, its answer included, after this long")
+      ->capture_default_str();
+  cmd.add_option("--prometheus-max-mb", options.max_answer_mb,
+                 "Refuse a query's answer larger than this many MiB (a hostile or misconfigured "
+                 "server cannot fill the memory)")
       ->capture_default_str();
 }
 
@@ -23,8 +28,14 @@ Result<std::unique_ptr<PromClient>> OpenPrometheus(const PrometheusCliOptions& o
     return Error{ErrorCode::kInvalid,
                  "--prometheus-timeout " + options.timeout + ": expected a duration such as 30s"};
   }
+  if (options.max_answer_mb < 1 || options.max_answer_mb > 65536) {
+    return Error{ErrorCode::kInvalid, "--prometheus-max-mb " +
+                                          std::to_string(options.max_answer_mb) +
+                                          ": expected 1 to 65536"};
+  }
   PromOptions prom = options.prom;
   prom.timeout = *timeout;
+  prom.max_answer_bytes = static_cast<std::size_t>(options.max_answer_mb) << 20;
   return PromClient::Open(prom);
 }
 

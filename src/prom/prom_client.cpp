@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
+#include <thread>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -111,6 +115,15 @@ Result<std::unique_ptr<PromClient>> PromClient::Open(const PromOptions& options)
 
 Result<PromAnswer> PromClient::Post(const std::string& path, const std::string& form,
                                     const std::string& what) const {
+  {
+    // A server that has run a query past the timeout or the cap is not
+    // asked again in this command: queries not yet sent end at once, so
+    // that a hostile or stuck server costs one timeout, not one per query.
+    std::lock_guard<std::mutex> lock(gave_up_mutex_);
+    if (gave_up_) {
+      return Error{gave_up_->code, gave_up_->message + " (so " + what + " was not sent)"};
+    }
+  }
   ++queries_sent_;
   httplib::Client client(base_url_);
   const auto timeout = options_.timeout;
@@ -124,17 +137,84 @@ Result<PromAnswer> PromClient::Post(const std::string& path, const std::string& 
   if (!bearer_token_.empty()) client.set_bearer_token_auth(bearer_token_);
   if (!basic_user_.empty()) client.set_basic_auth(basic_user_, basic_password_);
   client.set_decompress(true);
-  httplib::Headers headers = {{"Accept-Encoding", "gzip"}};
+  httplib::Request req;
+  req.method = "POST";
+  req.path = path_prefix_ + path;
+  req.headers = {{"Accept-Encoding", "gzip"}, {"Content-Type", "application/x-www-form-urlencoded"}};
+  req.body = form;
+  // The answer is kept only up to max_answer_bytes (after decompression, so
+  // a gzip bomb is cut too), and the whole query, body included, ends at the
+  // deadline: a server that sends a byte every few seconds, or an endless
+  // answer, is given up on as one that never answers is.
   const auto started = std::chrono::steady_clock::now();
-  auto r = client.Post(path_prefix_ + path, headers, form, "application/x-www-form-urlencoded");
+  const auto deadline = started + timeout;
+  std::string body;
+  bool too_large = false;
+  std::atomic<bool> late{false};
+  req.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      late = true;
+      return false;
+    }
+    if (body.size() + n > options_.max_answer_bytes) {
+      too_large = true;
+      return false;
+    }
+    // Grown by doubling, but never past the cap: four answers in flight
+    // hold at most four caps.
+    if (body.capacity() < body.size() + n) {
+      body.reserve(std::min(options_.max_answer_bytes,
+                            std::max(body.size() + n, body.capacity() * 2)));
+    }
+    body.append(data, n);
+    return true;
+  };
+  // The watchdog: at the deadline it shuts the connection, which ends any
+  // read in progress (headers that trickle, a server that never answers).
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  std::thread watchdog([&] {
+    std::unique_lock<std::mutex> lock(m);
+    if (!cv.wait_until(lock, deadline, [&] { return done; })) {
+      late = true;
+      client.stop();
+    }
+  });
+  httplib::Response res;
+  httplib::Error sent = httplib::Error::Success;
+  const bool ok = client.send(req, res, sent);
+  {
+    std::lock_guard<std::mutex> lock(m);
+    done = true;
+  }
+  cv.notify_one();
+  watchdog.join();
   if (std::getenv("GPUDOCTOR_PROM_TRACE") != nullptr) {
     // For finding the slow query of a large fleet: time and size per query.
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    std::fprintf(stderr, "prometheus: %.3f s %zu bytes %s\n", s, r ? r->body.size() : 0, what.c_str());
+    std::fprintf(stderr, "prometheus: %.3f s %zu bytes %s\n", s, body.size(), what.c_str());
   }
   const std::string where = "prometheus " + base_url_ + path_prefix_;
+  if (too_large || late) {
+    Error e = too_large
+                  ? Error{ErrorCode::kIo,
+                          where + ": " + what + ": the answer is larger than " +
+                              std::to_string(options_.max_answer_bytes >> 20) +
+                              " MiB (--prometheus-max-mb); narrow what is asked (fewer nodes, a "
+                              "shorter window) or raise the cap"}
+                  : Error{ErrorCode::kTimeout, where + ": " + what +
+                                                   ": no complete answer within " +
+                                                   std::to_string(timeout.count()) +
+                                                   " ms (--prometheus-timeout)"};
+    std::lock_guard<std::mutex> lock(gave_up_mutex_);
+    if (!gave_up_) gave_up_ = e;
+    return e;
+  }
+  res.body = std::move(body);
+  const httplib::Response* r = ok ? &res : nullptr;
   if (!r) {
-    const auto err = r.error();
+    const auto err = sent;
     std::string why;
     switch (err) {
       case httplib::Error::Connection:

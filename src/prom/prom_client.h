@@ -8,6 +8,8 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include "core/result.h"
@@ -21,7 +23,10 @@ struct PromOptions {
   std::string bearer_token_file;  // the token, one line
   std::string basic_auth_file;    // "user:password", one line
   std::string ca_file;            // PEM bundle to verify the server with
-  std::chrono::milliseconds timeout{30000};  // per query
+  std::chrono::milliseconds timeout{30000};  // per query, the answer's body included
+  // The most of one answer kept (after decompression); a larger one is an
+  // error naming the cap. At most four queries run at once (fleet).
+  std::size_t max_answer_bytes = std::size_t{64} << 20;
 };
 
 // The first point of a range read at `step` whose last point is `to` and
@@ -54,6 +59,10 @@ class PromClient {
   std::string basic_user_;
   std::string basic_password_;
   mutable std::atomic<int> queries_sent_{0};
+  // The first query that ran past the timeout or the cap; later ones are
+  // not sent.
+  mutable std::mutex gave_up_mutex_;
+  mutable std::optional<Error> gave_up_;
 };
 
 }  // namespace gpudoctor
