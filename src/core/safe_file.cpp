@@ -50,8 +50,9 @@ Result<int> OpenNoFollow(const std::string& path, int flags, mode_t mode) {
   struct stat st {};
   if (err == ELOOP && ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
     return Error{ErrorCode::kPermission,
-                 path + ": is a symbolic link; refusing to follow it (remove it, or check "
-                        "who else can write to its directory)"};
+                 path +
+                     ": is a symbolic link; refusing to follow it (remove it, or check "
+                     "who else can write to its directory)"};
   }
   return ErrnoError(err, path);
 }
@@ -129,7 +130,8 @@ Status CheckPrivateDirectory(const std::string& dir) {
       const std::string named =
           first ? "the data directory " + dir + (p.string() != dir ? " (" + p.string() + ")" : "")
                 : "the data directory " + dir + "'s parent " + p.string();
-      return Error{ErrorCode::kPermission, named + " is " + wrong + ", so another user could "
+      return Error{ErrorCode::kPermission, named + " is " + wrong +
+                                               ", so another user could "
                                                "replace what gpudoctor records there"};
     }
     first = false;

@@ -26,8 +26,8 @@ std::string PidIn(const std::string& path) {
 }
 
 Error HeldBy(const std::string& path) {
-  return Error{ErrorCode::kUnavailable,
-               path + ": another gpudoctor agent (pid " + PidIn(path) + ") is writing to this store"};
+  return Error{ErrorCode::kUnavailable, path + ": another gpudoctor agent (pid " + PidIn(path) +
+                                            ") is writing to this store"};
 }
 
 // Whether fd is locked by another process now (a shared lock probed).

@@ -25,9 +25,10 @@ namespace fs = std::filesystem;
 std::string Scenario() { return std::string(TEST_DATA_DIR) + "/scenarios/healthy_busy.json"; }
 
 std::vector<std::string> Agent(const fs::path& data, std::vector<std::string> extra = {}) {
-  std::vector<std::string> a = {"agent",         "--data-dir", data.string(), "--no-listen",
-                                "--no-kernel-log", "--interval", "200ms",       "--facts-every",
-                                "1h",            "--run-for",  "2s"};
+  std::vector<std::string> a = {
+      "agent",      "--data-dir", data.string(),   "--no-listen", "--no-kernel-log",
+      "--interval", "200ms",      "--facts-every", "1h",          "--run-for",
+      "2s"};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
 }
@@ -73,7 +74,6 @@ Planted PlantLinks(const TempDir& tmp, const fs::path& dir) {
   fs::create_symlink(p.lock_victim, dir / "agent.lock");
   return p;
 }
-
 
 TEST(FilesAsRoot, DataDirectoryOthersCanWriteIsRefusedInOneLine) {
   TempDir tmp;
@@ -168,8 +168,7 @@ TEST(FilesAsRoot, FixNeverAppendsItsAuditThroughALink) {
 TEST(CheckedWrites, FullStandardOutputIsAnErrorNotASuccess) {
   TempDir tmp;
   for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"rules"},
-        std::vector<std::string>{"analyze", XidLog(tmp)},
+       {std::vector<std::string>{"rules"}, std::vector<std::string>{"analyze", XidLog(tmp)},
         std::vector<std::string>{"status", "--json"}}) {
     std::vector<std::string> sh = {"/bin/sh", "-c", "exec \"$0\" \"$@\" >/dev/full",
                                    GPUDOCTOR_BINARY};
@@ -193,8 +192,9 @@ TEST(CheckedWrites, FailedOutputFileKeepsItsPreviousContent) {
   // A 1-block file size limit (SIGXFSZ ignored: the write fails with EFBIG)
   // cuts the HTML report short, as a full disk would.
   std::vector<std::string> sh = {
-      "/bin/sh", "-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" \"$@\"", GPUDOCTOR_BINARY,
-      "analyze", "--format", "html", "-o", out.string(),
+      "/bin/sh",        "-c",      "trap '' XFSZ; ulimit -f 1; exec \"$0\" \"$@\"",
+      GPUDOCTOR_BINARY, "analyze", "--format",
+      "html",           "-o",      out.string(),
       XidLog(tmp)};
   auto r = RunProcess(sh);
   EXPECT_EQ(r.exit_code, 3) << r.err;
@@ -206,13 +206,12 @@ TEST(CheckedWrites, FailedOutputFileKeepsItsPreviousContent) {
         << "a temporary file was left beside the output: " << e.path();
   }
   // The same command without the limit replaces it whole.
-  r = RunProcess({GPUDOCTOR_BINARY, "analyze", "--format", "html", "-o", out.string(),
-                  XidLog(tmp)});
+  r = RunProcess(
+      {GPUDOCTOR_BINARY, "analyze", "--format", "html", "-o", out.string(), XidLog(tmp)});
   EXPECT_NE(r.exit_code, 3) << r.err;
   EXPECT_NE(Read(out).find("</html>"), std::string::npos);
   // A device is written in place, and its failure is one line too.
-  r = RunProcess({GPUDOCTOR_BINARY, "analyze", "-o", "/dev/full",
-                  XidLog(tmp)});
+  r = RunProcess({GPUDOCTOR_BINARY, "analyze", "-o", "/dev/full", XidLog(tmp)});
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("cannot write /dev/full: No space left on device"), std::string::npos)
       << r.err;

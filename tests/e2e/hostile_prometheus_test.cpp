@@ -48,8 +48,7 @@ TEST_P(HostilePrometheusE2e, FleetAndReportGiveUpInOneLine) {
                                  "--prometheus-max-mb", "16"}}) {
     auto r = RunGpudoctor(args, "", o);
     const std::string line = OneLine(r.err);
-    EXPECT_FALSE(r.timed_out) << args[0] << " against " << HostilityName(c.how)
-                              << " never ended";
+    EXPECT_FALSE(r.timed_out) << args[0] << " against " << HostilityName(c.how) << " never ended";
     EXPECT_EQ(r.exit_code, 3) << args[0] << ": " << r.err;
     EXPECT_EQ(line.rfind("gpudoctor " + args[0] + ": ", 0), 0u) << args[0] << ": " << line;
     EXPECT_NE(line.find(server.url()), std::string::npos) << args[0] << ": " << line;
@@ -66,7 +65,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{Hostility::kHung, "within 2000 ms (--prometheus-timeout)"},
                       Case{Hostility::kWrongTypes, "not the query API's JSON"},
                       Case{Hostility::kManySeries, "larger than 16 MiB (--prometheus-max-mb)"}),
-    [](const ::testing::TestParamInfo<Case>& i) { return std::string(HostilityName(i.param.how)); });
+    [](const ::testing::TestParamInfo<Case>& i) {
+      return std::string(HostilityName(i.param.how));
+    });
 
 }  // namespace hostile_prometheus_e2e_local
 }  // namespace gpudoctor::test

@@ -52,12 +52,18 @@ using namespace hostile_prometheus_local;
 
 const char* HostilityName(Hostility h) {
   switch (h) {
-    case Hostility::kEndless: return "endless";
-    case Hostility::kHugeLength: return "huge";
-    case Hostility::kTrickle: return "trickle";
-    case Hostility::kHung: return "hung";
-    case Hostility::kWrongTypes: return "wrong_types";
-    case Hostility::kManySeries: return "many_series";
+    case Hostility::kEndless:
+      return "endless";
+    case Hostility::kHugeLength:
+      return "huge";
+    case Hostility::kTrickle:
+      return "trickle";
+    case Hostility::kHung:
+      return "hung";
+    case Hostility::kWrongTypes:
+      return "wrong_types";
+    case Hostility::kManySeries:
+      return "many_series";
   }
   return "?";
 }
@@ -109,7 +115,8 @@ void HostilePrometheus::Serve(int fd) {
   if (!ReadRequest(fd)) return;
   ++queries_;
   const std::string head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n";
-  const std::string start = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[";
+  const std::string start =
+      "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[";
   switch (how_) {
     case Hostility::kEndless: {
       if (!SendAll(fd, head + "Transfer-Encoding: chunked\r\n\r\n" + Chunk(start))) return;

@@ -15,12 +15,12 @@
 namespace gpudoctor::test {
 
 enum class Hostility {
-  kEndless,      // 200, chunked, JSON-looking bytes without end
-  kHugeLength,   // 200, Content-Length 1 GiB, sent as fast as read
-  kTrickle,      // 200, Content-Length 1000, one byte a second
-  kHung,         // reads the query, never answers
-  kWrongTypes,   // the API's shape with the wrong JSON types
-  kManySeries,   // a vector of 1,000,000 series (about 90 MB)
+  kEndless,     // 200, chunked, JSON-looking bytes without end
+  kHugeLength,  // 200, Content-Length 1 GiB, sent as fast as read
+  kTrickle,     // 200, Content-Length 1000, one byte a second
+  kHung,        // reads the query, never answers
+  kWrongTypes,  // the API's shape with the wrong JSON types
+  kManySeries,  // a vector of 1,000,000 series (about 90 MB)
 };
 
 const char* HostilityName(Hostility h);

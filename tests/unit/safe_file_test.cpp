@@ -85,8 +85,9 @@ TEST(SafeFile, PrivateDirectoryRules) {
   Status parent = CheckPrivateDirectory(sub.string());
   chmod(dir.path().c_str(), 0700);
   ASSERT_FALSE(parent.ok());
-  EXPECT_NE(parent.error().message.find("parent " + dir.path().string() + " is writable by every user"),
-            std::string::npos)
+  EXPECT_NE(
+      parent.error().message.find("parent " + dir.path().string() + " is writable by every user"),
+      std::string::npos)
       << parent.error().message;
   chmod(dir.path().c_str(), 01777);  // sticky, as /tmp
   EXPECT_TRUE(CheckPrivateDirectory(sub.string()).ok());

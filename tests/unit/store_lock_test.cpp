@@ -38,8 +38,7 @@ TEST(StoreLock, NeverOpensALinkAsItsFile) {
   fs::create_symlink(victim, dir.path() / "data" / "agent.lock");
   auto lock = LockStoreDir((dir.path() / "data").string());
   ASSERT_FALSE(lock.ok());
-  EXPECT_NE(lock.error().message.find("symbolic link"), std::string::npos)
-      << lock.error().message;
+  EXPECT_NE(lock.error().message.find("symbolic link"), std::string::npos) << lock.error().message;
   std::ifstream in(victim);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text, "untouched\n");
