@@ -9,8 +9,7 @@
 #include "support/hostile_prometheus.h"
 #include "support/run_process.h"
 
-namespace gpudoctor::test {
-namespace hostile_prometheus_e2e_local {
+namespace gpudoctor::test::hostile_prometheus_e2e_local {
 
 struct Case {
   Hostility how;
@@ -69,5 +68,4 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(HostilityName(i.param.how));
     });
 
-}  // namespace hostile_prometheus_e2e_local
-}  // namespace gpudoctor::test
+}  // namespace gpudoctor::test::hostile_prometheus_e2e_local

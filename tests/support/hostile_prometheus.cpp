@@ -43,8 +43,8 @@ std::string Chunk(const std::string& data) {
 }
 
 std::string Series(int i) {
-  return "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_TEMP\",\"Hostname\":\"node" +
-         std::to_string(i) + "\",\"gpu\":\"0\"},\"value\":[1765000000,\"45\"]},";
+  return R"({"metric":{"__name__":"DCGM_FI_DEV_GPU_TEMP","Hostname":"node)" + std::to_string(i) +
+         R"(","gpu":"0"},"value":[1765000000,"45"]},)";
 }
 
 }  // namespace hostile_prometheus_local
@@ -115,8 +115,7 @@ void HostilePrometheus::Serve(int fd) {
   if (!ReadRequest(fd)) return;
   ++queries_;
   const std::string head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n";
-  const std::string start =
-      "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[";
+  const std::string start = R"({"status":"success","data":{"resultType":"vector","result":[)";
   switch (how_) {
     case Hostility::kEndless: {
       if (!SendAll(fd, head + "Transfer-Encoding: chunked\r\n\r\n" + Chunk(start))) return;
@@ -145,9 +144,9 @@ void HostilePrometheus::Serve(int fd) {
       return;
     case Hostility::kWrongTypes: {
       const std::string body =
-          "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":"
-          "[{\"metric\":[\"not\",\"an\",\"object\"],\"values\":{\"a\":1}},"
-          "{\"metric\":{\"Hostname\":7},\"values\":[[\"x\",1],[1,{}]]},{\"value\":null}]}}";
+          R"({"status":"success","data":{"resultType":"matrix","result":)"
+          R"([{"metric":["not","an","object"],"values":{"a":1}},)"
+          R"({"metric":{"Hostname":7},"values":[["x",1],[1,{}]]},{"value":null}]}})";
       SendAll(fd, head + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
       return;
     }
