@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <deque>
+#include <optional>
 #include <fstream>
 #include <future>
 #include <set>
@@ -133,6 +134,7 @@ class Agent {
   MissingBusIds bus_ids_;     // for GPUs NVML counts but cannot open
   Trouble nvml_trouble_{"NVML"};
   Trouble store_trouble_{"store", "writes resumed; recording again"};
+  std::optional<Clock::time_point> gone_logged_at_;
   Trouble state_trouble_{"state file"};
 };
 
@@ -342,6 +344,19 @@ void Agent::ReadRdmaPorts(WallTime now) {
 void Agent::WriteState() {
   state_.gpus = last_.gpus;  // copied here, not at every sample
   state_.store = store_->Stats();
+  // The store's file deleted under the agent: one error a minute until it
+  // is recorded into a new file again.
+  const auto now_steady = Clock::now();
+  if (state_.store.file_gone) {
+    if (!gone_logged_at_ || now_steady - *gone_logged_at_ >= std::chrono::minutes(1)) {
+      Log(LogLevel::kError, "store: " + state_.store.last_error);
+      gone_logged_at_ = now_steady;
+    }
+  } else if (gone_logged_at_) {
+    Log(LogLevel::kInfo, "store: recording into a new file in the data directory again; it "
+                         "holds everything recorded, before and meanwhile");
+    gone_logged_at_.reset();
+  }
   state_.xid_events = events_->xid_status();
   state_.kernel_log = events_->kernel_log_status();
   state_.kmsg_last_monotonic_s = events_->last_monotonic_s();
@@ -494,7 +509,8 @@ int RunAgent(AgentOptions options, AgentSignals& signals) {
   if (options.listen) {
     AgentHttpOptions http_options{*options.listen, options.store.data_dir,
                                   options.config,  options.metrics,
-                                  options.web,     options.per_client_connections};
+                                  options.web,     options.per_client_connections,
+                                  options.health_listen};
     auto started = AgentHttpServer::Start(http_options, snapshots.Source());
     if (!started) {
       Log(LogLevel::kError, started.error().message);
@@ -506,6 +522,10 @@ int RunAgent(AgentOptions options, AgentSignals& signals) {
     Log(LogLevel::kInfo, std::string("serving /metrics on ") + (tls ? "https://" : "http://") +
                              options.listen->host + ":" + std::to_string(http->port()) +
                              (users ? " (basic authentication)" : ""));
+    if (options.health_listen) {
+      Log(LogLevel::kInfo, "serving /healthz alone on http://" + options.health_listen->host + ":" +
+                               std::to_string(http->health_port()));
+    }
   }
   AgentHttpServer* http_ptr = http.get();
   Agent agent(std::move(options), signals, std::move(*store), snapshots, std::move(damage), http_ptr);

@@ -35,6 +35,9 @@ struct AgentOptions {
   std::optional<std::chrono::milliseconds> run_for;
   // The HTTP endpoint (/metrics, /healthz, /api/v1/...); nullopt: none.
   std::optional<ListenAddress> listen;
+  // --health-listen: /healthz alone, plain HTTP, no credentials (for
+  // probes that cannot present TLS client certificates or passwords).
+  std::optional<ListenAddress> health_listen;
   MetricsRenderOptions metrics;  // what /metrics serves (--metrics-names, ...)
   // --web-config: TLS and basic authentication, re-read on SIGHUP.
   std::optional<std::string> web_config_path;

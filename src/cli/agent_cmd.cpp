@@ -40,6 +40,7 @@ struct AgentCliOptions {
   bool no_nvml_events = false;
   std::string listen = "127.0.0.1:9835";
   bool no_listen = false;
+  std::string health_listen;
   std::string web_config;
   unsigned max_connections_per_client = 64;
   std::string metrics_names;                   // empty: the config's [metrics] names
@@ -160,6 +161,11 @@ Result<AgentOptions> MakeAgentOptions(const AgentCliOptions& c, const GlobalOpti
     auto listen = ParseListenAddress(c.listen);
     if (!listen) return listen.error();
     o.listen = *listen;
+    if (!c.health_listen.empty()) {
+      auto health = ParseListenAddress(c.health_listen);
+      if (!health) return Error{health.error().code, "--health-listen: " + health.error().message};
+      o.health_listen = *health;
+    }
   }
   if (!c.web_config.empty()) {
     auto web = LoadWebConfig(c.web_config);
@@ -246,6 +252,9 @@ void RegisterAgent(CLI::App& app, const GlobalOptions& global, int* exit_code) {
                   "('' for none)")
       ->capture_default_str();
   cmd->add_flag("--no-listen", c->no_listen, "Serve no HTTP endpoint");
+  cmd->add_option("--health-listen", c->health_listen,
+                  "Also serve /healthz alone on ADDR:PORT, plain HTTP without the web config's "
+                  "TLS or users (for Kubernetes' probes)");
   cmd->add_option("--web-config", c->web_config,
                   "TLS and basic authentication for the HTTP endpoint from FILE, in the format "
                   "of Prometheus' exporter toolkit (tls_server_config, basic_auth_users with "

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -201,8 +202,15 @@ int Watcher::Run(SystemStatus first,
   std::optional<AlternateScreen> alternate;
   std::optional<RawInput> raw;
   if (screen_) {
+    // Never stopped by the terminal: a watch in a background group of it
+    // (`timeout 5 gpudoctor watch`, `ssh -t`, a CI job's pty) would be
+    // stopped by SIGTTOU at its first change of the terminal's modes, and
+    // again when it restored them after SIGTERM. It draws, and reads keys
+    // only when it is the terminal's foreground.
+    std::signal(SIGTTOU, SIG_IGN);
+    std::signal(SIGTTIN, SIG_IGN);
     alternate.emplace(STDOUT_FILENO);
-    if (IsTerminal(STDIN_FILENO)) {
+    if (IsTerminal(STDIN_FILENO) && IsForegroundOf(STDIN_FILENO)) {
       raw.emplace(STDIN_FILENO);
       input_fd_ = STDIN_FILENO;
     }

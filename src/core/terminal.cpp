@@ -68,6 +68,11 @@ void DrainWakePipe() {
 
 bool IsTerminal(int fd) { return isatty(fd) == 1; }
 
+bool IsForegroundOf(int fd) {
+  const pid_t group = tcgetpgrp(fd);
+  return group >= 0 && group == getpgrp();
+}
+
 std::optional<TerminalSize> GetTerminalSize(int fd) {
   winsize ws{};
   if (ioctl(fd, TIOCGWINSZ, &ws) != 0 || ws.ws_col == 0) return std::nullopt;

@@ -23,6 +23,11 @@ inline constexpr std::string_view kClearToLineEnd = "\x1b[K";
 inline constexpr std::string_view kClearToScreenEnd = "\x1b[J";
 
 bool IsTerminal(int fd);
+// Whether this process' group is the foreground group of the terminal fd
+// (only then may it change the terminal's modes or read keys without being
+// stopped by SIGTTOU/SIGTTIN: `timeout 5 gpudoctor watch` runs in a
+// background group of the terminal it prints on).
+bool IsForegroundOf(int fd);
 
 struct TerminalSize {
   std::size_t columns = 0;

@@ -75,6 +75,7 @@ class Server final : public AgentHttpServer {
       : o_(std::move(options)), latest_(std::move(latest)) {}
   Status Bind();
   int port() const override { return server_->port(); }
+  int health_port() const override { return health_ ? health_->port() : 0; }
   Status Reload(WebConfig web) override { return server_->Reload(std::move(web)); }
 
  private:
@@ -87,6 +88,7 @@ class Server final : public AgentHttpServer {
   SnapshotSource latest_;
   MetricsCache cache_{o_.metrics};
   std::unique_ptr<EventServer> server_;
+  std::unique_ptr<EventServer> health_;
 };
 
 Status Server::Bind() {
@@ -103,6 +105,15 @@ Status Server::Bind() {
   auto started = EventServer::Start(std::move(e));
   if (!started) return started.error();
   server_ = std::move(*started);
+  if (o_.health_listen) {
+    EventServerOptions h;
+    h.listen = *o_.health_listen;
+    h.per_client_connections = o_.per_client_connections;
+    h.routes = {{"/healthz", [this](const HttpRequest&) { return Health(); }, false, true}};
+    auto health = EventServer::Start(std::move(h));
+    if (!health) return health.error();
+    health_ = std::move(*health);
+  }
   return OkStatus();
 }
 
@@ -142,6 +153,8 @@ HttpResponse Server::Health() {
                 "not sampling: " + (s->status.nvml_error.empty() ? std::string("no recent sample")
                                                                  : s->status.nvml_error));
   }
+  // Recording into a file that is gone: what it records is lost at exit.
+  if (s->store.file_gone) return Fail(503, "store: " + s->store.last_error);
   // Still monitoring: a damaged store was moved aside and a fresh one
   // started; the probe stays healthy but names what happened.
   return TextResponse(200, s->store_damage.empty() ? "ok" : "ok; store damaged: " + s->store_damage);

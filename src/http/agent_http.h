@@ -27,6 +27,9 @@ struct AgentHttpOptions {
   MetricsRenderOptions metrics;  // names and per-process series of /metrics
   std::optional<WebConfig> web;  // --web-config: TLS and users
   unsigned per_client_connections = 64;
+  // A second listener serving /healthz alone, plain HTTP without the web
+  // config (Kubernetes' probes, whatever TLS the main one asks for).
+  std::optional<ListenAddress> health_listen;
 };
 
 class AgentHttpServer {
@@ -38,6 +41,8 @@ class AgentHttpServer {
   virtual ~AgentHttpServer() = default;
   // The port actually bound.
   virtual int port() const = 0;
+  // The health listener's port; 0 when there is none.
+  virtual int health_port() const = 0;
   // New TLS settings and users for new connections (SIGHUP); the previous
   // ones stay when this fails. Thread-safe.
   virtual Status Reload(WebConfig web) = 0;

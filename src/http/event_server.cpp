@@ -423,7 +423,11 @@ MHD_Result Server::Begin(MHD_Connection* c, const std::string& path, Exchange& e
     if (candidate.path == path) route = &candidate;
   }
   if (route == nullptr) return Queue(c, TextResponse(404, "no such path: " + path));
-  if (auto refused = RefuseClientCert(c)) return Queue(c, *refused);
+  // /healthz (public) answers without credentials, a client certificate
+  // included: the kubelet's HTTPS probe presents none.
+  if (!route->public_) {
+    if (auto refused = RefuseClientCert(c)) return Queue(c, *refused);
+  }
 
   std::shared_ptr<BasicAuthUsers> users = route->public_ ? nullptr : settings_.users;
   std::string user;

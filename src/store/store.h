@@ -48,6 +48,9 @@ struct StoreStats {
   std::optional<WallTime> oldest;    // oldest raw or roll-up time
   std::optional<WallTime> newest;
   bool writes_stopped = false;       // disk full or size bound: see last_error
+  // The store's file was deleted (its data directory removed) or replaced
+  // under the running agent: unhealthy until it is made again.
+  bool file_gone = false;
   std::string last_error;            // one line, empty when writes succeed
 };
 

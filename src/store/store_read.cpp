@@ -414,7 +414,8 @@ StoreStats SqliteStore::Stats() {
     }
   }
   stats.writes_stopped = writes_stopped_;
-  stats.last_error = last_error_;
+  stats.file_gone = file_gone_;
+  stats.last_error = file_gone_ ? gone_error_ : last_error_;
   return stats;
 }
 

@@ -144,6 +144,7 @@ Result<std::unique_ptr<Store>> SqliteStore::OpenStore(const StoreOptions& option
   auto db = Db::Open(path, options.read_only, *immutable);
   if (!db) return db.error();
   std::unique_ptr<SqliteStore> store(new SqliteStore(options, std::move(*db), std::move(lock)));
+  store->RememberFile();
   if (auto prepared = store->Prepare(); !prepared) return prepared.error();
   if (auto loaded = store->LoadState(); !loaded) {
     if (loaded.error().code == ErrorCode::kCorrupt) return DamagedStore(loaded.error().message);
@@ -295,6 +296,9 @@ Status SqliteStore::CheckWritable(std::int64_t now_ms) {
   if (options_.read_only) {
     return Error{ErrorCode::kPermission, path_ + ": the store is open read-only"};
   }
+  // A deleted file is written on (what it holds is copied out once its
+  // directory can be made again); Stats() and /healthz say so meanwhile.
+  (void)CheckFileStillThere(now_ms);
   if (!writes_stopped_) return OkStatus();
   if (now_ms < retry_at_ms_) return Error{ErrorCode::kIo, last_error_};
   if (size_stopped_) {

@@ -4,6 +4,8 @@
 // compaction, size bound) and store_read.cpp (ReadWindow, Stats).
 #pragma once
 
+#include <sys/types.h>
+
 #include <map>
 #include <memory>
 #include <string>
@@ -83,6 +85,10 @@ class SqliteStore final : public Store {
   std::string DamagedPart(const std::string& gpu, std::int64_t from_ms, std::int64_t to_ms,
                           const Error& error) const;
   Status CheckWritable(std::int64_t now_ms);
+  // store_presence.cpp: the file as opened (device, inode); whether it is
+  // still at path_, and its recovery into a new file when it was deleted.
+  void RememberFile();
+  Status CheckFileStillThere(std::int64_t now_ms);
 
   Result<std::int64_t> GpuIdFor(const GpuStatus& gpu);
   Status SealGpu(std::int64_t gpu_id);
@@ -119,6 +125,11 @@ class SqliteStore final : public Store {
   bool size_stopped_ = false;
   std::int64_t retry_at_ms_ = 0;
   std::string last_error_;
+  dev_t file_dev_ = 0;
+  ino_t file_ino_ = 0;
+  bool file_gone_ = false;
+  std::string gone_error_;  // what Stats() says while file_gone_
+  std::int64_t presence_check_at_ms_ = 0;
 };
 
 }  // namespace gpudoctor

@@ -68,10 +68,22 @@ def check_agent_daemonset(where, ds, problems):
         problems.append(f"{where}: capabilities not dropped to the needed ones (drop: [ALL])")
     if sc.get("privileged"):
         problems.append(f"{where}: the agent must not run privileged")
-    if dig(agent, "livenessProbe", "httpGet", "path") != "/healthz":
-        problems.append(f"{where}: liveness probe is not GET /healthz")
-    if dig(agent, "livenessProbe", "httpGet", "port") not in (PORT, "metrics"):
-        problems.append(f"{where}: liveness probe is not on port {PORT}")
+    # The probes go to the plain health listener: the main port speaks TLS
+    # once the web config turns it on, and the kubelet's probes would fail.
+    health = str(args[args.index("--health-listen") + 1]) if "--health-listen" in args else ""
+    health_port = int(health.rsplit(":", 1)[1]) if ":" in health else None
+    if health_port is None:
+        problems.append(f"{where}: the agent has no --health-listen for the probes")
+    named = {p.get("name"): p.get("containerPort") for p in agent.get("ports") or []}
+    for probe in ("livenessProbe", "readinessProbe"):
+        if dig(agent, probe, "httpGet", "path") != "/healthz":
+            problems.append(f"{where}: {probe} is not GET /healthz")
+        port = dig(agent, probe, "httpGet", "port")
+        port = named.get(port, port)
+        if health_port is not None and port != health_port:
+            problems.append(f"{where}: {probe} is not on the --health-listen port {health_port}")
+        if str(dig(agent, probe, "httpGet", "scheme") or "HTTP").upper() != "HTTP":
+            problems.append(f"{where}: {probe} is not plain HTTP (the health listener is)")
     for kind in ("requests", "limits"):
         if not dig(agent, "resources", kind):
             problems.append(f"{where}: no resources.{kind}")

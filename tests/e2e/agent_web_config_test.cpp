@@ -29,14 +29,19 @@ constexpr const char* kOther = "$2y$04$/cucrxCWviAjNf43q6Rt9OGTkdSGy1iT8DV32lwhn
 
 class AgentWebConfig : public ::testing::Test {
  protected:
-  std::vector<std::string> AgentArgs(int port, const std::string& web_config) const {
-    return GpudoctorArgv({"agent", "--data-dir", data_.path().string(), "--interval", "200ms",
-                          "--no-kernel-log", "--run-for", "120s", "--listen",
-                          "127.0.0.1:" + std::to_string(port), "--web-config", web_config});
+  std::vector<std::string> AgentArgs(int port, const std::string& web_config,
+                                     const std::vector<std::string>& extra = {}) const {
+    std::vector<std::string> args = {"agent", "--data-dir", data_.path().string(), "--interval",
+                                     "200ms", "--no-kernel-log", "--run-for", "120s", "--listen",
+                                     "127.0.0.1:" + std::to_string(port), "--web-config",
+                                     web_config};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return GpudoctorArgv(args);
   }
-  std::unique_ptr<BackgroundProcess> StartAgent(int port, const std::string& web_config) const {
+  std::unique_ptr<BackgroundProcess> StartAgent(int port, const std::string& web_config,
+                                                const std::vector<std::string>& extra = {}) const {
     return std::make_unique<BackgroundProcess>(
-        AgentArgs(port, web_config),
+        AgentArgs(port, web_config, extra),
         FakeNvmlEnv(std::string(TEST_DATA_DIR) + "/scenarios/healthy_busy.json"),
         (data_.path() / "agent.log").string());
   }
@@ -199,8 +204,30 @@ TEST_F(AgentWebConfig, ClientCertificatesAreCheckedAgainstClientCa) {
       conf_.Write("web.yml",
                   "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
                   "  client_ca_file: ca.crt\n  client_auth_type: RequireAndVerifyClientCert\n");
-  auto agent = StartAgent(port, web);
+  const int health_port = FreeLoopbackPort();
+  ASSERT_GT(health_port, 0);
+  auto agent =
+      StartAgent(port, web, {"--health-listen", "127.0.0.1:" + std::to_string(health_port)});
   ASSERT_TRUE(agent->started());
+  // The kubelet's probes: HTTPS without verifying the server and without a
+  // client certificate, or plain HTTP on the health listener. /healthz
+  // needs no credentials, a client certificate included.
+  {
+    httplib::SSLClient kubelet("127.0.0.1", port);
+    kubelet.enable_server_certificate_verification(false);
+    kubelet.set_read_timeout(10);
+    EXPECT_EQ(StatusOf(kubelet, "/healthz", 200, std::chrono::seconds(30)), 200) << Log();
+    EXPECT_EQ(StatusOf(kubelet, "/metrics", 200, std::chrono::seconds(1)), 403) << Log();
+    httplib::Client plain("127.0.0.1", health_port);
+    plain.set_read_timeout(10);
+    EXPECT_EQ(StatusOf(plain, "/healthz", 200, std::chrono::seconds(30)), 200) << Log();
+    EXPECT_EQ(StatusOf(plain, "/metrics", 200, std::chrono::seconds(1)), 404)
+        << "the health listener serves /healthz alone";
+    httplib::Client plain_on_tls("127.0.0.1", port);
+    plain_on_tls.set_read_timeout(3);
+    EXPECT_NE(StatusOf(plain_on_tls, "/healthz", 200, std::chrono::seconds(1)), 200)
+        << "a plain probe of the TLS port: why the manifest probes the health listener";
+  }
   auto status = [&](const std::string& cert, const std::string& key) {
     auto c = cert.empty() ? std::make_unique<httplib::SSLClient>("127.0.0.1", port)
                           : std::make_unique<httplib::SSLClient>("127.0.0.1", port, cert, key);

@@ -229,6 +229,24 @@ TEST_F(WatchE2eTest, TerminalQuitsOnSigterm) {
   ExpectTerminalRestored(watch);
 }
 
+// As `ssh -t host 'timeout 3 gpudoctor watch'`: timeout runs watch in a
+// process group of its own, a background group of the terminal it draws
+// on. It must draw, never be stopped by the terminal (SIGTTOU), end on
+// timeout's SIGTERM, and leave the terminal's modes as they were.
+TEST_F(WatchE2eTest, TerminalInABackgroundGroupDrawsAndEndsOnSigterm) {
+  PtyProcess watch({"/usr/bin/timeout", "3", GPUDOCTOR_BINARY, "watch", "-n", "0.2"},
+                   TerminalEnv(Scenario(kTwoGpus)));
+  ASSERT_TRUE(watch.WaitForOutput(kGpuName, 10s)) << "stopped before drawing: " << watch.output();
+  auto exit = watch.WaitForExit(20s);
+  ASSERT_TRUE(exit.has_value()) << "stopped by the terminal and never ended";
+  EXPECT_EQ(exit->exit_code, 124) << "timeout's code: its SIGTERM ended watch";
+  auto flags = watch.LocalModeFlags();
+  ASSERT_TRUE(flags.has_value());
+  EXPECT_TRUE(*flags & ECHO);
+  EXPECT_TRUE(*flags & ICANON);
+  EXPECT_NE(watch.output().rfind("\x1b[?1049l"), std::string::npos) << "the screen not restored";
+}
+
 TEST_F(WatchE2eTest, TerminalStopsAfterCount) {
   PtyProcess watch(Watch({"-n", "0.1", "--count", "2"}),
                    TerminalEnv(Scenario(kTwoGpus)));

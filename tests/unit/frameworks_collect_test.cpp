@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "collect/frameworks.h"
+#include "parse/version_numbers.h"
 #include "support/temp_files.h"
 
 namespace gpudoctor {
