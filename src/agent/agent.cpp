@@ -353,8 +353,9 @@ void Agent::WriteState() {
       gone_logged_at_ = now_steady;
     }
   } else if (gone_logged_at_) {
-    Log(LogLevel::kInfo, "store: recording into a new file in the data directory again; it "
-                         "holds everything recorded, before and meanwhile");
+    Log(LogLevel::kInfo,
+        "store: recording into a new file in the data directory again; it "
+        "holds everything recorded, before and meanwhile");
     gone_logged_at_.reset();
   }
   state_.xid_events = events_->xid_status();
@@ -393,10 +394,23 @@ void Agent::ReloadWebConfig() {
     Log(LogLevel::kError, "SIGHUP: keeping the previous web config: " + web.error().message);
     return;
   }
+  // A file emptied by mistake (or half written by an editor) must not turn
+  // authentication off on a running agent: that takes a restart.
+  const bool guarded_now = o_.web && (o_.web->tls || !o_.web->basic_auth_users.empty());
+  const bool guarded_next = web->tls || !web->basic_auth_users.empty();
+  if (guarded_now && !guarded_next) {
+    Log(LogLevel::kError, "SIGHUP: keeping the previous web config: " + *o_.web_config_path +
+                              " now has no basic_auth_users and no tls_server_config, which "
+                              "would serve /metrics and the API to anyone; restart the agent "
+                              "to run without them");
+    return;
+  }
+  WebConfig applied_web = *web;
   if (auto applied = http_->Reload(std::move(*web)); !applied) {
     Log(LogLevel::kError, "SIGHUP: keeping the previous web config: " + applied.error().message);
     return;
   }
+  o_.web = std::move(applied_web);
   Log(LogLevel::kInfo, "SIGHUP: web config reloaded from " + *o_.web_config_path);
 }
 
@@ -507,16 +521,22 @@ int RunAgent(AgentOptions options, AgentSignals& signals) {
   SnapshotBox snapshots;
   std::unique_ptr<AgentHttpServer> http;
   if (options.listen) {
-    AgentHttpOptions http_options{*options.listen, options.store.data_dir,
-                                  options.config,  options.metrics,
-                                  options.web,     options.per_client_connections,
-                                  options.health_listen};
+    AgentHttpOptions http_options{
+        *options.listen, options.store.data_dir,         options.config,       options.metrics,
+        options.web,     options.per_client_connections, options.health_listen};
     auto started = AgentHttpServer::Start(http_options, snapshots.Source());
     if (!started) {
       Log(LogLevel::kError, started.error().message);
       return 3;
     }
     http = std::move(*started);
+    if (options.web) {
+      for (const std::string& file : WorldReadableSecrets(*options.web)) {
+        Log(LogLevel::kWarning, "--web-config: " + file +
+                                    " holds secrets and every user of this machine may read it "
+                                    "(chmod o-r)");
+      }
+    }
     const bool tls = options.web && options.web->tls;
     const bool users = options.web && !options.web->basic_auth_users.empty();
     Log(LogLevel::kInfo, std::string("serving /metrics on ") + (tls ? "https://" : "http://") +

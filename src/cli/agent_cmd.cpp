@@ -98,6 +98,20 @@ Result<AgentOptions> MakeAgentOptions(const AgentCliOptions& c, const GlobalOpti
   if (o.interval < std::chrono::milliseconds(100)) {
     return Error{ErrorCode::kInvalid, "--interval " + c.interval + ": at least 100ms"};
   }
+  // A window shorter than a sample's interval may hold no sample at all;
+  // host facts (packages, services, the fabric) read every few ms would
+  // be most of the agent's CPU.
+  if (o.rules_window < o.interval) {
+    return Error{ErrorCode::kInvalid,
+                 "--window " + c.window + ": at least --interval (" + c.interval + ")"};
+  }
+  if (o.evaluate_every < o.interval) {
+    return Error{ErrorCode::kInvalid, "--evaluate-every " + c.evaluate_every +
+                                          ": at least --interval (" + c.interval + ")"};
+  }
+  if (o.facts_every < std::chrono::seconds(10)) {
+    return Error{ErrorCode::kInvalid, "--facts-every " + c.facts_every + ": at least 10s"};
+  }
   auto raw = Duration("--raw-retention", c.raw_retention);
   if (!raw) return raw.error();
   auto rollup = Duration("--rollup-retention", c.rollup_retention);

@@ -207,6 +207,11 @@ Result<WebConfig> ParseWebConfig(std::string_view yaml, const std::string& path)
             return Invalid(path, "basic_auth_users." + name +
                                      ": not a bcrypt hash ($2a$, $2b$ or $2y$, 60 characters)");
           }
+          if (config.basic_auth_users.contains(name)) {
+            return Invalid(path, "basic_auth_users." + name +
+                                     ": listed twice (which password "
+                                     "counts would depend on the order)");
+          }
           config.basic_auth_users[name] = *hash;
         }
       } else if (key == "http_server_config") {
@@ -219,6 +224,24 @@ Result<WebConfig> ParseWebConfig(std::string_view yaml, const std::string& path)
     return Invalid(path, std::string("malformed: ") + e.what());
   }
   return config;
+}
+
+std::vector<std::string> WorldReadableSecrets(const WebConfig& config) {
+  std::vector<std::string> out;
+  auto check = [&](const std::string& file) {
+    struct stat st {};
+    if (file.empty() || ::stat(file.c_str(), &st) != 0 || (st.st_mode & S_IROTH) == 0) return;
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    out.push_back(file + " (mode " + mode + ")");
+  };
+  if (!config.basic_auth_users.empty()) check(config.source);
+  if (config.tls && !config.tls->key_file.empty()) {
+    const std::filesystem::path key = config.tls->key_file;
+    check(key.is_absolute() ? key.string()
+                            : (std::filesystem::path(config.source).parent_path() / key).string());
+  }
+  return out;
 }
 
 Result<WebConfig> LoadWebConfig(const std::string& path) {

@@ -62,6 +62,12 @@ Result<WebConfig> ParseWebConfig(std::string_view yaml, const std::string& path)
 // error naming it.
 Result<WebConfig> LoadWebConfig(const std::string& path);
 
+// The files of a loaded web config that any user of the machine may read
+// although they hold secrets: the config itself when it has users (their
+// password hashes), and the TLS key. Each "PATH (mode 0644)". For a
+// warning: the operator may have reasons (a read-only Secret volume).
+std::vector<std::string> WorldReadableSecrets(const WebConfig& config);
+
 // The GnuTLS priority string for a [min, max] TLS version range.
 std::string TlsPriorities(int min_version, int max_version);
 

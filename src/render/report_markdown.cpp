@@ -100,9 +100,37 @@ std::string TimelineMarkdown(const ReportContext& r) {
   return out;
 }
 
+// Markdown viewers render raw HTML: a host, GPU, process, label or file name
+// from outside holding "<script>" must arrive as text. gpudoctor's own
+// Markdown uses none of these three characters, so the whole document is
+// escaped once (in a code span the entity shows as written; names there,
+// bus ids, finding ids and paths, seldom hold one).
+std::string EscapeHtmlInMarkdown(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
-std::string ReportToMarkdown(const ReportContext& r) {
+namespace {
+
+std::string ReportToMarkdownUnescaped(const ReportContext& r) {
   const Lang l = r.lang;
   const DiagnosisInput& in = *r.input;
   const Diagnosis& d = *r.diagnosis;
@@ -155,6 +183,12 @@ std::string ReportToMarkdown(const ReportContext& r) {
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string ReportToMarkdown(const ReportContext& r) {
+  return EscapeHtmlInMarkdown(ReportToMarkdownUnescaped(r));
 }
 
 }  // namespace gpudoctor

@@ -37,15 +37,17 @@ Status SqliteStore::CheckFileStillThere(std::int64_t now_ms) {
   if (there && st.st_dev == file_dev_ && st.st_ino == file_ino_) return OkStatus();
   file_gone_ = true;
   if (there) {
-    gone_error_ = path_ + ": replaced by another file under the running agent; recording on into "
-                          "the file it opened (lost when the agent stops) until that file is "
-                          "moved away";
+    gone_error_ = path_ +
+                  ": replaced by another file under the running agent; recording on into "
+                  "the file it opened (lost when the agent stops) until that file is "
+                  "moved away";
     return Error{ErrorCode::kIo, gone_error_};
   }
   auto fail = [&](const std::string& why) -> Status {
     gone_error_ = path_ + ": deleted under the running agent (its data directory removed?); " +
-                  why + "; recording on into the deleted file, which is lost when the agent "
-                        "stops, and retrying";
+                  why +
+                  "; recording on into the deleted file, which is lost when the agent "
+                  "stops, and retrying";
     return Error{ErrorCode::kIo, gone_error_};
   };
   if (auto made = EnsureDataDir(options_.data_dir, true); !made) {

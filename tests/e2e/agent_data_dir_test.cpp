@@ -57,8 +57,8 @@ TEST(AgentDataDir, DeletedUnderTheAgentIsUnhealthyThenRecoveredWithEverything) {
   const int port = FreeLoopbackPort();
   ASSERT_GT(port, 0);
   BackgroundProcess agent(
-      GpudoctorArgv({"agent", "--data-dir", data.string(), "--interval", "200ms",
-                     "--no-kernel-log", "--facts-every", "1h", "--run-for", "120s", "--listen",
+      GpudoctorArgv({"agent", "--data-dir", data.string(), "--interval", "200ms", "--no-kernel-log",
+                     "--facts-every", "1h", "--run-for", "120s", "--listen",
                      "127.0.0.1:" + std::to_string(port)}),
       FakeNvmlEnv(std::string(TEST_DATA_DIR) + "/scenarios/healthy_busy.json"),
       (tmp.path() / "agent.log").string());

@@ -31,9 +31,17 @@ class AgentWebConfig : public ::testing::Test {
  protected:
   std::vector<std::string> AgentArgs(int port, const std::string& web_config,
                                      const std::vector<std::string>& extra = {}) const {
-    std::vector<std::string> args = {"agent", "--data-dir", data_.path().string(), "--interval",
-                                     "200ms", "--no-kernel-log", "--run-for", "120s", "--listen",
-                                     "127.0.0.1:" + std::to_string(port), "--web-config",
+    std::vector<std::string> args = {"agent",
+                                     "--data-dir",
+                                     data_.path().string(),
+                                     "--interval",
+                                     "200ms",
+                                     "--no-kernel-log",
+                                     "--run-for",
+                                     "120s",
+                                     "--listen",
+                                     "127.0.0.1:" + std::to_string(port),
+                                     "--web-config",
                                      web_config};
     args.insert(args.end(), extra.begin(), extra.end());
     return GpudoctorArgv(args);
@@ -146,6 +154,7 @@ TEST_F(AgentWebConfig, SighupReloadsUsersAndKeepsTheOldOnesWhenTheNewFileIsBad) 
   ASSERT_GT(port, 0);
   const std::string web =
       conf_.Write("web.yml", std::string("basic_auth_users:\n  prometheus: ") + kSecret + "\n");
+  std::filesystem::permissions(web, std::filesystem::perms{0644});  // whatever the umask
   auto agent = StartAgent(port, web);
   ASSERT_TRUE(agent->started());
   httplib::Client before("127.0.0.1", port);
@@ -171,6 +180,19 @@ TEST_F(AgentWebConfig, SighupReloadsUsersAndKeepsTheOldOnesWhenTheNewFileIsBad) 
             std::string::npos)
       << log;
   EXPECT_NE(log.find("web config reloaded from " + web), std::string::npos) << log;
+  // The file holds password hashes and was written 0644: said at start.
+  EXPECT_NE(log.find("--web-config: " + web + " (mode 0644) holds secrets"), std::string::npos)
+      << log;
+
+  // Emptied by mistake: authentication stays on until a restart.
+  conf_.Write("web.yml", "# nothing here yet\n");
+  agent->Signal(SIGHUP);
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  httplib::Client anonymous("127.0.0.1", port);
+  EXPECT_EQ(StatusOf(anonymous, "/metrics", 401, std::chrono::seconds(5)), 401);
+  EXPECT_EQ(StatusOf(after, "/metrics", 200, std::chrono::seconds(5)), 200);
+  EXPECT_NE(Log().find("now has no basic_auth_users and no tls_server_config"), std::string::npos)
+      << Log();
   Stop(*agent);
 }
 

@@ -179,6 +179,19 @@ TEST_F(OutsideBytesE2E, AnalyzeXidLinesAndFileName) {
   }
 }
 
+// Markdown viewers render raw HTML: a process name from the kernel log
+// holding a script tag arrives as text, not as markup.
+TEST_F(OutsideBytesE2E, MarkdownCarriesNoHtmlFromOutside) {
+  const std::string log =
+      dir_.Write("html.log",
+                 "Dec  6 10:00:00 node kernel: NVRM: Xid (PCI:0000:3b:00): 13, pid=4242, "
+                 "name=<script>alert(1)</script>&x, Graphics Exception: ESR 0x404600=0x80000002\n");
+  auto r = RunGpudoctor({"analyze", "--format", "markdown", log}, "");
+  EXPECT_LE(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.out.find("<script>"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("&lt;script&gt;alert(1)&lt;/script&gt;&amp;x"), std::string::npos) << r.out;
+}
+
 // The agent keeps running with such names, serves valid exposition, status
 // and report, and what it stored reads back as valid JSON.
 TEST_F(OutsideBytesE2E, AgentMetricsApiAndStore) {

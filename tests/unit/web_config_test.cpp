@@ -59,6 +59,10 @@ TEST(WebConfig, EveryMistakeIsOneLineNamingTheFile) {
       {"- just\n- a list\n", "expected a YAML mapping"},
       {"basic_auth_users:\n  alice:\n    nested: map\n", "not a bcrypt hash"},
       {std::string("\xff\xfe\x00garbage", 10), ""},
+      {std::string("basic_auth_users:\n  alice: ") +
+           "$2b$04$smeUNCKiNpiDxKXLuDQY8evkDebDzcQZHVF6AHnF.RtW9kVO9JZi2\n  alice: " +
+           "$2y$04$/cucrxCWviAjNf43q6Rt9OGTkdSGy1iT8DV32lwhnLeqhpI47IriS\n",
+       "basic_auth_users.alice: listed twice"},
   };
   for (const auto& [text, expected] : bad) {
     auto c = ParseWebConfig(text, "/etc/gpudoctor/web.yml");
