@@ -1,9 +1,13 @@
 #include "analyze/analyze_input.h"
 
+#include "analyze/paste.h"
+
 #include <algorithm>
 #include <chrono>
 #include <istream>
 #include <memory>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -13,6 +17,7 @@
 #include "analyze/input_stream.h"
 #include "analyze/kernel_scan_ahead.h"
 #include "analyze/nvlink_merge.h"
+#include "analyze/paste.h"
 #include "analyze/smi_messages_input.h"
 #include "collect/kernel_log_files.h"
 #include "parse/kernel_events.h"
@@ -91,7 +96,8 @@ void AddDump(Result<SystemStatus> status, std::optional<WallTime> time, Analyzed
 // One reading per table (a file may hold several runs, each with its date);
 // the file fails only when no table in it parses. Kernel-log lines pasted
 // with the table (an Xid under it) are read as a log too.
-void AddTables(std::string& content, std::size_t index, AnalyzedFile& file, Gathered& g) {
+void AddTables(std::string& content, std::size_t index, AnalyzedFile& file, Gathered& g,
+               bool with_log = true) {
   std::optional<Error> first_error;
   for (std::string_view table : SplitNvidiaSmiTables(content)) {
     auto status = ParseNvidiaSmiTable(table, file.path);
@@ -108,7 +114,7 @@ void AddTables(std::string& content, std::size_t index, AnalyzedFile& file, Gath
     file.error = first_error ? first_error->message : file.path + ": no nvidia-smi table found";
     return;
   }
-  if (MentionsGpuLogWords(content)) {
+  if (with_log && MentionsGpuLogWords(content)) {
     g.logs.push_back(InMemoryLog(index, false, std::move(content)));
   }
 }
@@ -235,6 +241,77 @@ void AddContent(std::string content, std::size_t index, AnalyzedFile& file, Gath
   }
 }
 
+// A small text with what a ticket wraps a tool's output in (paste.h): each
+// block is read as its own kind, the log lines of the whole text as a log.
+// False, and nothing done, when the text has no such wrapping, when its
+// kind has a reader of its own that takes it whole (XML, a bug report), or
+// when it is a log and every block is too (the streaming path reads it).
+bool AddPaste(const std::string& text, std::size_t index, AnalyzedFile& file, Gathered& g) {
+  Paste paste = ReadPaste(text);
+  if (!paste.Marked()) return false;
+  const InputKind whole = DetectInputKind(text);
+  if (whole == InputKind::kNvidiaSmiXml || whole == InputKind::kBugReport) return false;
+  struct Part {
+    InputKind kind;
+    const PasteBlock* block;
+  };
+  std::vector<Part> parts;
+  bool any_log = whole == InputKind::kKernelLog;
+  for (const PasteBlock& b : paste.blocks) {
+    InputKind k = DetectInputKind(b.text);
+    if (k == InputKind::kKernelLog || k == InputKind::kBugReport) {
+      any_log = true;
+    } else if (k != InputKind::kUnknown && k != InputKind::kArchive) {
+      parts.push_back(Part{k, &b});
+    }
+  }
+  if (parts.empty() && (whole == InputKind::kKernelLog || whole == InputKind::kUnknown))
+    return false;
+  std::vector<std::string> read, errors, notes;
+  std::size_t gpus = 0;
+  for (const Part& p : parts) {
+    AnalyzedFile one{file.path, p.kind, false, {}, 0, 0, 0, {}};
+    std::string content = p.block->text;
+    if (p.kind == InputKind::kNvidiaSmiTable) {
+      AddTables(content, index, one, g, /*with_log=*/false);
+    } else {
+      AddContent(std::move(content), index, one, g);
+    }
+    std::string where = fmt::format("{} (lines {}-{}{})", InputKindName(p.kind),
+                                    p.block->first_line, p.block->last_line,
+                                    p.block->command.empty() ? "" : ", `" + p.block->command + "`");
+    if (one.ok) {
+      for (const std::string& n : one.notes) notes.push_back(n);
+      read.push_back(where);
+      gpus = std::max(gpus, one.gpu_count);
+      if (file.kind == InputKind::kUnknown) file.kind = p.kind;
+    } else {
+      errors.push_back(where + ": " + one.error);
+    }
+  }
+  // Nothing of a file of a known kind read as a paste: its own reader says why.
+  if (read.empty() && !any_log && whole != InputKind::kUnknown) return false;
+  if (any_log) {
+    g.logs.push_back(InMemoryLog(index, false, text));
+    read.push_back("its log lines");
+    if (file.kind == InputKind::kUnknown) file.kind = InputKind::kKernelLog;
+  }
+  if (whole != InputKind::kUnknown) file.kind = whole;
+  if (read.empty()) {
+    file.error = file.path + ": not an nvidia-smi, bug report or kernel log file" +
+                 (errors.empty() ? "" : " (" + errors.front() + ")");
+    return true;
+  }
+  file.ok = true;
+  file.gpu_count = gpus;
+  for (const std::string& n : notes) AddNote(file, n);
+  std::string left_out = PasteLeftOut(paste);
+  AddNote(file, "read as a pasted text: " + fmt::format("{}", fmt::join(read, "; ")) +
+                    (left_out.empty() ? "" : "; left out " + left_out));
+  for (const std::string& e : errors) AddNote(file, "not read: " + e);
+  return true;
+}
+
 // Multi-line JSON (json-pretty, an API response) rather than one object a line.
 bool IsJsonDocument(std::string_view head) {
   std::size_t i = head.find_first_not_of(" \t\r\n");
@@ -280,6 +357,8 @@ void AddMember(std::shared_ptr<InputStream> in, bool reopenable, std::size_t ind
     return;
   }
   const bool journal_export = LooksLikeJournalExport(head);
+  // The whole file is in its head: a paste from a ticket may be.
+  if (!journal_export && head.size() < kDetectHeadBytes && AddPaste(head, index, file, g)) return;
   file.kind = journal_export ? InputKind::kKernelLog : DetectInputKind(head);
   if (file.kind == InputKind::kKernelLog || file.kind == InputKind::kBugReport ||
       file.kind == InputKind::kUnknown) {

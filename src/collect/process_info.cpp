@@ -1,5 +1,6 @@
 #include "collect/process_info.h"
 
+#include "parse/cgroup.h"
 #include "parse/proc_pid.h"
 #include "parse/proc_text.h"
 

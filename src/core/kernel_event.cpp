@@ -25,6 +25,8 @@ const char* KernelEventKindName(KernelEventKind kind) {
     case KernelEventKind::kPeermemError: return "peermem_error";
     case KernelEventKind::kMlx5: return "mlx5";
     case KernelEventKind::kNvlinkRxDetect: return "nvlink_rx_detect";
+    case KernelEventKind::kNcclNetwork:
+      return "nccl_network";
   }
   return "unknown";
 }

@@ -47,19 +47,20 @@ enum class KernelEventKind {
   kPcieAer,
   kFabricManagerError,
   kOomKill,
-  kProbeFailed,      // "probe of ... failed", "probe routine failed"
-  kGpuLost,          // the agent saw NVML lose a GPU (lost, hung or gone); source "nvml"
+  kProbeFailed,  // "probe of ... failed", "probe routine failed"
+  kGpuLost,      // the agent saw NVML lose a GPU (lost, hung or gone); source "nvml"
   // The agent stopped recording (cleanly, or killed: then found at its next
   // start, or by `report` when no agent holds the store); at its last
   // sample. Source "agent". Nothing was recorded until the next start.
   kAgentStopped,
-  kPeermemError,     // "nvidia-peermem ... ERROR ..." (GPUDirect RDMA)
-  kMlx5,             // mlx5_core (ConnectX NIC) trouble: command timeout, health, power, module heat
-  kNvlinkRxDetect,   // NVRM failed to update the NVLink post-Rx-detect link mask (peers not set up)
+  kPeermemError,    // "nvidia-peermem ... ERROR ..." (GPUDirect RDMA)
+  kMlx5,            // mlx5_core (ConnectX NIC) trouble: command timeout, health, power, module heat
+  kNvlinkRxDetect,  // NVRM failed to update the NVLink post-Rx-detect link mask (peers not set up)
+  kNcclNetwork,     // NCCL lost its network: an IB completion error, a closed or refused connection
 };
 
 // The last enumerator, for code that walks every kind.
-inline constexpr KernelEventKind kLastKernelEventKind = KernelEventKind::kNvlinkRxDetect;
+inline constexpr KernelEventKind kLastKernelEventKind = KernelEventKind::kNcclNetwork;
 
 // The `detail` of the mlx5 (ConnectX NIC) events.
 inline constexpr std::string_view kMlx5CommandTimeout = "command timeout";

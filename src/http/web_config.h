@@ -19,6 +19,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
+#include <string>
 #include <string_view>
 
 #include "core/result.h"

@@ -261,6 +261,40 @@ std::optional<LineMatch> ReadGspAssertion(std::string_view s, std::string_view) 
   return m;
 }
 
+// "_issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn
+// 76!", "rpcRecvPoll timedout for fn 76 sequence 4129!", "rpcRmApiFree_GSP:
+// GspRmFree failed: hClient=...; status=0x0000000f" (and GspRmAlloc,
+// GspRmControl): "<what> failed, fn <n>, status <s>" as far as printed.
+std::optional<LineMatch> ReadRpcFailed(std::string_view s, std::string_view) {
+  static constexpr std::string_view kCalls[] = {"rpcSendMessage failed", "rpcRecvPoll timedout",
+                                                "GspRmAlloc failed", "GspRmFree failed",
+                                                "GspRmControl failed"};
+  std::string_view call;
+  for (std::string_view c : kCalls) {
+    if (Has(s, c)) {
+      call = c;
+      break;
+    }
+  }
+  if (call.empty()) return std::nullopt;
+  LineMatch m;
+  m.pci = NormalizeKernelPci(FindPci(s));
+  m.detail = "RPC failed: " + std::string(call.substr(0, call.find(' ')));
+  if (auto fn = s.find("for fn "); fn != std::string_view::npos) {
+    std::string_view n = s.substr(fn + 7);
+    std::size_t digits = 0;
+    while (digits < n.size() && digits < 5 && TextCursor::IsDigit(n[digits])) ++digits;
+    if (digits > 0) m.detail += ", fn " + std::string(n.substr(0, digits));
+  }
+  std::string_view status;
+  if (auto at = s.find("status "); at != std::string_view::npos) status = s.substr(at + 7);
+  if (auto at = s.find("status="); at != std::string_view::npos) status = s.substr(at + 7);
+  status = status.substr(0, status.find_first_of(" ;!,"));
+  if (status.substr(0, 2) == "0x" && status.size() > 2)
+    m.detail += ", status " + std::string(status);
+  return m;
+}
+
 // After the GSP Timeout banner: the note that follows the function name
 // NV_PRINTF puts first.
 bool GspTimeoutContinues(std::string_view s, const KernelEvent& open) {
@@ -340,6 +374,33 @@ constexpr Message kNvrmMessages[] = {
      .any = {"Failed to update Rx Detect Link mask", "postRxDetLinkMask failed"},
      .example = "NVRM: knvlinkDiscoverPostRxDetLinks_GH100: Getting peer0's postRxDetLinkMask "
                 "failed!"},
+    // The driver's own status codes where a call failed: the GPU must be
+    // reset (NV_ERR_RESET_REQUIRED, NV_ERR_GPU_IN_FULLCHIP_RESET, as
+    // "... [NV_ERR_X] (0x..) returned from ..."), or it is gone
+    // (NV_ERR_GPU_IS_LOST). Not the checks that merely name a code
+    // ("(status == NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_client.c").
+    {.name = "reset required (driver status)",
+     .kind = KernelEventKind::kRecoveryAction,
+     .any = {"[NV_ERR_RESET_REQUIRED]", "[NV_ERR_GPU_IN_FULLCHIP_RESET]"},
+     .bus = Bus::kLine,
+     .detail = "GPU Reset Required",
+     .example = "NVRM: GPU0 nvCheckOkFailedNoLog: Check failed: Reset required "
+                "[NV_ERR_RESET_REQUIRED] (0x00000062) returned from "
+                "_gpushareddataSendDataPollRpc(pGpu, polle>"},
+    {.name = "GPU lost (driver status)",
+     .kind = KernelEventKind::kFallenOffBus,
+     .any = {"[NV_ERR_GPU_IS_LOST]"},
+     .bus = Bus::kLine,
+     .detail = "NV_ERR_GPU_IS_LOST",
+     .example = "NVRM: nvAssertOkFailedNoLog: Assertion failed: GPU lost from the bus "
+                "[NV_ERR_GPU_IS_LOST] (0x0000000F) returned from rmStatus @ kernel_ce_gv100.c:106"},
+    // A call to the GSP firmware that failed outright (not a timeout with
+    // its banner): the send itself, the poll for the answer, or the
+    // allocation, control or free the RPC carried.
+    {.name = "GSP RPC failed",
+     .kind = KernelEventKind::kGspTimeout,
+     .read = ReadRpcFailed,
+     .example = "NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!"},
     // GSP trouble printed without an Xid (kernel_gsp.c, kern_gmmu.c).
     {.name = "GSP assertion failed",
      .kind = KernelEventKind::kGspTimeout,
@@ -437,6 +498,100 @@ std::optional<LineMatch> ReadNcclTimeout(std::string_view s, std::string_view) {
 
 bool NcclContinues(std::string_view s, const KernelEvent&) {
   return !Has(s, "Watchdog caught") && (Has(s, "NCCL") || Has(s, "atchdog"));
+}
+
+// What an InfiniBand work completion status means (enum ibv_wc_status of
+// libibverbs), for the ones NCCL users meet.
+std::string_view WcStatusMeaning(int status) {
+  switch (status) {
+    case 1:
+      return "local length error";
+    case 2:
+      return "local QP operation error";
+    case 4:
+      return "local protection error";
+    case 5:
+      return "work request flushed";
+    case 9:
+      return "remote invalid request";
+    case 10:
+      return "remote access error";
+    case 11:
+      return "remote operation error";
+    case 12:
+      return "transport retry counter exceeded";
+    case 13:
+      return "RNR retry counter exceeded";
+    default:
+      return {};
+  }
+}
+
+// The number after `key` in `s` ("status=12", "error 12,"); nullopt when none.
+std::optional<int> NumberAfter(std::string_view s, std::string_view key) {
+  auto at = s.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  TextCursor c(s, at + key.size());
+  int v = 0;
+  if (!c.Int(v, 1, 6)) return std::nullopt;
+  return v;
+}
+
+// A peer as NCCL prints it: "172.36.143.59<44206>", "gpu004.example.com<55693>".
+std::string_view PeerAfter(std::string_view s, std::string_view key) {
+  auto at = s.find(key);
+  if (at == std::string_view::npos) return {};
+  std::string_view v = TrimLeft(s.substr(at + key.size()));
+  v = v.substr(0, v.find_first_of(" ,"));
+  return v.find('<') == std::string_view::npos ? std::string_view{} : v;
+}
+
+// NCCL's network failures (transport/net_ib, misc/ibvwrap, misc/socket), in
+// the forms of NCCL 2.0 to 2.27: the detail names what failed and, where
+// the line has them, the completion status and its meaning, the vendor
+// error, the peer, the device and the GIDs.
+std::optional<LineMatch> ReadNcclNetwork(std::string_view s, std::string_view) {
+  if (!Has(s, "NCCL") && !Has(s, " WARN ")) return std::nullopt;
+  std::string d;
+  auto add = [&d](std::string_view part) {
+    if (part.empty()) return;
+    if (!d.empty()) d += ", ";
+    d += part;
+  };
+  if (Has(s, "Got completion")) {
+    std::optional<int> status = NumberAfter(s, "status=");
+    if (!status) status = NumberAfter(s, "with error ");
+    if (status) {
+      std::string_view meaning = WcStatusMeaning(*status);
+      add("completion error " + std::to_string(*status) +
+          (meaning.empty() ? "" : " (" + std::string(meaning) + ")"));
+    } else {
+      add("completion error");
+    }
+    if (auto vendor = NumberAfter(s, "vendor err ")) add("vendor err " + std::to_string(*vendor));
+    if (auto peer = PeerAfter(s, "from peer "); !peer.empty()) add("peer " + std::string(peer));
+    if (auto gid = Field(s, "localGid ", " "); !gid.empty()) add("local GID " + std::string(gid));
+    if (auto gid = Field(s, "remoteGids", " "); !gid.empty()) add("remote GID " + std::string(gid));
+  } else if (auto at = s.find("ibv_");
+             at != std::string_view::npos && (Has(s, "failed") || Has(s, "error"))) {
+    std::string_view call = s.substr(at);
+    add(std::string(call.substr(0, call.find_first_of(" :("))) + " failed");
+    if (auto why = Field(s, "failed with ", ","); !why.empty()) {
+      if (why.substr(0, 6) == "error ") why.remove_prefix(6);
+      add(why);
+    }
+    if (auto dev = Field(s, "on dev ", ", "); !dev.empty()) add("device " + std::string(dev));
+  } else if (Has(s, "closed by remote peer")) {
+    add("connection closed by remote peer");
+    if (auto peer = PeerAfter(s, "remote peer"); !peer.empty()) add("peer " + std::string(peer));
+  } else if (Has(s, "Connection refused") && Has(s, "connect")) {
+    add(Has(s, "retrying") ? "connection refused, retrying" : "connection refused");
+  } else {
+    return std::nullopt;
+  }
+  LineMatch m;
+  m.detail = std::move(d);
+  return m;
 }
 
 // "name[pid]: ..." or "traps: name[pid] ..." at the start of a message.
@@ -683,8 +838,19 @@ constexpr Message kOtherMessages[] = {
      .read = ReadNcclTimeout,
      .needles = {"NCCL"},
      .continues = NcclContinues,
-     .example = "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, "
-                "OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600042 milliseconds before timing out."},
+     .example =
+         "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, "
+         "OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600042 milliseconds before timing out."},
+    // NCCL's transport lost its network: an InfiniBand/RoCE work completion
+    // in error (the job stops), a queue pair that could not be brought up,
+    // a socket the peer closed, a connection refused.
+    {.name = "NCCL network error",
+     .kind = KernelEventKind::kNcclNetwork,
+     .read = ReadNcclNetwork,
+     .needles = {"Got completion", "ibv_", "closed by remote peer", "Connection refused"},
+     .example = "host:984:1357 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer "
+                "172.36.143.59<44206> with status=12 opcode=129 len=65536 vendor err 129 (Recv) "
+                "localGid ::ffff:29.87.88.182 remoteGids::ffff:29.87.4.221"},
     {.name = "NCCL library crash",
      .kind = KernelEventKind::kNcclSegfault,
      .read = ReadNcclCrash,
@@ -812,11 +978,26 @@ std::optional<int> GpuNumberIn(std::string_view nvrm) {
   return n;
 }
 
+// "GPU 18:00.0: GPU has fallen off the bus.": a bus id printed without its
+// PCI domain after "GPU " (older drivers); read as domain 0000, the one
+// domain of a host with a single PCI segment. "" when the line has none.
+std::string DomainlessGpuBus(std::string_view s) {
+  if (s.substr(0, 4) != "GPU ") return {};
+  std::string_view id = s.substr(4);
+  if (id.size() < 8 || id[2] != ':' || id[5] != '.' || !IsHex(id[0]) || !IsHex(id[1]) ||
+      !IsHex(id[3]) || !IsHex(id[4]) || !IsHex(id[6]) || (id.size() > 7 && IsHex(id[7]))) {
+    return {};
+  }
+  return NormalizeKernelPci("0000:" + std::string(id.substr(0, 7)));
+}
+
 std::optional<LineMatch> MatchNvrm(std::string_view nvrm) {
   std::optional<int> number;
   std::string_view s = NvrmMessageText(nvrm, number);
   auto m = ReadRows(kNvrmMessages, s, {});
-  if (m) m->gpu_number = number;
+  if (!m) return m;
+  m->gpu_number = number;
+  if (m->pci.empty()) m->pci = DomainlessGpuBus(s);
   return m;
 }
 

@@ -40,9 +40,11 @@ bool ApplyFabricValue(std::string_view key, std::string_view value,
                       std::optional<GpuFabric>& fabric) {
   using namespace nvsmi_fabric_detail;
   const std::string k = Lower(key);
-  static constexpr std::string_view kKeys[] = {
-      "state", "status", "cliqueid", "clusteruuid", "bandwidth", "route recovery in progress",
-      "route unhealthy", "access timeout recovery"};
+  static constexpr std::string_view kKeys[] = {"state",           "status",
+                                               "cliqueid",        "clusteruuid",
+                                               "bandwidth",       "route recovery in progress",
+                                               "route unhealthy", "access timeout recovery",
+                                               "summary"};
   bool known = false;
   for (std::string_view candidate : kKeys) known = known || k == candidate;
   if (!known) return false;
@@ -69,6 +71,10 @@ bool ApplyFabricValue(std::string_view key, std::string_view value,
     f.route_recovery = Holds(v);
   } else if (k == "route unhealthy") {
     f.route_unhealthy = Holds(v);
+  } else if (k == "summary") {  // Health > Summary (R580 on)
+    if (v == "healthy") f.health_summary = FabricHealthSummary::kHealthy;
+    else if (v == "unhealthy") f.health_summary = FabricHealthSummary::kUnhealthy;
+    else if (v == "limited capacity") f.health_summary = FabricHealthSummary::kLimitedCapacity;
   } else {
     f.access_timeout_recovery = Holds(v);
   }

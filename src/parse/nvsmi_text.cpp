@@ -244,6 +244,7 @@ bool LooksLikeNvidiaSmiText(std::string_view head) {
     return false;
   }
   if (head.find("NVSMI LOG") != std::string_view::npos) return true;
+  bool fabric_header_above = false;
   std::size_t pos = 0;
   while (pos < head.size()) {
     std::size_t end = head.find('\n', pos);
@@ -258,8 +259,11 @@ bool LooksLikeNvidiaSmiText(std::string_view head) {
           "clocks throttle reasons"}) {
       if (line->label == known) return true;
     }
-    // An excerpt of a GPU's block: its slowdown reasons alone.
+    // An excerpt of a GPU's block: its slowdown reasons alone, or its
+    // Fabric section (a header, then its State line).
     if (line->value && nvsmi::IsSlowdownReasonLabel(line->label)) return true;
+    if (line->value && fabric_header_above && line->label == "state") return true;
+    fabric_header_above = !line->value && line->label == "fabric";
   }
   return false;
 }

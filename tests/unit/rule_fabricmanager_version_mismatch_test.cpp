@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "parse/fabricmanager_log.h"
 #include "rules/system/group.h"
 #include "support/rule_testing.h"
 #include "support/system_facts_testing.h"

@@ -2,8 +2,12 @@
 // ("RmInitAdapter failed!", "Cannot initialize GSP firmware RM", the kernel's
 // "probe ... failed", "The NVIDIA probe routine failed"). Critical: the GPU
 // is unusable until fixed. Says what the log shows before it: a loss from
-// the bus, GSP failures, or a GPU the driver does not support. Facts 3.2.
+// the bus, GSP failures, or a GPU the driver does not support. Lines that
+// name no GPU belong to the one GPU the other failures name, when they name
+// one only.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "parse/kernel_events.h"
 #include "rules/kernel_events/event_util.h"
@@ -91,7 +95,22 @@ void AddActions(Finding& f) {
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   EventList failures =
       events::EventsOfKind(input, {KernelEventKind::kRmInitFailed, KernelEventKind::kProbeFailed});
-  for (const auto& [bus, group] : events::ByGpu(failures)) {
+  auto groups = events::ByGpu(failures);
+  // "RmInitAdapter: Cannot initialize GSP firmware RM" names no GPU; the
+  // "GPU 0000:01:00.0: RmInitAdapter failed!" after it does: one GPU's
+  // failure when the log names no other.
+  if (groups.size() == 2 && (groups[0].first.empty() || groups[1].first.empty())) {
+    auto& named = groups[0].first.empty() ? groups[1] : groups[0];
+    auto& unnamed = groups[0].first.empty() ? groups[0] : groups[1];
+    named.second.insert(named.second.end(), unnamed.second.begin(), unnamed.second.end());
+    std::stable_sort(named.second.begin(), named.second.end(),
+                     [&failures](const KernelEvent* a, const KernelEvent* b) {
+                       return std::find(failures.begin(), failures.end(), a) <
+                              std::find(failures.begin(), failures.end(), b);
+                     });
+    groups.erase(groups[0].first.empty() ? groups.begin() : groups.begin() + 1);
+  }
+  for (const auto& [bus, group] : groups) {
     Finding& f = out.Add(Severity::kCritical);
     if (!bus.empty()) f.gpus.push_back(bus);
     Text label = events::GpuText(input, bus);

@@ -19,6 +19,7 @@ std::vector<const Rule*> KernelEventRules() {
       &kDriverRmInitFailedRule,
       &kNvswitchSxidRule,
       &kNcclErrorsRule,
+      &kNcclNetworkRule,
       &kPcieAerRule,
       &kPcieBandwidthLimitedRule,
       &kFabricManagerLogEventsRule,

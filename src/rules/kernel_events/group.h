@@ -31,6 +31,7 @@ extern const Rule kXidNvlinkRule;             // xid_nvlink.cpp
 extern const Rule kXidOtherRule;              // xid_other.cpp
 extern const Rule kDriverRmInitFailedRule;    // driver_rm_init_failed.cpp
 extern const Rule kNcclErrorsRule;            // nccl_errors.cpp
+extern const Rule kNcclNetworkRule;           // nccl_network.cpp
 extern const Rule kNvswitchSxidRule;          // nvswitch_sxid.cpp
 extern const Rule kGpudirectPeermemRule;      // gpudirect_peermem.cpp
 extern const Rule kHostOomKillRule;           // host_oom_kill.cpp

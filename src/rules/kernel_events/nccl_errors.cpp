@@ -7,9 +7,9 @@
 
 #include <fmt/ranges.h>
 
-#include "rules/engine/rdma_ports.h"
 #include "rules/kernel_events/event_util.h"
 #include "rules/kernel_events/group.h"
+#include "rules/kernel_events/nccl_rdma_signs.h"
 
 namespace gpudoctor {
 namespace {
@@ -57,39 +57,6 @@ bool AddFabricSigns(const DiagnosisInput& input, Finding& f) {
   return any;
 }
 
-// How far before the first port reading a timeout still belongs to the same
-// window: PyTorch's NCCL watchdog fires after 10 minutes of a stalled
-// collective by default, so the port's trouble may precede it by that much.
-constexpr double kNcclBeforePortsS = 600;
-constexpr double kNcclAfterPortsS = 60;
-
-// RDMA ports that had trouble in the window of an NCCL event, each as
-// evidence naming the port and the GPUs next to it; true when any.
-bool AddRdmaSigns(const DiagnosisInput& input, const EventList& nccl, Finding& f) {
-  std::vector<RdmaPortHistory> ports = RdmaPortHistories(input);
-  if (ports.empty()) return false;
-  const auto& first = ports.front().readings.front().at;
-  const auto& last = ports.front().readings.back().at;
-  if (!first || !last) return false;
-  const auto from = *first - std::chrono::seconds(static_cast<long>(kNcclBeforePortsS));
-  const auto to = *last + std::chrono::seconds(static_cast<long>(kNcclAfterPortsS));
-  bool in_window = false;
-  for (const KernelEvent* e : nccl) in_window |= e->time && *e->time >= from && *e->time <= to;
-  if (!in_window) return false;
-  bool any = false;
-  for (const RdmaPortHistory& h : ports) {
-    std::vector<std::string> trouble = RdmaPortTrouble(h, input.config.ib);
-    if (trouble.empty()) continue;
-    any = true;
-    std::string line =
-        fmt::format("{}: {}, in the window of the NCCL timeout", RdmaPortDescription(h),
-                    fmt::join(trouble, "; "));
-    f.evidence.push_back(events::NumberEvidence(Text{line, "`" + line + "`"},
-                                                static_cast<double>(trouble.size()), "count"));
-  }
-  return any;
-}
-
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   EventList nccl =
       events::EventsOfKind(input, {KernelEventKind::kNcclTimeout, KernelEventKind::kNcclSegfault});
@@ -104,7 +71,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
       "NCCL 超时会使分布式任务停止：某个进程等待其他进程的时间超过了超时上限。libnccl "
       "中的崩溃会直接终止进程。"};
   events::AddEventEvidence(f, nccl);
-  if (AddRdmaSigns(input, nccl, f)) {
+  if (events::AddRdmaSignsNear(input, nccl, "the NCCL timeout", f)) {
     f.explanation.en +=
         " An RDMA port of this node went down or counted errors in the same window: the "
         "inter-node fabric is the likely cause, and the GPUs next to that port are the ranks that "
