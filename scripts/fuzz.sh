@@ -43,7 +43,7 @@ declare -A REPO_SEEDS=([scenario]="tests/data/scenarios" [paste]="tests/data/tic
 # most new inputs are found in the first thousands of runs).
 declare -A CI_RUNS=(
   [nvsmi_xml]=40000 [nvsmi_text]=2500 [nvsmi_table]=10000 [kernel_log]=3000 [bug_report]=4000
-  [config]=200000 [report_json]=40000 [small_parsers]=60000 [scenario]=4000 [paste]=8000)
+  [config]=200000 [report_json]=40000 [small_parsers]=60000 [scenario]=4000 [paste]=4000)
 declare -A MAX_LEN=(
   [nvsmi_xml]=131072 [nvsmi_text]=131072 [nvsmi_table]=65536 [kernel_log]=65536 [bug_report]=131072
   [config]=4096 [report_json]=16384 [small_parsers]=1024 [scenario]=65536 [paste]=65536)

@@ -11,6 +11,7 @@
 
 namespace gpudoctor {
 namespace {
+namespace paste_lines {
 
 std::string_view TrimView(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -180,9 +181,11 @@ bool IsProse(std::string_view raw, std::string_view t) {
   return true;
 }
 
+}  // namespace paste_lines
 }  // namespace
 
 Paste ReadPaste(std::string_view text) {
+  using namespace paste_lines;  // NOLINT(google-build-using-namespace): this file's helpers
   Paste paste;
   std::vector<std::string_view> lines;
   for (std::size_t pos = 0; pos <= text.size();) {

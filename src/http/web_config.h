@@ -20,7 +20,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-#include <string>
 #include <string_view>
 
 #include "core/result.h"
