@@ -1,7 +1,5 @@
 #include "analyze/analyze_input.h"
 
-#include "analyze/paste.h"
-
 #include <algorithm>
 #include <chrono>
 #include <istream>
@@ -293,7 +291,7 @@ bool AddPaste(const std::string& text, std::size_t index, AnalyzedFile& file, Ga
   if (read.empty() && !any_log && whole != InputKind::kUnknown) return false;
   if (any_log) {
     g.logs.push_back(InMemoryLog(index, false, text));
-    read.push_back("its log lines");
+    read.emplace_back("its log lines");
     if (file.kind == InputKind::kUnknown) file.kind = InputKind::kKernelLog;
   }
   if (whole != InputKind::kUnknown) file.kind = whole;

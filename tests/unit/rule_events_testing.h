@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,26 @@ inline DiagnosisInput WithEvents(std::vector<KernelEvent> events, DiagnosisInput
 inline KernelEvent XidEvent(int code, const std::string& bus, const std::string& message,
                             std::optional<WallTime> time = std::nullopt) {
   return MakeEvent(KernelEventKind::kXid, code, bus, message, time);
+}
+
+// One InfiniBand port (port 1, ACTIVE) of RDMA device `device` next to GPU
+// `gpu`, read at TestTime(`at`) with its link_downed counter at `downs`.
+inline RdmaFacts IbPortReading(const std::string& device, const std::string& gpu, double at,
+                               std::uint64_t downs) {
+  RdmaPort p;
+  p.port = 1;
+  p.state = IbPortState{4, "ACTIVE"};
+  p.active = true;
+  p.link_layer = "InfiniBand";
+  p.counters = {RdmaCounter{"link_downed", false, downs}};
+  RdmaDevice d;
+  d.name = device;
+  d.nearest_gpus = {gpu};
+  d.ports = {p};
+  RdmaFacts f;
+  f.devices = {d};
+  f.read_at = TestTime(at);
+  return f;
 }
 
 // The shared Chinese-text check (support/zh_check.h) over a whole

@@ -40,29 +40,11 @@ TEST(NcclErrorsRule, StoppedFabricManagerPointsToTheFabric) {
   ExpectBilingual(d);
 }
 
-// mlx5_4 port 1 next to GPU 0000:3b:00.0, read at `at` with link_downed at `downs`.
-RdmaFacts PortReading(double at, std::uint64_t downs) {
-  RdmaPort p;
-  p.port = 1;
-  p.state = IbPortState{4, "ACTIVE"};
-  p.active = true;
-  p.link_layer = "InfiniBand";
-  p.counters = {RdmaCounter{"link_downed", false, downs}};
-  RdmaDevice d;
-  d.name = "mlx5_4";
-  d.nearest_gpus = {"0000:3b:00.0"};
-  d.ports = {p};
-  RdmaFacts f;
-  f.devices = {d};
-  f.read_at = TestTime(at);
-  return f;
-}
-
 TEST(NcclErrorsRule, AFlappingRdmaPortInTheSameWindowIsNamedWithItsGpu) {
   DiagnosisInput input;
   input.network = NetFacts{};
-  input.rdma_history = {PortReading(0, 0)};
-  input.network->rdma = PortReading(10, 2);
+  input.rdma_history = {IbPortReading("mlx5_4", "0000:3b:00.0", 0, 0)};
+  input.network->rdma = IbPortReading("mlx5_4", "0000:3b:00.0", 10, 2);
   KernelEvent timeout = Timeout();
   timeout.time = TestTime(30);
   auto d = RunRule(kNcclErrorsRule, WithEvents({timeout}, input));

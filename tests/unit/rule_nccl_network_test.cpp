@@ -84,29 +84,11 @@ TEST(NcclNetworkRule, ARefusedConnectionStillRetriedIsAWarning) {
   EXPECT_EQ(failed.findings[0].severity, Severity::kCritical);
 }
 
-// mlx5_0 port 1 next to GPU 0000:18:00.0, read at `at` with link_downed at `downs`.
-RdmaFacts PortReading(double at, std::uint64_t downs) {
-  RdmaPort p;
-  p.port = 1;
-  p.state = IbPortState{4, "ACTIVE"};
-  p.active = true;
-  p.link_layer = "InfiniBand";
-  p.counters = {RdmaCounter{"link_downed", false, downs}};
-  RdmaDevice dev;
-  dev.name = "mlx5_0";
-  dev.nearest_gpus = {"0000:18:00.0"};
-  dev.ports = {p};
-  RdmaFacts f;
-  f.devices = {dev};
-  f.read_at = TestTime(at);
-  return f;
-}
-
 TEST(NcclNetworkRule, APortThatWentDownAroundItIsNamed) {
   DiagnosisInput input;
   input.network = NetFacts{};
-  input.rdma_history = {PortReading(0, 0)};
-  input.network->rdma = PortReading(10, 1);
+  input.rdma_history = {IbPortReading("mlx5_0", "0000:18:00.0", 0, 0)};
+  input.network->rdma = IbPortReading("mlx5_0", "0000:18:00.0", 10, 1);
   KernelEvent e = Net("completion error 12 (transport retry counter exceeded)");
   e.time = TestTime(20);
   auto d = RunRule(kNcclNetworkRule, WithEvents({e}, input));

@@ -21,22 +21,22 @@
 
 namespace gpudoctor {
 
-extern const Rule kXidFallenOffBusRule;       // xid_fallen_off_bus.cpp
-extern const Rule kPowerSupplySuspectedRule;  // power_supply_suspected.cpp
-extern const Rule kXidGspRule;                // xid_gsp.cpp
-extern const Rule kXidMemoryRule;             // xid_memory.cpp
-extern const Rule kXidApplicationRule;        // xid_application.cpp
-extern const Rule kXidRecoveryActionRule;     // xid_recovery_action.cpp
-extern const Rule kXidNvlinkRule;             // xid_nvlink.cpp
-extern const Rule kXidOtherRule;              // xid_other.cpp
-extern const Rule kDriverRmInitFailedRule;    // driver_rm_init_failed.cpp
-extern const Rule kNcclErrorsRule;            // nccl_errors.cpp
-extern const Rule kNcclNetworkRule;           // nccl_network.cpp
-extern const Rule kNvswitchSxidRule;          // nvswitch_sxid.cpp
-extern const Rule kGpudirectPeermemRule;      // gpudirect_peermem.cpp
-extern const Rule kHostOomKillRule;           // host_oom_kill.cpp
-extern const Rule kPcieAerRule;               // pcie_aer.cpp
-extern const Rule kPcieBandwidthLimitedRule;  // pcie_bandwidth_limited.cpp
+extern const Rule kXidFallenOffBusRule;         // xid_fallen_off_bus.cpp
+extern const Rule kPowerSupplySuspectedRule;    // power_supply_suspected.cpp
+extern const Rule kXidGspRule;                  // xid_gsp.cpp
+extern const Rule kXidMemoryRule;               // xid_memory.cpp
+extern const Rule kXidApplicationRule;          // xid_application.cpp
+extern const Rule kXidRecoveryActionRule;       // xid_recovery_action.cpp
+extern const Rule kXidNvlinkRule;               // xid_nvlink.cpp
+extern const Rule kXidOtherRule;                // xid_other.cpp
+extern const Rule kDriverRmInitFailedRule;      // driver_rm_init_failed.cpp
+extern const Rule kNcclErrorsRule;              // nccl_errors.cpp
+extern const Rule kNcclNetworkRule;             // nccl_network.cpp
+extern const Rule kNvswitchSxidRule;            // nvswitch_sxid.cpp
+extern const Rule kGpudirectPeermemRule;        // gpudirect_peermem.cpp
+extern const Rule kHostOomKillRule;             // host_oom_kill.cpp
+extern const Rule kPcieAerRule;                 // pcie_aer.cpp
+extern const Rule kPcieBandwidthLimitedRule;    // pcie_bandwidth_limited.cpp
 extern const Rule kFabricManagerLogEventsRule;  // fabricmanager_log_events.cpp
 extern const Rule kNetworkMlx5EventsRule;       // network_mlx5_events.cpp
 extern const Rule kNvlinkRxDetectRule;          // nvlink_rx_detect.cpp
