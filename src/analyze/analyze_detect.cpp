@@ -3,6 +3,8 @@
 
 #include "analyze/analyze_input.h"
 #include "parse/fabricmanager_log.h"
+#include "parse/kernel_catalog.h"
+#include "parse/kernel_prefilter.h"
 #include "parse/kernel_line.h"
 #include "parse/log_record.h"
 #include "parse/nvsmi_nvlink.h"
@@ -71,6 +73,24 @@ bool HasStampedLogLine(std::string_view head) {
   return false;
 }
 
+// A line holding a message of the kernel-log catalog ("nfs: server X not
+// responding", "cgroup: fork rejected by pids controller"), stamped or not.
+bool HoldsCatalogMessage(std::string_view line) {
+  if (!LineMayMatter(line)) return false;
+  const LineTimeContext ctx{2000, std::chrono::seconds(0)};
+  KernelLine kl = ParseKernelLine(line, ctx);
+  return kevents::CatalogRowOf(kl.message, kl.ident).has_value();
+}
+
+bool HasCatalogLine(std::string_view head) {
+  for (std::size_t pos = 0; pos < head.size();) {
+    std::size_t end = std::min(head.find('\n', pos), head.size());
+    if (HoldsCatalogMessage(head.substr(pos, end - pos))) return true;
+    pos = end + 1;
+  }
+  return false;
+}
+
 // JSON lines or logfmt with a text key, a JSON document holding records, or
 // journalctl -o export: log records whatever their words.
 bool LooksLikeLogRecords(std::string_view head) {
@@ -92,7 +112,7 @@ bool IsRecognisedLogLine(std::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   if (line.find_first_not_of(" \t") == std::string_view::npos) return false;
   return HasStampedLine(line) || MentionsGpuLogWords(line) || UnwrapLogRecord(line).has_value() ||
-         ParseFmLogLine(line).has_value();
+         ParseFmLogLine(line).has_value() || HoldsCatalogMessage(line);
 }
 
 bool MentionsGpuLogWords(std::string_view content) {
@@ -141,7 +161,8 @@ InputKind DetectInputKind(std::string_view content) {
   // words, but a pasted table may sit under a shell prompt with a date.
   if (LooksLikeNvidiaSmiTable(head)) return InputKind::kNvidiaSmiTable;
   if (LooksLikeNvidiaSmiNvlink(head)) return InputKind::kNvidiaSmiNvlink;
-  if (HasStampedLogLine(head) || MentionsGpuLogWords(head) || LooksLikeLogRecords(head))
+  if (HasStampedLogLine(head) || MentionsGpuLogWords(head) || LooksLikeLogRecords(head) ||
+      HasCatalogLine(head))
     return InputKind::kKernelLog;
   // nvidia-smi's output when it failed: "No devices were found", ...
   if (!FindNvidiaSmiMessages(head).empty()) return InputKind::kNvidiaSmiText;

@@ -90,7 +90,7 @@ constexpr std::size_t kWholeFileLimitBytes = 32u << 20;
 
 // True when a line is one a log has: a kernel, syslog, journal or glog
 // stamp, a JSON or logfmt record, GPU log words (NVRM, Xid, NCCL), or a
-// Fabric Manager entry. Pure.
+// Fabric Manager entry, or a message of the kernel-log catalog. Pure.
 bool IsRecognisedLogLine(std::string_view line);
 
 struct AnalyzeResult {

@@ -1,5 +1,7 @@
 #include "collect/host_facts.h"
 
+#include "collect/kernel_limits.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -48,6 +50,9 @@ HostFacts CollectHost(const CollectContext& ctx, std::chrono::milliseconds sampl
   if (auto uptime = ReadRootFile(ctx, "/proc/uptime", 4096); uptime.ok()) {
     facts.uptime_s = ParseUptimeSeconds(*uptime);
   }
+  std::optional<std::uint64_t> threads;
+  if (facts.cpu.load && facts.cpu.load->threads > 0) threads = facts.cpu.load->threads;
+  facts.limits = ReadKernelLimits(ctx, threads);
   return facts;
 }
 

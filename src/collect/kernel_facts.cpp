@@ -6,6 +6,7 @@
 #include "collect/journal.h"
 #include "collect/kernel_log_files.h"
 #include "collect/kmsg.h"
+#include "collect/pstore.h"
 #include "parse/kernel_events.h"
 
 namespace gpudoctor {
@@ -52,6 +53,13 @@ KernelFacts CollectKernelFacts(const CollectContext& ctx, const KernelFactsOptio
     auto events = ExtractKernelEvents(lines, live_extract);
     KeepWindow(events, from);
     facts.events.insert(facts.events.end(), events.begin(), events.end());
+    // A crash of an earlier boot, kept for this one (pstore).
+    PstoreRecords pstore = ReadPstore(ctx, from);
+    facts.sources.insert(facts.sources.end(), pstore.sources.begin(), pstore.sources.end());
+    for (const PstoreRecord& record : pstore.records) {
+      auto kept = ExtractKernelEvents(record.lines, extract);
+      facts.events.insert(facts.events.end(), kept.begin(), kept.end());
+    }
   }
   for (const auto& file : options.files) {
     auto lines = ReadKernelLogFile(file);

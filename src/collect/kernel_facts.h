@@ -1,7 +1,8 @@
 // Kernel-log evidence for a time window: events extracted from the systemd
 // journal (preferred: it has real times and older boots) or, when the journal
-// cannot be read, the kernel ring buffer (/dev/kmsg), plus any log files the
-// user names. Never fails: unreadable sources are listed with the reason.
+// cannot be read, the kernel ring buffer (/dev/kmsg), an earlier boot's
+// crash kept in pstore (collect/pstore.h), plus any log files the user
+// names. Never fails: unreadable sources are listed with the reason.
 #pragma once
 
 #include <filesystem>

@@ -57,10 +57,21 @@ enum class KernelEventKind {
   kMlx5,            // mlx5_core (ConnectX NIC) trouble: command timeout, health, power, module heat
   kNvlinkRxDetect,  // NVRM failed to update the NVLink post-Rx-detect link mask (peers not set up)
   kNcclNetwork,     // NCCL lost its network: an IB completion error, a closed or refused connection
+  // The host around the GPU (parse/kernel_catalog_host.h): a task blocked
+  // in D state, a CPU locked up or an RCU stall, a kernel crash (panic,
+  // BUG, oops), a storage error, a network file system that stopped
+  // answering, a memory error (EDAC, machine check), a kernel limit reached.
+  kHungTask,
+  kCpuStall,
+  kKernelCrash,
+  kStorageError,
+  kNetworkFs,
+  kMemoryError,
+  kHostLimit,
 };
 
 // The last enumerator, for code that walks every kind.
-inline constexpr KernelEventKind kLastKernelEventKind = KernelEventKind::kNcclNetwork;
+inline constexpr KernelEventKind kLastKernelEventKind = KernelEventKind::kHostLimit;
 
 // The `detail` of the mlx5 (ConnectX NIC) events.
 inline constexpr std::string_view kMlx5CommandTimeout = "command timeout";

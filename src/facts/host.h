@@ -110,6 +110,19 @@ struct CgroupLimits {
   std::vector<SourceStatus> sources;
 };
 
+// Kernel tables that fill up: open files (/proc/sys/fs/file-nr: allocated
+// handles and the maximum) and threads against the PID space (threads:
+// /proc/loadavg's total; pid_max and threads-max from /proc/sys/kernel).
+// Each unset when its file could not be read.
+struct KernelLimits {
+  std::optional<std::uint64_t> open_files;
+  std::optional<std::uint64_t> open_files_max;
+  std::optional<std::uint64_t> threads;
+  std::optional<std::uint64_t> pid_max;
+  std::optional<std::uint64_t> threads_max;
+  std::vector<SourceStatus> sources;
+};
+
 struct HostFacts {
   CpuUsage cpu_usage;  // utilisation and top processes over the window
   CpuInfo cpu;         // load, online cores, quota, effective cores
@@ -119,6 +132,7 @@ struct HostFacts {
   std::optional<RamToGpuRatio> ram_to_gpu;  // host RAM (or cgroup limit) / GPU memory
   // Seconds since boot (/proc/uptime's first number); null when unreadable.
   std::optional<double> uptime_s;
+  KernelLimits limits;
 };
 
 }  // namespace gpudoctor

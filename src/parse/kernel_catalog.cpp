@@ -9,6 +9,7 @@
 #include <array>
 #include <cctype>
 
+#include "parse/kernel_catalog_host.h"
 #include "parse/text_cursor.h"
 
 namespace gpudoctor::kevents {
@@ -207,6 +208,12 @@ std::optional<LineMatch> ReadRmInitAdapter(std::string_view s, std::string_view)
   return m;
 }
 
+// "GPU 0000:3b:00.0: rm_init_adapter failed, device minor number 0": the
+// line after "RmInitAdapter failed!" for the same GPU says it again.
+bool RmInitContinues(std::string_view s, const KernelEvent& open) {
+  return Has(s, "rm_init_adapter failed") && NormalizeKernelPci(FindPci(s)) == open.pci_bus_id;
+}
+
 // "Timeout after 6s of waiting for RPC response from GPU0 GSP! Expected
 // function 76 (GSP_RM_CONTROL) ...": the RPC function.
 std::optional<LineMatch> ReadRpcTimeout(std::string_view s, std::string_view) {
@@ -328,7 +335,14 @@ constexpr Message kNvrmMessages[] = {
     {.name = "RmInitAdapter failed",
      .kind = KernelEventKind::kRmInitFailed,
      .read = ReadRmInitAdapter,
+     .continues = RmInitContinues,
      .example = "NVRM: GPU 0000:3b:00.0: RmInitAdapter failed! (0x22:0x56:742)"},
+    // The line after it (and the only one of some open-module drivers).
+    {.name = "rm_init_adapter failed",
+     .kind = KernelEventKind::kRmInitFailed,
+     .any = {"rm_init_adapter failed"},
+     .bus = Bus::kLine,
+     .example = "NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number 0"},
     {.name = "GSP firmware failed to start",
      .kind = KernelEventKind::kRmInitFailed,
      .any = {"Cannot initialize GSP firmware RM"},
@@ -667,8 +681,8 @@ std::string AerSeverity(std::string_view s) {
 // Where the AER source device follows in a head line: "error received: "
 // (kernels up to 6.x) or "error message received from " (later kernels).
 std::size_t AerSourceAt(std::string_view s) {
-  for (std::string_view key : {std::string_view("error received: "),
-                               std::string_view("error message received from ")}) {
+  for (std::string_view key :
+       {std::string_view("error received: "), std::string_view("error message received from ")}) {
     if (auto at = s.find(key); at != std::string_view::npos) return at + key.size();
   }
   return std::string_view::npos;
@@ -752,7 +766,8 @@ std::optional<LineMatch> ReadMlx5(std::string_view s, std::string_view) {
   std::string detail;
   if (Has(s, "insufficient power on the PCIe slot")) {
     detail = std::string(kMlx5InsufficientPower);
-  } else if (Has(s, "Port module event") && (Has(s, "High Temperature") || Has(s, "high temperature"))) {
+  } else if (Has(s, "Port module event") &&
+             (Has(s, "High Temperature") || Has(s, "high temperature"))) {
     detail = std::string(kMlx5ModuleHighTemperature);
   } else if (Has(s, "unrecoverable")) {
     detail = std::string(kMlx5Unrecoverable);
@@ -899,6 +914,54 @@ constexpr Message kOtherMessages[] = {
      .needles = {"fabric", "[ERROR]"},
      .example = "[ERROR] [tid 4177] detected NVSwitch fatal error 12028 on fid 0 on NVSwitch pci "
                 "bus id 00000000:06:00.0 physical id 0 port 10"},
+    // The host around the GPU (kernel_catalog_host.h). The lockup row
+    // comes before the crash row: "BUG: soft lockup" is a lockup.
+    {.name = "hung task",
+     .kind = KernelEventKind::kHungTask,
+     .read = ReadHungTask,
+     .needles = {"blocked for more than"},
+     .example = "INFO: task python3:48213 blocked for more than 120 seconds."},
+    {.name = "CPU lockup or RCU stall",
+     .kind = KernelEventKind::kCpuStall,
+     .read = ReadCpuStall,
+     .needles = {"soft lockup", "hard LOCKUP", "detected stall", "detected expedited stall"},
+     .example = "watchdog: BUG: soft lockup - CPU#12 stuck for 22s! [python3:48213]"},
+    {.name = "kernel crash",
+     .kind = KernelEventKind::kKernelCrash,
+     .read = ReadKernelCrash,
+     .needles = {"Kernel panic", "BUG:", "BUG at", "general protection fault", "Oops:"},
+     .continues = CrashContinues,
+     .example = "Kernel panic - not syncing: hung_task: blocked tasks"},
+    {.name = "storage error",
+     .kind = KernelEventKind::kStorageError,
+     .read = ReadStorage,
+     .needles = {"nvme", "I/O error", "I/O Error", "error, dev"},
+     .example = "blk_update_request: I/O error, dev nvme1n1, sector 1134592 op 0x1:(WRITE) flags "
+                "0x800 phys_seg 32 prio class 0"},
+    {.name = "filesystem or array error",
+     .kind = KernelEventKind::kStorageError,
+     .read = ReadFilesystem,
+     .needles = {"XFS (", "Disk failure on", "beyond end of device", "-fs error",
+                 "Remounting filesystem read-only"},
+     .example = "md/raid1:md0: Disk failure on sdb1, disabling device."},
+    {.name = "network file system",
+     .kind = KernelEventKind::kNetworkFs,
+     .read = ReadNetworkFs,
+     .needles = {"nfs: server", "lockd: server", "reclaim failed", "Lustre"},
+     .example = "nfs: server 10.0.0.5 not responding, still trying"},
+    {.name = "memory hardware error",
+     .kind = KernelEventKind::kMemoryError,
+     .read = ReadMemoryError,
+     .needles = {"EDAC", "Machine check", "Machine Check", "hardware memory error",
+                 "[Hardware Error]:"},
+     .continues = GhesContinues,
+     .example = "EDAC MC0: 1 CE memory read error on CPU_SrcID#0_Ha#0_Chan#1_DIMM#0 (channel:1 "
+                "slot:0 page:0x5ef6e5 offset:0x0 grain:32 syndrome:0x0)"},
+    {.name = "kernel limit reached",
+     .kind = KernelEventKind::kHostLimit,
+     .read = ReadHostLimit,
+     .needles = {"file-max limit", "table full", "fork rejected"},
+     .example = "nf_conntrack: nf_conntrack: table full, dropping packet"},
 };
 
 // The words of lines read for other reasons than a row: NVRM lines, lines
@@ -907,8 +970,17 @@ constexpr Message kOtherMessages[] = {
 // nvidia-smi's messages (nvsmi_messages.h) in a shell session pasted into
 // a log.
 constexpr std::string_view kOtherWords[] = {
-    "NVRM", "Xid", "\"MESSAGE\":[", "the device handle for", "No devices were found",
-    "Failed to initialize NVML", "NVIDIA-SMI has failed",
+    "NVRM",
+    "Xid",
+    "\"MESSAGE\":[",
+    "the device handle for",
+    "No devices were found",
+    "Failed to initialize NVML",
+    "NVIDIA-SMI has failed",
+    // The lines after a crash that say where it happened (CrashContinues).
+    "Comm:",
+    "RIP:",
+    "Hardware name:",
 };
 
 // Continuation rules by kind, one table per source.
@@ -1106,8 +1178,6 @@ void AddAerDetailLine(std::string_view message, std::string_view ident, KernelEv
 
 bool IsNvidiaAerLine(std::string_view s) { return s.substr(0, 7) == "nvidia " || Has(s, "[10de:"); }
 
-bool IsSurpriseDownLine(std::string_view s) {
-  return Has(s, "] SDES") || Has(s, "Surprise Down");
-}
+bool IsSurpriseDownLine(std::string_view s) { return Has(s, "] SDES") || Has(s, "Surprise Down"); }
 
 }  // namespace gpudoctor::kevents

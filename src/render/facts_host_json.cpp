@@ -92,6 +92,17 @@ Json MemoryJson(const HostFacts& f) {
   return out;
 }
 
+Json LimitsJson(const KernelLimits& l) {
+  Json out;
+  out["open_files"] = OrNull(l.open_files);
+  out["open_files_max"] = OrNull(l.open_files_max);
+  out["threads"] = OrNull(l.threads);
+  out["pid_max"] = OrNull(l.pid_max);
+  out["threads_max"] = OrNull(l.threads_max);
+  out["sources"] = Sources(l.sources);
+  return out;
+}
+
 }  // namespace
 
 Json ToJson(const CgroupLimits& c) {
@@ -113,6 +124,7 @@ Json ToJson(const HostFacts& facts) {
   out["memory"] = MemoryJson(facts);
   out["cgroup"] = ToJson(facts.cgroup);
   out["uptime_s"] = OrNull(facts.uptime_s);
+  out["limits"] = LimitsJson(facts.limits);
   return out;
 }
 

@@ -114,7 +114,7 @@ const Expected kExpected[] = {
     {"kernel/open-gpu-kernel-modules-issue-363-xid31-gtx1660ti-515.log", 0, "info",
      "xid.application"},
     {"kernel/open-gpu-kernel-modules-issue-446-xid119-gsp-timeout-a30-525.85.12-dmesg-T.log", 2,
-     "critical", "xid.gsp"},
+     "critical", "host.hung_task xid.gsp"},
     {"kernel/open-gpu-kernel-modules-issue-829-xid120-gsp-task-exception-riscv-dump.log", 2,
      "critical", "xid.gsp"},
     {"kernel/openshift-notes-xid119-gsp-timeout-new-format-rminitadapter-535.log", 2, "critical",

@@ -107,7 +107,11 @@ std::vector<FileCase> Cases() {
         {K::kXid, 45, "0000:97:00.0", 1818987, "python3", 1}}},
       {"kernel/"
        "open-gpu-kernel-modules-issue-1151-rtx5080-rminitadapter-failed-after-xid79-journal.log",
-       {{K::kRmInitFailed, kNone, "0000:09:00.0", kNone, "", 2, 1, "(0x22:0x56:894)"}}},
+       // The log begins with the second line of a failure (rm_init_adapter
+       // failed, its RmInitAdapter line cut off): a failure of its own. The
+       // two whole ones carry their second line as a continuation.
+       {{K::kRmInitFailed, kNone, "0000:09:00.0", kNone, "", 1},
+        {K::kRmInitFailed, kNone, "0000:09:00.0", kNone, "", 2, 1, "(0x22:0x56:894)"}}},
       {"kernel/open-gpu-kernel-modules-issue-1200-rtx5080-gsp-heartbeat-xid154.log",
        {{K::kGspHeartbeat, kNone, "", kNone, "", 1},
         {K::kXid, 154, k01, kNone, "", 1},
@@ -118,6 +122,8 @@ std::vector<FileCase> Cases() {
         {K::kXid, 31, "0000:08:00.0", 174421, "chrome", 1}}},
       {"kernel/open-gpu-kernel-modules-issue-446-xid119-gsp-timeout-a30-525.85.12-dmesg-T.log",
        {{K::kGpuUuid, kNone, k61, kNone, "", 1},
+        // nvidia-smi stuck in D state behind the GSP timeouts.
+        {K::kHungTask, kNone, "", 1346229, "nvidia-smi", 1},
         // 28 Xid 119 lines. A cause (kind, code, GPU, detail) is listed as
         // at most 8 events as the log streams; its later lines add to the
         // 8th (count, varied lines), so a flood costs no memory: the Xids

@@ -35,6 +35,13 @@ extern const Rule kNcclNetworkRule;             // nccl_network.cpp
 extern const Rule kNvswitchSxidRule;            // nvswitch_sxid.cpp
 extern const Rule kGpudirectPeermemRule;        // gpudirect_peermem.cpp
 extern const Rule kHostOomKillRule;             // host_oom_kill.cpp
+extern const Rule kHostHungTaskRule;            // host_hung_task.cpp
+extern const Rule kHostCpuStallRule;            // host_cpu_stall.cpp
+extern const Rule kHostKernelCrashRule;         // host_kernel_crash.cpp
+extern const Rule kHostStorageRule;             // host_storage.cpp
+extern const Rule kHostNetworkFsRule;           // host_network_fs.cpp
+extern const Rule kHostMemoryErrorsRule;        // host_memory_errors.cpp
+extern const Rule kHostLimitReachedRule;        // host_limit_reached.cpp
 extern const Rule kPcieAerRule;                 // pcie_aer.cpp
 extern const Rule kPcieBandwidthLimitedRule;    // pcie_bandwidth_limited.cpp
 extern const Rule kFabricManagerLogEventsRule;  // fabricmanager_log_events.cpp

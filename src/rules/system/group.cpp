@@ -23,6 +23,7 @@ std::vector<const Rule*> SystemRules() {
       &kCpuCoresPerGpuRule,
       &kHostMemoryPressureRule,
       &kHostRamToGpuRule,
+      &kHostLimitsRule,
       &kNetworkLinkSpeedRule,
       &kNetworkPingRule,
       &kNetworkRdmaRule,

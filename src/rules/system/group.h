@@ -22,6 +22,7 @@ extern const Rule kCpuBottleneckRule;                 // cpu_bottleneck.cpp
 extern const Rule kCpuCoresPerGpuRule;                // cpu_cores_per_gpu.cpp
 extern const Rule kHostMemoryPressureRule;            // host_memory_pressure.cpp
 extern const Rule kHostRamToGpuRule;                  // host_ram_to_gpu.cpp
+extern const Rule kHostLimitsRule;                    // host_limits.cpp
 extern const Rule kNetworkLinkSpeedRule;              // network_link_speed.cpp
 extern const Rule kNetworkPingRule;                   // network_ping.cpp
 extern const Rule kNetworkRdmaRule;                   // network_rdma.cpp
