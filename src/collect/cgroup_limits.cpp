@@ -171,4 +171,30 @@ CgroupLimits ReadCgroupLimits(const CollectContext& ctx, std::string_view pid) {
   return out;
 }
 
+std::optional<CpuStat> ReadQuotaCpuStat(const CollectContext& ctx, const CgroupLimits& limits) {
+  if (!limits.cpu_quota_cores || limits.cpu_quota_file.empty()) return std::nullopt;
+  const std::string& quota = limits.cpu_quota_file;
+  const std::string file = quota.substr(0, quota.rfind('/') + 1) + "cpu.stat";
+  auto text = ReadRootFile(ctx, file, 4096);
+  if (!text.ok()) return std::nullopt;
+  auto stat = ParseCpuStat(*text);
+  if (!stat.ok()) return std::nullopt;
+  return *stat;
+}
+
+std::optional<CpuThrottling> ThrottlingBetween(const CpuStat& a, const CpuStat& b, double window_s,
+                                               std::string file) {
+  if (b.periods < a.periods || b.throttled_periods < a.throttled_periods ||
+      b.throttled_s < a.throttled_s) {
+    return std::nullopt;
+  }
+  CpuThrottling t;
+  t.window_s = window_s;
+  t.periods = b.periods - a.periods;
+  t.throttled_periods = b.throttled_periods - a.throttled_periods;
+  t.throttled_s = b.throttled_s - a.throttled_s;
+  t.file = std::move(file);
+  return t;
+}
+
 }  // namespace gpudoctor

@@ -20,4 +20,12 @@ namespace gpudoctor {
 // `pid` is "self" or a number, as in /proc/<pid>/cgroup.
 CgroupLimits ReadCgroupLimits(const CollectContext& ctx, std::string_view pid = "self");
 
+// cpu.stat beside the quota's file (limits.cpu_quota_file); nullopt when
+// there is no quota or the file cannot be read.
+std::optional<CpuStat> ReadQuotaCpuStat(const CollectContext& ctx, const CgroupLimits& limits);
+// The throttling between two cpu.stat readings `window_s` apart; nullopt
+// when the counters went backwards (the group was recreated).
+std::optional<CpuThrottling> ThrottlingBetween(const CpuStat& a, const CpuStat& b, double window_s,
+                                               std::string file);
+
 }  // namespace gpudoctor

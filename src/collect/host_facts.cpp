@@ -1,5 +1,6 @@
 #include "collect/host_facts.h"
 
+#include "collect/disk_space.h"
 #include "collect/kernel_limits.h"
 
 #include <unistd.h>
@@ -35,17 +36,28 @@ HostFacts HostFactsFrom(const CollectContext& ctx, const CpuSnapshot& cpu_a,
 
 HostFacts CollectHost(const CollectContext& ctx, std::chrono::milliseconds sample_window,
                       const HostGpuSummary& gpus, std::size_t top_processes) {
+  CgroupLimits cgroup = ReadCgroupLimits(ctx);
+  std::optional<CpuStat> stat_a = ReadQuotaCpuStat(ctx, cgroup);
+  const auto started = std::chrono::steady_clock::now();
   CpuSnapshot cpu_a = ReadCpu(ctx);
   MemorySnapshot mem_a = ReadMemory(ctx);
   WaitSampleWindow(ctx, sample_window);
   CpuSnapshot cpu_b = ReadCpu(ctx);
   MemorySnapshot mem_b = ReadMemory(ctx);
+  std::optional<CpuStat> stat_b = ReadQuotaCpuStat(ctx, cgroup);
+  if (stat_a && stat_b) {
+    const double window_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const std::string& quota = cgroup.cpu_quota_file;
+    cgroup.throttling = ThrottlingBetween(*stat_a, *stat_b, window_s,
+                                          quota.substr(0, quota.rfind('/') + 1) + "cpu.stat");
+  }
   std::uint64_t page_size = 4096;
   if (ctx.root == std::filesystem::path("/")) {
     long live = ::sysconf(_SC_PAGESIZE);
     if (live > 0) page_size = static_cast<std::uint64_t>(live);
   }
-  HostFacts facts = HostFactsFrom(ctx, cpu_a, cpu_b, mem_a, mem_b, ReadCgroupLimits(ctx), gpus,
+  HostFacts facts = HostFactsFrom(ctx, cpu_a, cpu_b, mem_a, mem_b, std::move(cgroup), gpus,
                                   page_size, top_processes);
   if (auto uptime = ReadRootFile(ctx, "/proc/uptime", 4096); uptime.ok()) {
     facts.uptime_s = ParseUptimeSeconds(*uptime);
@@ -53,6 +65,7 @@ HostFacts CollectHost(const CollectContext& ctx, std::chrono::milliseconds sampl
   std::optional<std::uint64_t> threads;
   if (facts.cpu.load && facts.cpu.load->threads > 0) threads = facts.cpu.load->threads;
   facts.limits = ReadKernelLimits(ctx, threads);
+  facts.disk_space = ReadDiskSpace(ctx);
   return facts;
 }
 

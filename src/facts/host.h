@@ -94,6 +94,15 @@ struct RamToGpuRatio {
   std::string recommendation;  // one English line: "host RAM should be 2-4x GPU memory"
 };
 
+// How often the CFS quota stopped the group's tasks over a window.
+struct CpuThrottling {
+  double window_s = 0;
+  std::uint64_t periods = 0;            // enforcement periods elapsed (100 ms each by default)
+  std::uint64_t throttled_periods = 0;  // of them, periods whose quota ran out
+  double throttled_s = 0;               // time the group's tasks were held back
+  std::string file;                     // the cpu.stat read
+};
+
 // The CPU quota and memory limit that cgroups impose on a process (the
 // tightest of its group and the groups above it).
 struct CgroupLimits {
@@ -107,6 +116,10 @@ struct CgroupLimits {
   std::optional<std::uint64_t> memory_limit_bytes;
   std::string memory_limit_file;
   std::optional<ContainerRef> container;  // when the path names one
+  // The CPU quota's throttling over the sampling window (cpu.stat beside
+  // cpu_quota_file, read before and after); unset without a quota or when
+  // unreadable.
+  std::optional<CpuThrottling> throttling;
   std::vector<SourceStatus> sources;
 };
 
@@ -123,6 +136,20 @@ struct KernelLimits {
   std::vector<SourceStatus> sources;
 };
 
+// Free space and inodes of one file system (collect/disk_space.h).
+struct DiskSpace {
+  std::string path;  // the path read ("/", "/tmp", "/dev/shm", ...)
+  std::uint64_t total_bytes = 0;
+  std::uint64_t free_bytes = 0;  // available to unprivileged writers
+  std::optional<std::uint64_t> inodes_total;  // unset: the file system has no inode count
+  std::optional<std::uint64_t> inodes_free;
+};
+
+struct DiskSpaceFacts {
+  std::vector<DiskSpace> disks;  // one per file system
+  std::vector<SourceStatus> sources;
+};
+
 struct HostFacts {
   CpuUsage cpu_usage;  // utilisation and top processes over the window
   CpuInfo cpu;         // load, online cores, quota, effective cores
@@ -133,6 +160,7 @@ struct HostFacts {
   // Seconds since boot (/proc/uptime's first number); null when unreadable.
   std::optional<double> uptime_s;
   KernelLimits limits;
+  DiskSpaceFacts disk_space;
 };
 
 }  // namespace gpudoctor

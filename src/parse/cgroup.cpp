@@ -1,5 +1,6 @@
 #include "parse/cgroup.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "parse/proc_text.h"
@@ -114,6 +115,34 @@ Result<CpuQuota> ParseCpuMax(std::string_view text) {
   if (!quota || *quota <= 0) return Corrupt("cpu.max: bad quota '" + std::string(words[0]) + "'");
   q.quota_us = *quota;
   return q;
+}
+
+Result<CpuStat> ParseCpuStat(std::string_view text) {
+  CpuStat st;
+  bool periods = false, throttled = false;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = std::min(text.find('\n', pos), text.size());
+    auto words = SplitWords(text.substr(pos, end - pos));
+    pos = end + 1;
+    if (words.size() != 2) continue;
+    auto value = ParseSigned(words[1]);
+    if (!value || *value < 0) return Corrupt("cpu.stat: bad value for " + std::string(words[0]));
+    const auto v = static_cast<std::uint64_t>(*value);
+    if (words[0] == "nr_periods") {
+      st.periods = v;
+      periods = true;
+    } else if (words[0] == "nr_throttled") {
+      st.throttled_periods = v;
+      throttled = true;
+    } else if (words[0] == "throttled_usec") {
+      st.throttled_s = static_cast<double>(v) / 1e6;
+    } else if (words[0] == "throttled_time") {
+      st.throttled_s = static_cast<double>(v) / 1e9;
+    }
+  }
+  if (!periods || !throttled) return Corrupt("cpu.stat: no nr_periods or nr_throttled");
+  return st;
 }
 
 Result<CpuQuota> ParseCfsQuota(std::string_view quota_text, std::string_view period_text) {

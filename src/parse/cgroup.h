@@ -49,6 +49,17 @@ Result<CpuQuota> ParseCfsQuota(std::string_view quota_text, std::string_view per
 // 9223372036854771712) also means unlimited. std::nullopt = unlimited.
 Result<std::optional<std::uint64_t>> ParseMemoryLimit(std::string_view text);
 
+// cpu.stat's throttling counters: v2 "nr_periods", "nr_throttled",
+// "throttled_usec"; v1 (cpu controller) "nr_periods", "nr_throttled",
+// "throttled_time" in nanoseconds. An error when the periods or the
+// throttled periods are missing.
+struct CpuStat {
+  std::uint64_t periods = 0;
+  std::uint64_t throttled_periods = 0;
+  double throttled_s = 0;
+};
+Result<CpuStat> ParseCpuStat(std::string_view text);
+
 // Finds a container id (64 hex digits) and a Kubernetes pod uid in a cgroup
 // path such as "/kubepods.slice/kubepods-burstable.slice/
 // kubepods-burstable-pod1b2c..._x.slice/cri-containerd-<64hex>.scope",

@@ -114,6 +114,16 @@ Json ToJson(const CgroupLimits& c) {
   out["memory_limit_bytes"] = OrNull(c.memory_limit_bytes);
   out["memory_limit_file"] = c.memory_limit_file;
   out["container"] = ContainerJson(c.container);
+  if (c.throttling) {
+    const CpuThrottling& t = *c.throttling;
+    out["throttling"] = Json{{"window_s", t.window_s},
+                             {"periods", t.periods},
+                             {"throttled_periods", t.throttled_periods},
+                             {"throttled_s", t.throttled_s},
+                             {"file", t.file}};
+  } else {
+    out["throttling"] = nullptr;
+  }
   out["sources"] = Sources(c.sources);
   return out;
 }
@@ -125,6 +135,15 @@ Json ToJson(const HostFacts& facts) {
   out["cgroup"] = ToJson(facts.cgroup);
   out["uptime_s"] = OrNull(facts.uptime_s);
   out["limits"] = LimitsJson(facts.limits);
+  Json disks = Json::array();
+  for (const DiskSpace& d : facts.disk_space.disks) {
+    disks.push_back(Json{{"path", d.path},
+                         {"total_bytes", d.total_bytes},
+                         {"free_bytes", d.free_bytes},
+                         {"inodes_total", OrNull(d.inodes_total)},
+                         {"inodes_free", OrNull(d.inodes_free)}});
+  }
+  out["disk_space"] = Json{{"disks", disks}, {"sources", Sources(facts.disk_space.sources)}};
   return out;
 }
 

@@ -20,9 +20,11 @@ extern const Rule kDriverCudaMismatchRule;            // driver_cuda_mismatch.cp
 extern const Rule kFrameworkCudaMismatchRule;         // framework_cuda_mismatch.cpp
 extern const Rule kCpuBottleneckRule;                 // cpu_bottleneck.cpp
 extern const Rule kCpuCoresPerGpuRule;                // cpu_cores_per_gpu.cpp
+extern const Rule kCpuThrottledRule;                  // cpu_throttled.cpp
 extern const Rule kHostMemoryPressureRule;            // host_memory_pressure.cpp
 extern const Rule kHostRamToGpuRule;                  // host_ram_to_gpu.cpp
 extern const Rule kHostLimitsRule;                    // host_limits.cpp
+extern const Rule kHostDiskSpaceRule;                 // host_disk_space.cpp
 extern const Rule kNetworkLinkSpeedRule;              // network_link_speed.cpp
 extern const Rule kNetworkPingRule;                   // network_ping.cpp
 extern const Rule kNetworkRdmaRule;                   // network_rdma.cpp
