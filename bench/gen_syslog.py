@@ -18,7 +18,7 @@ noise = [
  "{ts} gpu-node-07 kernel: [{mono}] docker0: port {n}(veth{pid:x}) entered forwarding state",
  "{ts} gpu-node-07 kernel: [{mono}] TCP: request_sock_TCP: Possible SYN flooding on port 8080. Sending cookies.  Check SNMP counters.",
  "{ts} gpu-node-07 containerd[2210]: time=\"2025-02-15T17:37:45.123Z\" level=info msg=\"shim disconnected\" id={pid:x}{n:x}",
- "{ts} gpu-node-07 kernel: [{mono}] nvme nvme0: I/O {n} QID {b} timeout, completion polled",
+ "{ts} gpu-node-07 kernel: [{mono}] IPv6: ADDRCONF(NETDEV_CHANGE): veth{pid:x}: link becomes ready",
  "{ts} gpu-node-07 CRON[{pid}]: (root) CMD (command -v debian-sa1 > /dev/null && debian-sa1 1 1)",
  "{ts} gpu-node-07 kernel: [{mono}] perf: interrupt took too long ({n} > {pid}), lowering kernel.perf_event_max_sample_rate to {n}",
  "{ts} gpu-node-07 kubelet[3301]: I0215 17:37:45.123456    3301 kubelet_pods.go:1082] \"Clean up pod volumes\" pod=\"default/train-{n}\"",

@@ -140,7 +140,7 @@ struct KernelLimits {
 struct DiskSpace {
   std::string path;  // the path read ("/", "/tmp", "/dev/shm", ...)
   std::uint64_t total_bytes = 0;
-  std::uint64_t free_bytes = 0;  // available to unprivileged writers
+  std::uint64_t free_bytes = 0;               // available to unprivileged writers
   std::optional<std::uint64_t> inodes_total;  // unset: the file system has no inode count
   std::optional<std::uint64_t> inodes_free;
 };

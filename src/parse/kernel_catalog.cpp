@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
 
 #include "parse/kernel_catalog_host.h"
+#include "parse/kernel_prefilter.h"
 #include "parse/text_cursor.h"
 
 namespace gpudoctor::kevents {
@@ -63,8 +65,10 @@ bool Holds(const Message& row, std::string_view s) {
 // into `row_index`.
 template <std::size_t N>
 std::optional<LineMatch> ReadRows(const Message (&rows)[N], std::string_view s,
-                                  std::string_view ident, std::size_t* row_index = nullptr) {
+                                  std::string_view ident, std::size_t* row_index = nullptr,
+                                  std::uint64_t row_mask = ~std::uint64_t{0}) {
   for (std::size_t i = 0; i < N; ++i) {
+    if (i < 64 && (row_mask >> i & 1) == 0) continue;
     const Message& row = rows[i];
     std::optional<LineMatch> m;
     if (row.any[0].empty()) {
@@ -919,12 +923,12 @@ constexpr Message kOtherMessages[] = {
     {.name = "hung task",
      .kind = KernelEventKind::kHungTask,
      .read = ReadHungTask,
-     .needles = {"blocked for more than"},
+     .needles = {"INFO: task"},
      .example = "INFO: task python3:48213 blocked for more than 120 seconds."},
     {.name = "CPU lockup or RCU stall",
      .kind = KernelEventKind::kCpuStall,
      .read = ReadCpuStall,
-     .needles = {"soft lockup", "hard LOCKUP", "detected stall", "detected expedited stall"},
+     .needles = {"BUG:", "hard LOCKUP", "INFO: rcu"},
      .example = "watchdog: BUG: soft lockup - CPU#12 stuck for 22s! [python3:48213]"},
     {.name = "kernel crash",
      .kind = KernelEventKind::kKernelCrash,
@@ -932,10 +936,18 @@ constexpr Message kOtherMessages[] = {
      .needles = {"Kernel panic", "BUG:", "BUG at", "general protection fault", "Oops:"},
      .continues = CrashContinues,
      .example = "Kernel panic - not syncing: hung_task: blocked tasks"},
+    // NVMe controllers by their messages' words, not by "nvme": every
+    // healthy mount line of an NVMe disk holds that.
+    {.name = "NVMe controller trouble",
+     .kind = KernelEventKind::kStorageError,
+     .read = ReadNvmeController,
+     .needles = {"QID", "controller is down;", "Device not ready", "Removing after probe",
+                 "Disabling device after"},
+     .example = "nvme nvme1: I/O 775 QID 2 timeout, aborting"},
     {.name = "storage error",
      .kind = KernelEventKind::kStorageError,
      .read = ReadStorage,
-     .needles = {"nvme", "I/O error", "I/O Error", "error, dev"},
+     .needles = {"I/O error", "I/O Error", "error, dev"},
      .example = "blk_update_request: I/O error, dev nvme1n1, sector 1134592 op 0x1:(WRITE) flags "
                 "0x800 phys_seg 32 prio class 0"},
     {.name = "filesystem or array error",
@@ -947,12 +959,12 @@ constexpr Message kOtherMessages[] = {
     {.name = "network file system",
      .kind = KernelEventKind::kNetworkFs,
      .read = ReadNetworkFs,
-     .needles = {"nfs: server", "lockd: server", "reclaim failed", "Lustre"},
+     .needles = {"nfs: server", "lockd: server", "Lock reclaim", "Lustre"},
      .example = "nfs: server 10.0.0.5 not responding, still trying"},
     {.name = "memory hardware error",
      .kind = KernelEventKind::kMemoryError,
      .read = ReadMemoryError,
-     .needles = {"EDAC", "Machine check", "Machine Check", "hardware memory error",
+     .needles = {"EDAC", "Machine check", "Machine Check", "Uncorrected hardware",
                  "[Hardware Error]:"},
      .continues = GhesContinues,
      .example = "EDAC MC0: 1 CE memory read error on CPU_SrcID#0_Ha#0_Chan#1_DIMM#0 (channel:1 "
@@ -960,7 +972,7 @@ constexpr Message kOtherMessages[] = {
     {.name = "kernel limit reached",
      .kind = KernelEventKind::kHostLimit,
      .read = ReadHostLimit,
-     .needles = {"file-max limit", "table full", "fork rejected"},
+     .needles = {"VFS: file-max", "nf_conntrack", "fork rejected"},
      .example = "nf_conntrack: nf_conntrack: table full, dropping packet"},
 };
 
@@ -1073,8 +1085,57 @@ std::optional<LineMatch> MatchNvrm(std::string_view nvrm) {
   return m;
 }
 
+namespace {
+
+// The rows of kOtherMessages that may read a line: those with a needle in
+// it (each row's lines hold one of its needles, the ident included). The
+// needles found by the prefilter's search, each row's needles as bits.
+struct RowGate {
+  std::vector<std::string_view> words;  // KernelLineWords()
+  std::vector<std::uint64_t> rows_of_word;  // per word, the rows holding it
+};
+
+const RowGate& Gate() {
+  static const RowGate gate = [] {
+    static_assert(std::size(kOtherMessages) <= 64, "rows are bits of a 64-bit mask");
+    RowGate g;
+    g.words = KernelLineWords();
+    g.rows_of_word.assign(g.words.size(), 0);
+    for (std::size_t r = 0; r < std::size(kOtherMessages); ++r) {
+      for (std::string_view n : kOtherMessages[r].needles) {
+        if (n.empty()) continue;
+        for (std::size_t w = 0; w < g.words.size(); ++w) {
+          if (g.words[w] == n) g.rows_of_word[w] |= std::uint64_t{1} << r;
+        }
+      }
+    }
+    return g;
+  }();
+  return gate;
+}
+
+std::uint64_t RowsWithNeedlesIn(std::string_view text) {
+  const RowGate& g = Gate();
+  std::uint64_t rows = 0;
+  for (std::size_t at = NextKernelNeedle(text); at != std::string_view::npos;
+       at = NextKernelNeedle(text, at + 1)) {
+    const std::string_view rest = text.substr(at);
+    for (std::size_t w = 0; w < g.words.size(); ++w) {
+      const std::string_view word = g.words[w];
+      if (rest.size() >= word.size() && rest[0] == word[0] && rest.substr(0, word.size()) == word)
+        rows |= g.rows_of_word[w];
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+
 std::optional<LineMatch> MatchOther(std::string_view message, std::string_view ident) {
-  return ReadRows(kOtherMessages, message, ident);
+  std::uint64_t rows = RowsWithNeedlesIn(message);
+  if (!ident.empty()) rows |= RowsWithNeedlesIn(ident);
+  if (rows == 0) return std::nullopt;
+  return ReadRows(kOtherMessages, message, ident, nullptr, rows);
 }
 
 bool IsNvrmFollowUp(std::string_view nvrm, const KernelEvent& open) {

@@ -203,6 +203,11 @@ EventProcess CrashTask(std::string_view line) {
   return p;
 }
 
+std::optional<LineMatch> ReadNvmeController(std::string_view s, std::string_view) {
+  if (!host_lines::StartsWith(s, "nvme")) return std::nullopt;
+  return host_lines::ReadNvme(s);
+}
+
 std::optional<LineMatch> ReadStorage(std::string_view s, std::string_view) {
   using host_lines::Storage;
   using host_lines::WordAfter;

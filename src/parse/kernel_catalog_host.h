@@ -51,6 +51,9 @@ EventProcess CrashTask(std::string_view line);
 // (md RAID; DEVICE is the array, absent in the oldest format); "beyond end
 // of device" alone (the device is on the next line).
 std::optional<LineMatch> ReadStorage(std::string_view s, std::string_view ident);
+// The NVMe rows alone: lines that begin with "nvme" (ReadStorage reads
+// them too, for an NVMe command's "I/O Error").
+std::optional<LineMatch> ReadNvmeController(std::string_view s, std::string_view ident);
 std::optional<LineMatch> ReadFilesystem(std::string_view s, std::string_view ident);
 
 // Network file systems: detail "FS SERVER: STATE" — "nfs 10.0.0.5: not

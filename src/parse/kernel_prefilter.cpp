@@ -17,10 +17,12 @@
 namespace gpudoctor {
 namespace {
 
+constexpr int kBuckets = 16;  // two sets of eight, each searched by its own tables
+
 struct Needle {
   std::string_view text;
   std::size_t anchor;  // start of the three bytes searched for (rare in ordinary traffic)
-  int bucket;          // of the eight the search sorts positions into
+  int bucket;          // of the 16 the search sorts positions into; -1: the emptiest
 };
 
 // The needles are the catalog's words (kernel_catalog.h KernelLineWords).
@@ -62,15 +64,62 @@ constexpr Needle kTuned[] = {
     {"peermem", 3, 6},
     // ConnectX NIC driver lines (command timeouts, health, slot power, module heat).
     {"mlx5_core", 1, 7},
+    // The needles added for NCCL's network and the host, in the second set
+    // of buckets: each bucket keeps anchors of one shape, so that its nibble
+    // tables stay narrow: capitals and punctuation (8, 12), a capital then
+    // lowercase (9, 13), lowercase then punctuation (10, 14), lowercase
+    // throughout (11, 15).
+    {"Got completion", 0, 9},
+    {"closed by remote peer", 18, 11},
+    {"Connection refused", 12, 15},
+    {"ibv_", 1, 10},
+    {"INFO: task", 1, 8},  // "NFO": shared with "INFO: rcu"
+    {"INFO: rcu", 1, 8},
+    {"hard LOCKUP", 8, 8},
+    {"Kernel panic", 0, 13},
+    {"BUG:", 1, 12},
+    {"BUG at", 0, 8},
+    {"general protection fault", 4, 11},
+    {"Oops:", 0, 9},
+    {"QID", 0, 12},
+    {"controller is down;", 16, 14},
+    {"Device not ready", 0, 13},
+    {"Removing after probe", 0, 9},
+    {"Disabling device after", 0, 13},
+    {"I/O error", 0, 8},
+    {"I/O Error", 0, 8},
+    {"error, dev", 3, 10},
+    {"XFS (", 0, 8},
+    {"Disk failure on", 0, 9},
+    {"beyond end of device", 2, 15},
+    {"-fs error", 0, 12},
+    {"Remounting filesystem read-only", 0, 13},
+    {"nfs: server", 1, 14},
+    {"lockd: server", 3, 10},
+    {"Lock reclaim", 0, 9},
+    {"Lustre", 0, 13},
+    {"EDAC", 0, 8},
+    {"Machine check", 0, 9},
+    {"Machine Check", 0, 9},
+    {"Uncorrected hardware", 0, 9},
+    {"[Hardware Error]:", 0, 12},
+    {"VFS: file-max", 0, 8},
+    {"nf_conntrack", 1, 14},
+    {"fork rejected", 5, 11},
+    {"Comm:", 2, 10},
+    {"RIP:", 0, 12},
+    {"Hardware name:", 0, 13},
 };
 
 constexpr bool TunedAreWellFormed() {
   for (const Needle& n : kTuned) {
-    if (n.anchor + 3 > n.text.size() || n.bucket < 0 || n.bucket > 7) return false;
+    if (n.anchor + 3 > n.text.size() || n.bucket < -1 || n.bucket >= kBuckets) return false;
+    if (n.text.substr(n.anchor, 3).find(' ') != std::string_view::npos) return false;
   }
   return true;
 }
-static_assert(TunedAreWellFormed(), "an anchor's three bytes lie in its needle, in one of 8 buckets");
+static_assert(TunedAreWellFormed(),
+              "an anchor's three bytes lie in its needle, hold no space, in one of 16 buckets");
 
 constexpr std::size_t kMaxNeedles = 64;
 
@@ -81,23 +130,33 @@ constexpr std::size_t kMaxNeedles = 64;
 struct Tables {
   std::array<Needle, kMaxNeedles> needles{};
   std::size_t needle_count = 0;
-  std::array<std::array<std::uint8_t, 16>, 3> lo{};
-  std::array<std::array<std::uint8_t, 16>, 3> hi{};
+  // Two sets of eight buckets (bucket b: set b / 8, bit b % 8).
+  std::array<std::array<std::array<std::uint8_t, 16>, 3>, 2> lo{};
+  std::array<std::array<std::array<std::uint8_t, 16>, 3>, 2> hi{};
   std::array<bool, 256> first{};  // scalar fallback: first anchor bytes
-  std::array<std::array<std::uint8_t, kMaxNeedles>, 8> in_bucket{};  // needle indices
-  std::array<std::size_t, 8> bucket_size{};
+  // Per bucket and first anchor byte, the needles (bits of their indices)
+  // whose anchor begins with that byte: a candidate verifies only those.
+  std::array<std::array<std::uint64_t, 256>, kBuckets> by_first_byte{};
 };
+static_assert(kMaxNeedles <= 64, "needle indices are bits of a 64-bit mask");
 
 // The catalog's words as needles: the tuned ones in kTuned's order, then
 // the others.
 std::vector<Needle> CatalogNeedles() {
   const std::vector<std::string_view> words = kevents::KernelLineWords();
   std::vector<Needle> out;
-  std::array<std::size_t, 8> used{};
+  std::array<std::size_t, kBuckets> used{};
   for (const Needle& n : kTuned) {
-    if (std::find(words.begin(), words.end(), n.text) == words.end()) continue;
+    if (std::find(words.begin(), words.end(), n.text) == words.end() || n.bucket < 0) continue;
     out.push_back(n);
     ++used[static_cast<std::size_t>(n.bucket)];
+  }
+  // Tuned anchors with no bucket of their own: the bucket with the fewest.
+  for (Needle n : kTuned) {
+    if (std::find(words.begin(), words.end(), n.text) == words.end() || n.bucket >= 0) continue;
+    n.bucket = static_cast<int>(std::min_element(used.begin(), used.end()) - used.begin());
+    ++used[static_cast<std::size_t>(n.bucket)];
+    out.push_back(n);
   }
   for (std::string_view w : words) {
     if (std::any_of(out.begin(), out.end(), [&](const Needle& n) { return n.text == w; })) continue;
@@ -119,14 +178,16 @@ Tables MakeTables() {
     const Needle& n = needles[i];
     t.needles[i] = n;
     const int b = n.bucket;
-    const auto bit = static_cast<std::uint8_t>(1u << b);
+    const auto set = static_cast<std::size_t>(b / 8);
+    const auto bit = static_cast<std::uint8_t>(1u << (b % 8));
     for (std::size_t k = 0; k < 3; ++k) {
       auto c = static_cast<unsigned char>(n.text[n.anchor + k]);
-      t.lo[k][c & 15] |= bit;
-      t.hi[k][c >> 4] |= bit;
+      t.lo[set][k][c & 15] |= bit;
+      t.hi[set][k][c >> 4] |= bit;
     }
     t.first[static_cast<unsigned char>(n.text[n.anchor])] = true;
-    t.in_bucket[b][t.bucket_size[b]++] = static_cast<std::uint8_t>(i);
+    t.by_first_byte[static_cast<std::size_t>(b)][static_cast<unsigned char>(n.text[n.anchor])] |=
+        std::uint64_t{1} << i;
   }
   t.needle_count = needles.size();
   return t;
@@ -168,11 +229,14 @@ std::size_t VerifyAt(const Tables& t, std::string_view text, std::size_t pos, st
 std::size_t VerifyBuckets(const Tables& t, std::string_view text, std::size_t pos,
                           std::size_t from, unsigned buckets) {
   std::size_t best = std::string_view::npos;
+  if (pos >= text.size()) return best;  // the NUL padding past the text
+  const auto first = static_cast<unsigned char>(text[pos]);
   while (buckets != 0) {
     const auto b = static_cast<std::size_t>(__builtin_ctz(buckets));
     buckets &= buckets - 1;
-    for (std::size_t j = 0; j < t.bucket_size[b]; ++j) {
-      std::size_t start = VerifyNeedle(text, pos, from, t.needles[t.in_bucket[b][j]]);
+    for (std::uint64_t m = t.by_first_byte[b][first]; m != 0; m &= m - 1) {
+      const auto i = static_cast<std::size_t>(__builtin_ctzll(m));
+      std::size_t start = VerifyNeedle(text, pos, from, t.needles[i]);
       if (start < best) best = start;
     }
   }
@@ -206,9 +270,12 @@ __attribute__((target("avx2"))) std::size_t NextAvx2(std::string_view text, std:
   const Tables& t = GetTables();
 #define GPUDOCTOR_TABLE(a) \
   _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>((a).data())))
-  const __m256i lo0 = GPUDOCTOR_TABLE(t.lo[0]), hi0 = GPUDOCTOR_TABLE(t.hi[0]);
-  const __m256i lo1 = GPUDOCTOR_TABLE(t.lo[1]), hi1 = GPUDOCTOR_TABLE(t.hi[1]);
-  const __m256i lo2 = GPUDOCTOR_TABLE(t.lo[2]), hi2 = GPUDOCTOR_TABLE(t.hi[2]);
+  const __m256i lo0 = GPUDOCTOR_TABLE(t.lo[0][0]), hi0 = GPUDOCTOR_TABLE(t.hi[0][0]);
+  const __m256i lo1 = GPUDOCTOR_TABLE(t.lo[0][1]), hi1 = GPUDOCTOR_TABLE(t.hi[0][1]);
+  const __m256i lo2 = GPUDOCTOR_TABLE(t.lo[0][2]), hi2 = GPUDOCTOR_TABLE(t.hi[0][2]);
+  const __m256i lo3 = GPUDOCTOR_TABLE(t.lo[1][0]), hi3 = GPUDOCTOR_TABLE(t.hi[1][0]);
+  const __m256i lo4 = GPUDOCTOR_TABLE(t.lo[1][1]), hi4 = GPUDOCTOR_TABLE(t.hi[1][1]);
+  const __m256i lo5 = GPUDOCTOR_TABLE(t.lo[1][2]), hi5 = GPUDOCTOR_TABLE(t.hi[1][2]);
 #undef GPUDOCTOR_TABLE
   const __m256i nibble = _mm256_set1_epi8(0x0f);
   const __m256i zero = _mm256_setzero_si256();
@@ -229,17 +296,24 @@ __attribute__((target("avx2"))) std::size_t NextAvx2(std::string_view text, std:
     __m256i m = GPUDOCTOR_CLASSIFY(at, lo0, hi0);
     m = _mm256_and_si256(m, GPUDOCTOR_CLASSIFY(at + 1, lo1, hi1));
     m = _mm256_and_si256(m, GPUDOCTOR_CLASSIFY(at + 2, lo2, hi2));
-    auto mask = ~static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(m, zero)));
+    __m256i m2 = GPUDOCTOR_CLASSIFY(at, lo3, hi3);
+    m2 = _mm256_and_si256(m2, GPUDOCTOR_CLASSIFY(at + 1, lo4, hi4));
+    m2 = _mm256_and_si256(m2, GPUDOCTOR_CLASSIFY(at + 2, lo5, hi5));
+    auto mask = ~static_cast<std::uint32_t>(
+        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_or_si256(m, m2), zero)));
     if (mask == 0) continue;
     alignas(32) std::uint8_t bits[32];
+    alignas(32) std::uint8_t bits2[32];
     _mm256_store_si256(reinterpret_cast<__m256i*>(bits), m);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(bits2), m2);
     // Needles anchored at different offsets: a later anchor may belong to
     // an earlier start; the earliest start among this block's wins.
     std::size_t best = std::string_view::npos;
     while (mask != 0) {
       const auto k = static_cast<std::size_t>(__builtin_ctz(mask));
       mask &= mask - 1;
-      std::size_t start = VerifyBuckets(t, text, i + k, from, bits[k]);
+      std::size_t start =
+          VerifyBuckets(t, text, i + k, from, bits[k] | static_cast<unsigned>(bits2[k]) << 8);
       if (start < best) best = start;
     }
     if (best != std::string_view::npos) return best;

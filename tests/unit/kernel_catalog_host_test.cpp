@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "parse/kernel_catalog.h"
 #include "parse/kernel_catalog_host.h"
+#include "parse/kernel_prefilter.h"
 
 namespace gpudoctor {
 namespace {
@@ -221,6 +223,23 @@ TEST(HostRows, FullTablesNameTheLimit) {
   EXPECT_EQ(Read("nf_conntrack: table full, dropping packet"), "host_limit|conntrack table full||");
   EXPECT_EQ(Read("cgroup: fork rejected by pids controller in /system.slice/icinga2.service"),
             "host_limit|pids limit: /system.slice/icinga2.service||");
+}
+
+// The prefilter's two sets of eight buckets: every needle, of either set,
+// is found where it stands at every alignment of the 32-byte search, and
+// the healthy mount line of an NVMe disk holds none.
+TEST(HostRows, EveryNeedleIsFoundAtEveryAlignment) {
+  const std::vector<std::string_view> needles = KernelNeedles();
+  ASSERT_GT(needles.size(), 40u);
+  for (std::string_view n : needles) {
+    for (std::size_t pad = 0; pad < 40; pad += 13) {
+      std::string text = std::string(pad + 40, 'z') + std::string(n) + std::string(40, 'y');
+      EXPECT_EQ(NextKernelNeedle(text), pad + 40) << n;
+    }
+  }
+  EXPECT_FALSE(LineMayMatter(
+      "Feb 15 17:37:45 gpu-node-07 kernel: [80000.001000] EXT4-fs (nvme0n1p2): mounted filesystem "
+      "with ordered data mode. Quota mode: none."));
 }
 
 }  // namespace kernel_catalog_host_local

@@ -12,7 +12,7 @@ namespace gpudoctor::testing {
 namespace {
 namespace rule_host_disk_space_local {
 
-constexpr std::uint64_t kMiB = 1024 * 1024;
+constexpr std::uint64_t kMiB = std::uint64_t{1024} * 1024;
 constexpr std::uint64_t kGiB = 1024 * kMiB;
 
 DiagnosisInput With(std::vector<DiskSpace> disks) {

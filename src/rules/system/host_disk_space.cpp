@@ -36,8 +36,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   for (const DiskSpace& d : facts.disks) {
     if (d.total_bytes == 0) continue;
     const bool shm = d.path == "/dev/shm";
-    const double total = static_cast<double>(d.total_bytes);
-    const double free = static_cast<double>(d.free_bytes);
+    const auto total = static_cast<double>(d.total_bytes);
+    const auto free = static_cast<double>(d.free_bytes);
     const double pct = 100.0 * free / total;
     bool crit = pct < kCriticalPercent || (!shm && free < kCriticalBytes);
     bool warn = crit || pct < kWarnPercent || (!shm && free < kWarnBytes);
