@@ -22,6 +22,7 @@
 #include "collect/collect_context.h"
 #include "collect/gpu_bus_ids.h"
 #include "collect/process_owners.h"
+#include "collect/process_states.h"
 #include "nvml/driver_opener.h"
 #include "collect/rdma.h"
 #include "rules/engine/engine.h"
@@ -105,6 +106,8 @@ class Agent {
   void Evaluate(WallTime now);
   void RefreshFacts();
   void ReadRdmaPorts(WallTime now);
+  void CheckProcesses();
+  void PutProcessFacts();
   void WriteState();
   void Reload();
   void ReloadWebConfig();
@@ -123,6 +126,7 @@ class Agent {
   std::optional<WallTime> last_evaluated_;  // the `now` of the last Evaluate
   DiagnosisInput base_;  // host, PCI, versions, network facts; config
   std::deque<RdmaFacts> rdma_;  // RDMA port readings, oldest first (kRdmaKeep)
+  StuckProcessTracker processes_;  // a process-table check every kAgentProcessCheckEvery
   std::future<Evidence> facts_job_;
   SystemStatus last_;
   AgentState state_;
@@ -309,6 +313,8 @@ void Agent::RefreshFacts() {
     base_.dropped_gpus = std::move(ev.dropped_gpus);
     base_.versions = std::move(ev.versions);
     base_.network = std::move(ev.network);
+    // The facts' own checks span one second; the agent's span minutes.
+    PutProcessFacts();
     std::vector<std::string> dropped;
     for (const auto& d : base_.dropped_gpus) {
       if (d.reason != DropReason::kBelowExpectedCount) dropped.push_back(d.bus_id);
@@ -339,6 +345,22 @@ void Agent::ReadRdmaPorts(WallTime now) {
          (rdma_.size() > 1 && rdma_.front().read_at && *rdma_.front().read_at < now - kRdmaKeep)) {
     rdma_.pop_front();
   }
+}
+
+void Agent::CheckProcesses() {
+  auto scan = ReadProcessTicks(o_.evidence.ctx);
+  if (scan.ok()) {
+    processes_.Observe(*scan, Clock::now());
+  } else {
+    processes_.Failed(StatusOf("/proc/<pid>/stat", scan));
+  }
+  PutProcessFacts();
+}
+
+void Agent::PutProcessFacts() {
+  if (!base_.host) return;
+  base_.host->processes = processes_.Facts();
+  FillStuckDetails(o_.evidence.ctx, base_.host->processes);
 }
 
 void Agent::WriteState() {
@@ -444,6 +466,7 @@ int Agent::Run() {
   Every facts{o_.facts_every};
   Every state{milliseconds(5000)};
   Every rdma{std::min(kRdmaEvery, o_.evaluate_every)};
+  Every process_check{std::min<milliseconds>(kAgentProcessCheckEvery, o_.evaluate_every)};
   const auto start = Clock::now();
   auto next = start;
   while (!signals_.stop_requested()) {
@@ -454,6 +477,7 @@ int Agent::Run() {
     const auto tick = Clock::now();
     if (facts.Due(tick) || facts_job_.valid()) RefreshFacts();
     if (rdma.Due(tick)) ReadRdmaPorts(now);
+    if (process_check.Due(tick)) CheckProcesses();
     if (evaluate.Due(tick)) Evaluate(now);
     if (state.Due(tick)) WriteState();
     Publish();

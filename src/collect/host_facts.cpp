@@ -2,6 +2,7 @@
 
 #include "collect/disk_space.h"
 #include "collect/kernel_limits.h"
+#include "collect/process_states.h"
 
 #include <unistd.h>
 
@@ -34,6 +35,23 @@ HostFacts HostFactsFrom(const CollectContext& ctx, const CpuSnapshot& cpu_a,
   return facts;
 }
 
+namespace {
+namespace host_facts_impl {
+
+void ObserveProcesses(const CpuSnapshot& snap, StuckProcessTracker& tracker) {
+  for (const SourceStatus& s : snap.sources) {
+    if (s.source != "/proc/<pid>/stat") continue;
+    if (s.available) {
+      tracker.Observe(snap.processes, snap.taken);
+    } else {
+      tracker.Failed(s);
+    }
+  }
+}
+
+}  // namespace host_facts_impl
+}  // namespace
+
 HostFacts CollectHost(const CollectContext& ctx, std::chrono::milliseconds sample_window,
                       const HostGpuSummary& gpus, std::size_t top_processes) {
   CgroupLimits cgroup = ReadCgroupLimits(ctx);
@@ -41,8 +59,23 @@ HostFacts CollectHost(const CollectContext& ctx, std::chrono::milliseconds sampl
   const auto started = std::chrono::steady_clock::now();
   CpuSnapshot cpu_a = ReadCpu(ctx);
   MemorySnapshot mem_a = ReadMemory(ctx);
-  WaitSampleWindow(ctx, sample_window);
+  // kStuckChecks process-table checks spread over the window: the first and
+  // last are the CPU snapshots' own.
+  StuckProcessTracker stuck;
+  host_facts_impl::ObserveProcesses(cpu_a, stuck);
+  const auto step = sample_window / static_cast<int>(kStuckChecks - 1);
+  for (unsigned i = 1; i + 1 < kStuckChecks; ++i) {
+    WaitSampleWindow(ctx, step);
+    auto scan = ReadProcessTicks(ctx);
+    if (scan.ok()) {
+      stuck.Observe(*scan, std::chrono::steady_clock::now());
+    } else {
+      stuck.Failed(StatusOf("/proc/<pid>/stat", scan));
+    }
+  }
+  WaitSampleWindow(ctx, sample_window - step * static_cast<int>(kStuckChecks - 2));
   CpuSnapshot cpu_b = ReadCpu(ctx);
+  host_facts_impl::ObserveProcesses(cpu_b, stuck);
   MemorySnapshot mem_b = ReadMemory(ctx);
   std::optional<CpuStat> stat_b = ReadQuotaCpuStat(ctx, cgroup);
   if (stat_a && stat_b) {
@@ -66,6 +99,8 @@ HostFacts CollectHost(const CollectContext& ctx, std::chrono::milliseconds sampl
   if (facts.cpu.load && facts.cpu.load->threads > 0) threads = facts.cpu.load->threads;
   facts.limits = ReadKernelLimits(ctx, threads);
   facts.disk_space = ReadDiskSpace(ctx);
+  facts.processes = stuck.Facts();
+  FillStuckDetails(ctx, facts.processes);
   return facts;
 }
 

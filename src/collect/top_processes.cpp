@@ -11,6 +11,8 @@ namespace gpudoctor {
 
 namespace {
 
+constexpr std::uint64_t kPfKthread = 0x00200000;  // include/linux/sched.h
+
 bool AllDigits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
     return std::isdigit(static_cast<unsigned char>(c)) != 0;
@@ -29,8 +31,19 @@ Result<std::vector<ProcessTicks>> ReadProcessTicks(const CollectContext& ctx) {
     if (!text.ok()) continue;
     auto stat = ParsePidStat(*text);
     if (!stat.ok()) continue;
-    out.push_back(ProcessTicks{stat->pid, stat->comm, stat->utime_ticks + stat->stime_ticks,
-                               stat->starttime_ticks});
+    ProcessTicks p;
+    p.pid = stat->pid;
+    p.comm = std::move(stat->comm);
+    p.cpu_ticks = stat->utime_ticks + stat->stime_ticks;
+    p.starttime_ticks = stat->starttime_ticks;
+    p.state = stat->state;
+    p.ppid = stat->ppid;
+    p.kernel_thread = (stat->flags & kPfKthread) != 0;
+    if (p.state == 'D') {
+      auto status = ReadRootFile(ctx, "/proc/" + name + "/status", 16384);
+      if (status.ok()) p.context_switches = ParseStatusContextSwitches(*status);
+    }
+    out.push_back(std::move(p));
   }
   std::sort(out.begin(), out.end(),
             [](const ProcessTicks& a, const ProcessTicks& b) { return a.pid < b.pid; });

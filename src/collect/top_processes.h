@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,15 @@ struct ProcessTicks {
   std::string comm;
   std::uint64_t cpu_ticks = 0;        // utime + stime
   std::uint64_t starttime_ticks = 0;  // tells a reused pid apart
+  char state = '?';                   // R, S, D, Z, ...
+  int ppid = 0;
+  bool kernel_thread = false;
+  // voluntary + involuntary context switches; read for D-state processes only.
+  std::optional<std::uint64_t> context_switches;
 };
 
-// Every readable /proc/<pid>/stat, sorted by pid. A pid that vanished
+// Every readable /proc/<pid>/stat, sorted by pid, with the context switches
+// of those in D state from /proc/<pid>/status. A pid that vanished
 // between listing and reading is skipped silently; an unreadable /proc gives
 // an empty list and an Error.
 Result<std::vector<ProcessTicks>> ReadProcessTicks(const CollectContext& ctx);

@@ -150,6 +150,35 @@ struct DiskSpaceFacts {
   std::vector<SourceStatus> sources;
 };
 
+// A process in uninterruptible sleep (D state) that made no progress: no
+// context switch and no CPU time between consecutive checks
+// (collect/process_states.h).
+struct StuckProcess {
+  int pid = 0;
+  std::string comm;
+  std::string cmdline;  // empty for kernel threads or when unreadable
+  std::string wchan;    // the kernel function it waits in; empty when hidden
+  bool kernel_thread = false;
+  unsigned checks = 0;       // consecutive checks in D state without progress
+  double stuck_for_s = 0;    // from the first of those checks to the last
+};
+
+// A process with zombie children it has not reaped.
+struct ZombieParent {
+  int pid = 0;
+  std::string comm;
+  std::uint64_t zombies = 0;
+};
+
+// Process states over the checks of the window (diagnose) or of the agent.
+struct ProcessStateFacts {
+  unsigned checks = 0;  // process-table scans taken
+  std::vector<StuckProcess> stuck;
+  std::optional<std::uint64_t> zombies;  // unset when the process table was not read
+  std::vector<ZombieParent> zombie_parents;  // most zombies first, at most 3
+  std::vector<SourceStatus> sources;
+};
+
 struct HostFacts {
   CpuUsage cpu_usage;  // utilisation and top processes over the window
   CpuInfo cpu;         // load, online cores, quota, effective cores
@@ -161,6 +190,7 @@ struct HostFacts {
   std::optional<double> uptime_s;
   KernelLimits limits;
   DiskSpaceFacts disk_space;
+  ProcessStateFacts processes;
 };
 
 }  // namespace gpudoctor

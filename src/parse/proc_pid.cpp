@@ -16,6 +16,21 @@ std::optional<std::uint32_t> ParseStatusUid(std::string_view status_text) {
   return std::nullopt;
 }
 
+std::optional<std::uint64_t> ParseStatusContextSwitches(std::string_view status_text) {
+  std::optional<std::uint64_t> voluntary, involuntary;
+  for (std::string_view line : SplitLines(status_text)) {
+    auto colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string_view key = line.substr(0, colon);
+    if (key != "voluntary_ctxt_switches" && key != "nonvoluntary_ctxt_switches") continue;
+    auto value = ParseUnsigned(Trim(line.substr(colon + 1)));
+    if (!value) return std::nullopt;
+    (key.front() == 'v' ? voluntary : involuntary) = *value;
+  }
+  if (!voluntary || !involuntary) return std::nullopt;
+  return *voluntary + *involuntary;
+}
+
 std::string CmdlineToString(std::string_view cmdline) {
   while (!cmdline.empty() && cmdline.back() == '\0') cmdline.remove_suffix(1);
   std::string out(cmdline);

@@ -14,6 +14,11 @@ namespace gpudoctor {
 // /proc/<pid>/status; std::nullopt when the line is missing or malformed.
 std::optional<std::uint32_t> ParseStatusUid(std::string_view status_text);
 
+// voluntary_ctxt_switches + nonvoluntary_ctxt_switches from
+// /proc/<pid>/status: a task blocked for good makes neither. std::nullopt
+// when either line is missing or malformed.
+std::optional<std::uint64_t> ParseStatusContextSwitches(std::string_view status_text);
+
 // /proc/<pid>/cmdline: NUL-separated arguments joined by single spaces, the
 // trailing NUL dropped. Empty for kernel threads and zombies.
 std::string CmdlineToString(std::string_view cmdline);

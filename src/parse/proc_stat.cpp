@@ -133,11 +133,16 @@ Result<PidStat> ParsePidStat(std::string_view text) {
   if (!pid) return Corrupt("pid stat: bad pid");
   out.pid = static_cast<int>(*pid);
   out.comm = std::string(text.substr(open + 1, close - open - 1));
-  // After the comm: field 3 (state) is rest[0]; utime is field 14, stime 15,
+  // After the comm: field 3 (state) is rest[0], ppid 4, flags 9; utime is field 14, stime 15,
   // starttime 22 (proc(5) numbering).
   auto rest = SplitWords(text.substr(close + 1));
   if (rest.size() < 20 || rest[0].size() != 1) return Corrupt("pid stat: too few fields");
   out.state = rest[0][0];
+  auto ppid = ParseUnsigned(rest[1]);
+  auto flags = ParseUnsigned(rest[6]);
+  if (!ppid || *ppid > 0x7fffffff || !flags) return Corrupt("pid stat: bad ppid or flags");
+  out.ppid = static_cast<int>(*ppid);
+  out.flags = *flags;
   auto utime = ParseUnsigned(rest[11]);
   auto stime = ParseUnsigned(rest[12]);
   auto start = ParseUnsigned(rest[19]);

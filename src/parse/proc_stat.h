@@ -62,6 +62,8 @@ struct PidStat {
   int pid = 0;
   std::string comm;  // between the first '(' and the last ')': may hold spaces and ')'
   char state = '?';
+  int ppid = 0;
+  std::uint64_t flags = 0;  // PF_* bits; 0x00200000 (PF_KTHREAD) marks a kernel thread
   std::uint64_t utime_ticks = 0;
   std::uint64_t stime_ticks = 0;
   std::uint64_t starttime_ticks = 0;  // since boot; tells a reused pid apart

@@ -128,6 +128,32 @@ Json ToJson(const CgroupLimits& c) {
   return out;
 }
 
+namespace {
+
+Json ProcessStatesJson(const ProcessStateFacts& p) {
+  Json stuck = Json::array();
+  for (const StuckProcess& s : p.stuck) {
+    stuck.push_back(Json{{"pid", s.pid},
+                         {"comm", s.comm},
+                         {"cmdline", s.cmdline},
+                         {"wchan", s.wchan},
+                         {"kernel_thread", s.kernel_thread},
+                         {"checks", s.checks},
+                         {"stuck_for_s", s.stuck_for_s}});
+  }
+  Json parents = Json::array();
+  for (const ZombieParent& z : p.zombie_parents) {
+    parents.push_back(Json{{"pid", z.pid}, {"comm", z.comm}, {"zombies", z.zombies}});
+  }
+  return Json{{"checks", p.checks},
+              {"stuck", stuck},
+              {"zombies", OrNull(p.zombies)},
+              {"zombie_parents", parents},
+              {"sources", Sources(p.sources)}};
+}
+
+}  // namespace
+
 Json ToJson(const HostFacts& facts) {
   Json out;
   out["cpu"] = CpuJson(facts);
@@ -144,6 +170,7 @@ Json ToJson(const HostFacts& facts) {
                          {"inodes_free", OrNull(d.inodes_free)}});
   }
   out["disk_space"] = Json{{"disks", disks}, {"sources", Sources(facts.disk_space.sources)}};
+  out["processes"] = ProcessStatesJson(facts.processes);
   return out;
 }
 

@@ -25,6 +25,8 @@ std::vector<const Rule*> SystemRules() {
       &kHostMemoryPressureRule,
       &kHostRamToGpuRule,
       &kHostLimitsRule,
+      &kHostStuckProcessesRule,
+      &kHostZombiesRule,
       &kHostDiskSpaceRule,
       &kNetworkLinkSpeedRule,
       &kNetworkPingRule,

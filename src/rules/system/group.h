@@ -24,6 +24,8 @@ extern const Rule kCpuThrottledRule;                  // cpu_throttled.cpp
 extern const Rule kHostMemoryPressureRule;            // host_memory_pressure.cpp
 extern const Rule kHostRamToGpuRule;                  // host_ram_to_gpu.cpp
 extern const Rule kHostLimitsRule;                    // host_limits.cpp
+extern const Rule kHostStuckProcessesRule;            // host_stuck_processes.cpp
+extern const Rule kHostZombiesRule;                   // host_zombies.cpp
 extern const Rule kHostDiskSpaceRule;                 // host_disk_space.cpp
 extern const Rule kNetworkLinkSpeedRule;              // network_link_speed.cpp
 extern const Rule kNetworkPingRule;                   // network_ping.cpp
