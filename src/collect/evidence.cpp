@@ -1,6 +1,7 @@
 #include "collect/evidence.h"
 
 #include "collect/gpu_bus_ids.h"
+#include "collect/gpu_stack.h"
 
 #include <future>
 
@@ -73,6 +74,7 @@ Evidence CollectEvidence(const SystemStatus& nvml_reading, const EvidenceOptions
   std::unique_ptr<ServiceStateReader> services;
   if (ctx.root == "/") services = MakeSystemdServiceStateReader();
   ev.versions = CollectVersionFacts(ctx, MakeVersionInputs(ev.nvml, ev.pci, options, services.get()));
+  ev.versions.stack = ReadGpuStack(ctx, ev.pci);
   KernelFactsOptions kernel_options = options.kernel;
   kernel_options.aer_owner = AerOwnerOfBus(ev.pci);
   ev.kernel = CollectKernelFacts(ctx, kernel_options);

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "facts/gpu_stack.h"
 #include "facts/service_state.h"
 #include "facts/source_status.h"
 #include "facts/version_numbers.h"
@@ -269,6 +270,7 @@ struct VersionFacts {
   CudaFacts cuda;
   FrameworkFacts frameworks;
   FabricManagerFacts fabric_manager;
+  GpuStackFacts stack;  // modules, IOMMU, ACS, container toolkit (collect/gpu_stack.h)
 };
 
 }  // namespace gpudoctor

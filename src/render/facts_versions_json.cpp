@@ -69,6 +69,40 @@ Json Framework(const FrameworkInstall& f) {
   return j;
 }
 
+Json Stack(const GpuStackFacts& f) {
+  if (!f.read) return nullptr;
+  Json acs = Json::array();
+  for (const AcsRedirect& a : f.acs_redirects) {
+    acs.push_back(Json{{"port", a.port}, {"gpu", a.gpu}, {"control", a.control}});
+  }
+  Json iommu = Json::object();
+  for (const auto& [gpu, type] : f.iommu_types) iommu[gpu] = type;
+  Json cdi = Json::array();
+  for (const CdiSpec& spec : f.containers.cdi_specs) {
+    Json versions = Json::array();
+    for (const DriverVersion& v : spec.driver_versions) versions.push_back(v.ToString());
+    cdi.push_back(Json{{"path", spec.path}, {"driver_versions", versions}});
+  }
+  const ContainerStack& c = f.containers;
+  return Json{
+      {"virtual_machine", MapOrNull(f.virtual_machine, [](bool b) { return b; })},
+      {"modules", MapOrNull(f.modules, [](const std::vector<std::string>& m) { return Json(m); })},
+      {"infiniband_devices", f.infiniband_devices},
+      {"iommu_group_types", iommu},
+      {"acs_redirects", acs},
+      {"acs_ports_read", f.acs_ports_read},
+      {"acs_ports_unreadable", f.acs_unreadable},
+      {"containers",
+       Json{{"runtimes", c.runtimes},
+            {"kubernetes", c.kubernetes},
+            {"toolkit", c.toolkit},
+            {"docker_nvidia_runtime", MapOrNull(c.docker_nvidia_runtime, [](bool b) { return b; })},
+            {"containerd_nvidia", MapOrNull(c.containerd_nvidia, [](bool b) { return b; })},
+            {"containerd_config", c.containerd_config},
+            {"cdi_specs", cdi}}},
+      {"sources", Sources(f.sources)}};
+}
+
 }  // namespace
 
 Json ToJson(const CudaSupportVerdict& v) {
@@ -244,6 +278,7 @@ Json ToJson(const VersionFacts& f) {
   j["cuda"] = ToJson(f.cuda);
   j["frameworks"] = ToJson(f.frameworks);
   j["fabric_manager"] = ToJson(f.fabric_manager);
+  j["stack"] = Stack(f.stack);
   return j;
 }
 

@@ -41,3 +41,51 @@ TEST(ConfigPersistenceModeRule, QuietOnAWindowsCapture) {
 
 }  // namespace
 }  // namespace gpudoctor::testing
+
+namespace gpudoctor::testing {
+namespace {
+namespace config_persistence_daemon_local {
+
+DiagnosisInput Off() {
+  GpuStatus a = HealthyGpu(0);
+  a.persistence_mode = false;
+  return RepeatedReadings({a}, 2);
+}
+
+TEST(ConfigPersistenceModeRule, NotJudgedInTheFirstFiveMinutesAfterBoot) {
+  DiagnosisInput input = Off();
+  input.host = HostFacts{};
+  input.host->uptime_s = 120;
+  auto d = RunRule(kConfigPersistenceModeRule, input);
+  EXPECT_TRUE(d.findings.empty());
+  ASSERT_EQ(d.not_checked.size(), 1u);
+  EXPECT_NE(d.not_checked[0].reason.en.find("booted 120 s ago"), std::string::npos);
+  input.host->uptime_s = 301;
+  EXPECT_EQ(RunRule(kConfigPersistenceModeRule, input).findings.size(), 1u);
+}
+
+TEST(ConfigPersistenceModeRule, AFailedDaemonIsAWarningWithItsState) {
+  DiagnosisInput input = Off();
+  input.versions = VersionFacts{};
+  PersistencedFacts& p = input.versions->driver.persistenced;
+  p.source = "nvidia-persistenced.service";
+  p.running = false;
+  p.active_state = "failed";
+  p.sub_state = "failed";
+  auto d = RunRule(kConfigPersistenceModeRule, input);
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].severity, Severity::kWarning);
+  ASSERT_EQ(d.findings[0].evidence.size(), 2u);
+  EXPECT_EQ(d.findings[0].evidence[1].text.en,
+            "nvidia-persistenced (nvidia-persistenced.service): failed/failed");
+  // Why it failed comes before turning it on again.
+  EXPECT_NE(d.findings[0].actions.front().command.find("journalctl -u nvidia-persistenced"),
+            std::string::npos);
+  p.active_state = "inactive";
+  p.sub_state = "dead";
+  EXPECT_EQ(RunRule(kConfigPersistenceModeRule, input).findings[0].severity, Severity::kInfo);
+}
+
+}  // namespace config_persistence_daemon_local
+}  // namespace
+}  // namespace gpudoctor::testing

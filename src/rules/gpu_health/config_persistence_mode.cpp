@@ -3,7 +3,9 @@
 // job start pays the initialisation again (seconds on a large GPU), and
 // volatile ECC counts and application clocks are lost between jobs. NVIDIA
 // recommends it (or the nvidia-persistenced service) on servers. Windows
-// GPUs report no persistence mode (nullopt) and are left alone.
+// GPUs report no persistence mode (nullopt) and are left alone. In the
+// first 5 minutes after boot it is not judged (nvidia-persistenced may still
+// be starting); a failed nvidia-persistenced service makes it a warning.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -11,10 +13,15 @@
 
 #include "rules/gpu_health/group.h"
 #include "rules/gpu_health/gpu_health_util.h"
+#include "rules/system/system_util.h"
 
 namespace gpudoctor {
 namespace {
 namespace config_persistence_mode_rule {
+
+// After boot, nvidia-persistenced takes a moment to start and turn
+// persistence on; gpud gives it a grace period too.
+constexpr double kBootGraceS = 300;
 
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   std::vector<std::string> labels;
@@ -26,8 +33,18 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     bus_ids.push_back(gpu.key);
   }
   if (labels.empty()) return;
+  if (input.host && input.host->uptime_s && *input.host->uptime_s < kBootGraceS) {
+    out.NotCheckedBecause(
+        Text{fmt::format("the node booted {} s ago; nvidia-persistenced gets {} s to start",
+                         static_cast<long>(*input.host->uptime_s), static_cast<long>(kBootGraceS)),
+             fmt::format("节点 {} 秒前刚启动；nvidia-persistenced 有 {} 秒的启动时间",
+                         static_cast<long>(*input.host->uptime_s), static_cast<long>(kBootGraceS))});
+    return;
+  }
+  const PersistencedFacts* daemon = input.versions ? &input.versions->driver.persistenced : nullptr;
+  const bool daemon_failed = daemon && daemon->active_state == "failed";
   // One finding for all GPUs: it is one setting of the node, fixed by one command.
-  Finding& f = out.Add(Severity::kInfo);
+  Finding& f = out.Add(daemon_failed ? Severity::kWarning : Severity::kInfo);
   f.gpus = bus_ids;
   std::string names = fmt::format("{}", fmt::join(labels, ", "));
   f.title = Text{fmt::format("Persistence mode is off on {}", names),
@@ -43,6 +60,21 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
       Text{fmt::format("persistence mode disabled on {} of {} GPUs", labels.size(), input.gpus.size()),
            fmt::format("{} 个 GPU 中有 {} 个未开启持久模式", input.gpus.size(), labels.size())},
       static_cast<double>(labels.size()), "count"));
+  if (daemon && daemon->running.has_value() && !*daemon->running) {
+    const std::string state = daemon->active_state.empty()
+                                  ? std::string("not running")
+                                  : daemon->active_state + "/" + daemon->sub_state;
+    f.evidence.push_back(TextEvidence(
+        fmt::format("nvidia-persistenced ({}): {}", daemon->source, state),
+        fmt::format("nvidia-persistenced（{}）：{}", daemon->source,
+                    daemon->active_state.empty() ? std::string("未运行") : state)));
+  }
+  if (daemon_failed) {
+    f.actions.push_back(Action{
+        Text{"The persistence daemon failed: read why before starting it again.",
+             "持久化守护进程启动失败：重新启动前先查看原因。"},
+        "systemctl status nvidia-persistenced; journalctl -u nvidia-persistenced -b | tail -20"});
+  }
   f.actions.push_back(Action{Text{"Turn persistence mode on for all GPUs now.", "立即为所有 GPU 开启持久模式。"},
                              "sudo nvidia-smi -pm 1"});
   f.actions.push_back(Action{

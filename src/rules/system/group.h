@@ -26,6 +26,10 @@ extern const Rule kHostRamToGpuRule;                  // host_ram_to_gpu.cpp
 extern const Rule kHostLimitsRule;                    // host_limits.cpp
 extern const Rule kHostStuckProcessesRule;            // host_stuck_processes.cpp
 extern const Rule kHostZombiesRule;                   // host_zombies.cpp
+extern const Rule kStackPeermemRule;                  // stack_peermem.cpp
+extern const Rule kStackIommuRule;                    // stack_iommu.cpp
+extern const Rule kStackAcsRule;                      // stack_acs.cpp
+extern const Rule kStackContainerToolkitRule;         // stack_container_toolkit.cpp
 extern const Rule kHostDiskSpaceRule;                 // host_disk_space.cpp
 extern const Rule kNetworkLinkSpeedRule;              // network_link_speed.cpp
 extern const Rule kNetworkPingRule;                   // network_ping.cpp
