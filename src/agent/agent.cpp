@@ -327,6 +327,7 @@ void Agent::RefreshFacts() {
   opts.sample_window = milliseconds(1000);
   opts.kernel.live = false;  // the event sources follow the log already
   opts.expected_gpus = base_.config.expected_gpus;
+  opts.dataset_mounts = base_.config.dataset_mounts;  // follows a reload
   facts_job_ = std::async(std::launch::async,
                           [opts, reading = last_] { return CollectEvidence(reading, opts); });
 }

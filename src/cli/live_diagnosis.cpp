@@ -146,6 +146,7 @@ Result<LiveDiagnosisPlan> MakeLiveDiagnosisPlan(const LiveDiagnosisOptions& o,
   p.evidence.python_envs = o.python_envs;
   if (o.expected_gpus > 0) p.config.expected_gpus = o.expected_gpus;
   p.evidence.expected_gpus = p.config.expected_gpus;
+  p.evidence.dataset_mounts = p.config.dataset_mounts;
   for (const auto& f : o.kernel_logs) {
     if (auto why = NotAFile(f)) return Error{ErrorCode::kInvalid, "--kernel-log " + why->message};
     p.evidence.kernel.files.emplace_back(f);

@@ -70,7 +70,7 @@ Evidence CollectEvidence(const SystemStatus& nvml_reading, const EvidenceOptions
   ev.gpu_processes = DescribeProcesses(ctx, pids);
   ApplyProcessOwners(ev.gpu_processes, ev.nvml);
   NameKubeOwners(ctx, ev.nvml);
-  ev.host = CollectHost(ctx, options.sample_window, Summarize(ev.nvml));
+  ev.host = CollectHost(ctx, options.sample_window, Summarize(ev.nvml), 5, options.dataset_mounts);
   std::unique_ptr<ServiceStateReader> services;
   if (ctx.root == "/") services = MakeSystemdServiceStateReader();
   ev.versions = CollectVersionFacts(ctx, MakeVersionInputs(ev.nvml, ev.pci, options, services.get()));

@@ -29,6 +29,7 @@ struct EvidenceOptions {
   std::vector<PingTarget> ping_targets;
   std::vector<std::string> python_envs;
   std::optional<unsigned> expected_gpus;
+  std::vector<std::string> dataset_mounts;  // the config's [storage] dataset_mounts
   KernelFactsOptions kernel;
 };
 

@@ -1,6 +1,7 @@
 #include "collect/host_facts.h"
 
 #include "collect/disk_space.h"
+#include "collect/edac.h"
 #include "collect/kernel_limits.h"
 #include "collect/process_states.h"
 
@@ -53,7 +54,8 @@ void ObserveProcesses(const CpuSnapshot& snap, StuckProcessTracker& tracker) {
 }  // namespace
 
 HostFacts CollectHost(const CollectContext& ctx, std::chrono::milliseconds sample_window,
-                      const HostGpuSummary& gpus, std::size_t top_processes) {
+                      const HostGpuSummary& gpus, std::size_t top_processes,
+                      const std::vector<std::string>& dataset_mounts) {
   CgroupLimits cgroup = ReadCgroupLimits(ctx);
   std::optional<CpuStat> stat_a = ReadQuotaCpuStat(ctx, cgroup);
   const auto started = std::chrono::steady_clock::now();
@@ -98,7 +100,8 @@ HostFacts CollectHost(const CollectContext& ctx, std::chrono::milliseconds sampl
   std::optional<std::uint64_t> threads;
   if (facts.cpu.load && facts.cpu.load->threads > 0) threads = facts.cpu.load->threads;
   facts.limits = ReadKernelLimits(ctx, threads);
-  facts.disk_space = ReadDiskSpace(ctx);
+  facts.disk_space = ReadDiskSpace(ctx, dataset_mounts);
+  facts.edac = ReadEdac(ctx);
   facts.processes = stuck.Facts();
   FillStuckDetails(ctx, facts.processes);
   return facts;

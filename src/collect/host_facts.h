@@ -8,7 +8,9 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "collect/cgroup_limits.h"
 #include "collect/collect_context.h"
@@ -32,7 +34,8 @@ std::optional<double> ParseUptimeSeconds(std::string_view text);
 // percentages). Blocks for about sample_window. Never fails. The page size
 // for swap rates is the running system's when ctx.root is "/", else 4096.
 HostFacts CollectHost(const CollectContext& ctx, std::chrono::milliseconds sample_window,
-                      const HostGpuSummary& gpus = {}, std::size_t top_processes = 5);
+                      const HostGpuSummary& gpus = {}, std::size_t top_processes = 5,
+                      const std::vector<std::string>& dataset_mounts = {});
 
 // The pure part of CollectHost, for tests and for callers that take the
 // readings themselves.

@@ -23,7 +23,6 @@
 
 namespace gpudoctor {
 
-inline constexpr unsigned kStuckChecks = 5;
 inline constexpr std::chrono::seconds kAgentProcessCheckEvery{15};
 
 class StuckProcessTracker {

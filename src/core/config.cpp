@@ -260,6 +260,30 @@ class Parser {
     return std::nullopt;
   }
 
+  std::optional<Error> StorageSection(const toml::table& t, Config& cfg) {
+    for (auto&& [k, v] : t) {
+      const std::string key = "storage." + std::string(k.str());
+      const auto& where = Where(k, v);
+      if (k.str() != "dataset_mounts") return Fail(where, key, "unknown key");
+      const auto* arr = v.as_array();
+      if (arr == nullptr)
+        return Fail(where, key, fmt::format("expected an array of strings, got {}", TypeName(v)));
+      std::vector<std::string> paths;
+      for (const auto& item : *arr) {
+        const auto& at = item.source().begin.line != 0 ? item.source() : where;
+        const auto* s = item.as_string();
+        if (s == nullptr)
+          return Fail(at, key, fmt::format("expected a string, got {}", TypeName(item)));
+        const std::string& text = s->get();
+        if (text.empty() || text.front() != '/' || text.find('\0') != std::string::npos)
+          return Fail(at, key, fmt::format("'{}' is not an absolute path", text));
+        paths.push_back(text);
+      }
+      cfg.dataset_mounts = std::move(paths);
+    }
+    return std::nullopt;
+  }
+
   std::optional<Error> MetricsSection(const toml::table& t, Config& cfg) {
     for (auto&& [k, v] : t) {
       const std::string key = "metrics." + std::string(k.str());
@@ -351,6 +375,7 @@ class Parser {
         {"window", &Parser::WindowSection},
         {"network", &Parser::NetworkSection},
         {"metrics", &Parser::MetricsSection},
+        {"storage", &Parser::StorageSection},
         {"severity", &Parser::SeveritySection},
     };
     for (auto&& [k, v] : doc) {

@@ -56,6 +56,7 @@ struct Config {
   double sustained_fraction = 0.8;                  // [window]: share of the window above a
                                                     // threshold that makes it "sustained"
   std::vector<std::string> ping_targets;            // [network] ping: "host" or "host:port"
+  std::vector<std::string> dataset_mounts;          // [storage] dataset_mounts: absolute paths
   IbConfig ib;                                      // [network] ib_*
   MetricNames metric_names = MetricNames::kGpudoctor;  // [metrics] names: the agent's /metrics
   unsigned metrics_top_processes = kDefaultTopProcesses;  // [metrics] top_processes per GPU

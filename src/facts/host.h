@@ -145,8 +145,20 @@ struct DiskSpace {
   std::optional<std::uint64_t> inodes_free;
 };
 
+// A mount whose statvfs did not answer within the probe's timeout
+// (collect/mount_probe.h): a file server or disk that stopped answering.
+struct UnresponsiveMount {
+  std::string path;
+  std::string fs_type;  // from /proc/mounts: "nfs4", "lustre", "fuse.s3fs"; "" when not listed
+  std::string source;   // "server:/export"
+  bool dataset = false;  // named in the config's [storage] dataset_mounts
+};
+
 struct DiskSpaceFacts {
   std::vector<DiskSpace> disks;  // one per file system
+  std::vector<UnresponsiveMount> unresponsive;
+  std::size_t network_mounts = 0;  // network file systems probed (from /proc/mounts)
+  double probe_timeout_s = 0;      // how long each probe was given
   std::vector<SourceStatus> sources;
 };
 
@@ -170,12 +182,36 @@ struct ZombieParent {
   std::uint64_t zombies = 0;
 };
 
+// Consecutive checks in D state without progress that make a process stuck.
+inline constexpr unsigned kStuckChecks = 5;
+
 // Process states over the checks of the window (diagnose) or of the agent.
 struct ProcessStateFacts {
   unsigned checks = 0;  // process-table scans taken
   std::vector<StuckProcess> stuck;
   std::optional<std::uint64_t> zombies;  // unset when the process table was not read
   std::vector<ZombieParent> zombie_parents;  // most zombies first, at most 3
+  std::vector<SourceStatus> sources;
+};
+
+// One memory module as the kernel's EDAC driver counts its errors
+// (/sys/devices/system/edac/mc/mcN/dimmM or rankM, or csrowK/chJ on old
+// drivers), since the counters were last reset (normally at boot).
+struct EdacDimm {
+  std::string controller;  // "mc0"
+  std::string name;        // "dimm3", "rank1", "csrow0/ch1"
+  std::string label;       // dimm_label: "CPU_SrcID#0_MC#0_Chan#1_DIMM#0", "DIMM_B1"
+  std::uint64_t corrected = 0;
+  std::optional<std::uint64_t> uncorrected;  // unset: counted per row, not per channel
+};
+
+struct EdacFacts {
+  bool present = false;  // an EDAC memory controller is registered
+  std::vector<EdacDimm> dimms;
+  // Per controller: uncorrected errors no DIMM was named for, and the
+  // seconds since its counters were reset.
+  std::uint64_t uncorrected_unnamed = 0;
+  std::optional<double> counting_for_s;
   std::vector<SourceStatus> sources;
 };
 
@@ -191,6 +227,7 @@ struct HostFacts {
   KernelLimits limits;
   DiskSpaceFacts disk_space;
   ProcessStateFacts processes;
+  EdacFacts edac;
 };
 
 }  // namespace gpudoctor

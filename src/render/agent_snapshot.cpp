@@ -2,12 +2,12 @@
 
 namespace gpudoctor {
 
-void LatencyHistogram::Observe(double seconds) {
+void LatencyHistogram::Observe(double latency_s) {
   for (std::size_t i = 0; i < kSampleLatencyBuckets.size(); ++i) {
-    if (seconds <= kSampleLatencyBuckets[i]) ++cumulative[i];
+    if (latency_s <= kSampleLatencyBuckets[i]) ++cumulative[i];
   }
   ++count;
-  sum_seconds += seconds;
+  sum_seconds += latency_s;
 }
 
 }  // namespace gpudoctor

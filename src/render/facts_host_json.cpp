@@ -152,6 +152,22 @@ Json ProcessStatesJson(const ProcessStateFacts& p) {
               {"sources", Sources(p.sources)}};
 }
 
+Json EdacJson(const EdacFacts& e) {
+  Json dimms = Json::array();
+  for (const EdacDimm& d : e.dimms) {
+    dimms.push_back(Json{{"controller", d.controller},
+                         {"name", d.name},
+                         {"label", d.label},
+                         {"corrected", d.corrected},
+                         {"uncorrected", OrNull(d.uncorrected)}});
+  }
+  return Json{{"present", e.present},
+              {"dimms", dimms},
+              {"uncorrected_unnamed", e.uncorrected_unnamed},
+              {"counting_for_s", OrNull(e.counting_for_s)},
+              {"sources", Sources(e.sources)}};
+}
+
 }  // namespace
 
 Json ToJson(const HostFacts& facts) {
@@ -169,8 +185,17 @@ Json ToJson(const HostFacts& facts) {
                          {"inodes_total", OrNull(d.inodes_total)},
                          {"inodes_free", OrNull(d.inodes_free)}});
   }
-  out["disk_space"] = Json{{"disks", disks}, {"sources", Sources(facts.disk_space.sources)}};
+  Json unresponsive = Json::array();
+  for (const UnresponsiveMount& m : facts.disk_space.unresponsive) {
+    unresponsive.push_back(Json{
+        {"path", m.path}, {"fs_type", m.fs_type}, {"source", m.source}, {"dataset", m.dataset}});
+  }
+  out["disk_space"] = Json{{"disks", disks},
+                           {"unresponsive", unresponsive},
+                           {"network_mounts", facts.disk_space.network_mounts},
+                           {"sources", Sources(facts.disk_space.sources)}};
   out["processes"] = ProcessStatesJson(facts.processes);
+  out["edac"] = EdacJson(facts.edac);
   return out;
 }
 

@@ -78,13 +78,15 @@ TEST(Config, ExampleFileEqualsTheDefaults) {
 TEST(Config, ExampleFileCommentedExamplesAreValid) {
   std::string text = ReadExample();
   for (const char* key :
-       {"# psu_capacity_w", "# expected_count", "# ping = [\"", "# ib_ports", "# ib_rate_gbps"}) {
+       {"# psu_capacity_w", "# expected_count", "# ping = [\"", "# ib_ports", "# ib_rate_gbps",
+        "# dataset_mounts = [\""}) {
     const auto at = text.find(key);
     ASSERT_NE(at, std::string::npos) << key;
     text.erase(at, 2);
   }
   // The uncommented `ping` example now repeats the key: drop the empty one.
   text.erase(text.find("ping = []\n"), 10);
+  text.erase(text.find("dataset_mounts = []\n"), 20);
   auto r = ParseConfig(text, "example");
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->psu_capacity_w, 3000);
@@ -92,6 +94,18 @@ TEST(Config, ExampleFileCommentedExamplesAreValid) {
   EXPECT_EQ(r->ping_targets.size(), 2u);
   EXPECT_EQ(r->ib.ports, 8u);
   EXPECT_EQ(r->ib.rate_gbps, 400);
+  EXPECT_EQ(r->dataset_mounts, (std::vector<std::string>{"/mnt/datasets", "/checkpoints"}));
+}
+
+TEST(Config, DatasetMountsAreAbsolutePaths) {
+  auto r = ParseConfig("[storage]\ndataset_mounts = [\"/data\", \"/mnt/ckpt\"]\n", "cfg.toml");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->dataset_mounts, (std::vector<std::string>{"/data", "/mnt/ckpt"}));
+  EXPECT_EQ(ErrorOf("[storage]\ndataset_mounts = [\"data\"]\n"),
+            "cfg.toml:2: storage.dataset_mounts: 'data' is not an absolute path");
+  EXPECT_EQ(ErrorOf("[storage]\ndataset_mounts = \"/data\"\n"),
+            "cfg.toml:2: storage.dataset_mounts: expected an array of strings, got a string");
+  EXPECT_EQ(ErrorOf("[storage]\ndatasets = []\n"), "cfg.toml:2: storage.datasets: unknown key");
 }
 
 TEST(Config, EveryKeyOverrides) {

@@ -13,7 +13,6 @@
 
 #include "rules/gpu_health/group.h"
 #include "rules/gpu_health/gpu_health_util.h"
-#include "rules/system/system_util.h"
 
 namespace gpudoctor {
 namespace {
@@ -64,10 +63,11 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     const std::string state = daemon->active_state.empty()
                                   ? std::string("not running")
                                   : daemon->active_state + "/" + daemon->sub_state;
-    f.evidence.push_back(TextEvidence(
-        fmt::format("nvidia-persistenced ({}): {}", daemon->source, state),
-        fmt::format("nvidia-persistenced（{}）：{}", daemon->source,
-                    daemon->active_state.empty() ? std::string("未运行") : state)));
+    EvidenceItem item;
+    item.text = Text{fmt::format("nvidia-persistenced ({}): {}", daemon->source, state),
+                     fmt::format("nvidia-persistenced（{}）：{}", daemon->source,
+                                 daemon->active_state.empty() ? std::string("未运行") : state)};
+    f.evidence.push_back(std::move(item));
   }
   if (daemon_failed) {
     f.actions.push_back(Action{

@@ -12,19 +12,6 @@ namespace {
 bool Starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 }  // namespace
 
-bool IsNvidiaTask(std::string_view name) {
-  return Starts(name, "nvidia") || Starts(name, "nv_") || Starts(name, "nv-") ||
-         Starts(name, "nvc:") || Starts(name, "dcgm") || Starts(name, "nv-hostengine");
-}
-
-bool IsTrainingTask(std::string_view name) {
-  for (std::string_view p : {"python", "pt_", "torchrun", "deepspeed", "ray::", "accelerate",
-                             "horovod", "mpirun", "srun", "tritonserver", "vllm"}) {
-    if (Starts(name, p)) return true;
-  }
-  return false;
-}
-
 std::string NameList(const std::vector<std::string>& names, std::size_t named, Lang lang) {
   std::set<std::string> seen;
   std::string out;

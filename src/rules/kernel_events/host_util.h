@@ -8,16 +8,14 @@
 #include <string_view>
 #include <vector>
 
+#include "rules/engine/task_names.h"
 #include "rules/kernel_events/event_util.h"
 
 namespace gpudoctor::host_events {
 
-// A task of the NVIDIA driver or its tools: "nvidia-smi",
-// "nvidia-persistenced", "nv_queue", "nvidia-modeset/..", "nvidia-peermem".
-bool IsNvidiaTask(std::string_view name);
-// A task of a training or inference job: python, torchrun, deepspeed,
-// PyTorch's "pt_main_thread" and "pt_autograd_*", Ray workers.
-bool IsTrainingTask(std::string_view name);
+// The names of NVIDIA and training tasks (rules/engine/task_names.h).
+using ::gpudoctor::IsNvidiaTask;
+using ::gpudoctor::IsTrainingTask;
 
 // "`a`, `b`, `c` and 2 more" (at most `named` names, each once, in order).
 std::string NameList(const std::vector<std::string>& names, std::size_t named, Lang lang);

@@ -31,6 +31,8 @@ std::vector<const Rule*> SystemRules() {
       &kHostLimitsRule,
       &kHostStuckProcessesRule,
       &kHostZombiesRule,
+      &kHostMemoryEdacRule,
+      &kHostMountUnresponsiveRule,
       &kHostDiskSpaceRule,
       &kNetworkLinkSpeedRule,
       &kNetworkPingRule,

@@ -26,6 +26,8 @@ extern const Rule kHostRamToGpuRule;                  // host_ram_to_gpu.cpp
 extern const Rule kHostLimitsRule;                    // host_limits.cpp
 extern const Rule kHostStuckProcessesRule;            // host_stuck_processes.cpp
 extern const Rule kHostZombiesRule;                   // host_zombies.cpp
+extern const Rule kHostMemoryEdacRule;                // host_memory_edac.cpp
+extern const Rule kHostMountUnresponsiveRule;         // host_mount_unresponsive.cpp
 extern const Rule kStackPeermemRule;                  // stack_peermem.cpp
 extern const Rule kStackIommuRule;                    // stack_iommu.cpp
 extern const Rule kStackAcsRule;                      // stack_acs.cpp

@@ -12,9 +12,8 @@
 
 #include <algorithm>
 
-#include "collect/process_states.h"
 #include "rules/engine/window_stats.h"
-#include "rules/kernel_events/host_util.h"
+#include "rules/engine/task_names.h"
 #include "rules/system/group.h"
 #include "rules/system/system_util.h"
 
@@ -26,10 +25,20 @@ enum class Waits { kUnknown, kNvidia, kNetworkFs, kDisk };
 
 bool Starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
+// "`a`, `b`, `c` (+2)": the first three names.
+std::string ShortList(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < 3; ++i) {
+    out += (i ? ", `" : "`") + names[i] + "`";
+  }
+  if (names.size() > 3) out += fmt::format(" (+{})", names.size() - 3);
+  return out;
+}
+
 Waits WaitOf(const StuckProcess& p) {
   const std::string& w = p.wchan;
-  if (host_events::IsNvidiaTask(p.comm) || Starts(w, "nv") || Starts(w, "_nv") ||
-      Starts(w, "os_") || Starts(w, "uvm")) {
+  if (IsNvidiaTask(p.comm) || Starts(w, "nv") || Starts(w, "_nv") || Starts(w, "os_") ||
+      Starts(w, "uvm")) {
     return Waits::kNvidia;
   }
   if (Starts(w, "rpc_") || Starts(w, "nfs") || Starts(w, "ll_") || Starts(w, "ptlrpc") ||
@@ -77,21 +86,20 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   const bool nvidia = std::any_of(stuck.begin(), stuck.end(), [](const StuckProcess* p) {
     return WaitOf(*p) == Waits::kNvidia;
   });
-  const bool training = std::any_of(stuck.begin(), stuck.end(), [](const StuckProcess* p) {
-    return host_events::IsTrainingTask(p->comm);
-  });
+  const bool training = std::any_of(stuck.begin(), stuck.end(),
+                                    [](const StuckProcess* p) { return IsTrainingTask(p->comm); });
   const bool waits_for_files = std::any_of(stuck.begin(), stuck.end(), [](const StuckProcess* p) {
     return WaitOf(*p) == Waits::kNetworkFs || WaitOf(*p) == Waits::kDisk;
   });
   Finding& f = out.Add(nvidia || training ? Severity::kCritical : Severity::kWarning);
   std::vector<std::string> names;
   for (const StuckProcess* p : stuck) names.push_back(fmt::format("{} ({})", p->comm, p->pid));
-  f.title = Text{fmt::format("{} stuck in uninterruptible sleep (D state): {}",
-                             stuck.size() == 1 ? "A process is"
-                                               : fmt::format("{} processes are", stuck.size()),
-                             host_events::NameList(names, 3, Lang::kEn)),
-                 fmt::format("{} 个进程卡在不可中断睡眠（D 状态）：{}", stuck.size(),
-                             host_events::NameList(names, 3, Lang::kZh))};
+  f.title =
+      Text{fmt::format(
+               "{} stuck in uninterruptible sleep (D state): {}",
+               stuck.size() == 1 ? "A process is" : fmt::format("{} processes are", stuck.size()),
+               ShortList(names)),
+           fmt::format("{} 个进程卡在不可中断睡眠（D 状态）：{}", stuck.size(), ShortList(names))};
   for (const StuckProcess* p : stuck) {
     const Text where = WaitText(WaitOf(*p));
     std::string en = fmt::format(
