@@ -360,7 +360,11 @@ void Agent::CheckProcesses() {
 
 void Agent::PutProcessFacts() {
   if (!base_.host) return;
-  base_.host->processes = processes_.Facts();
+  const double every_s =
+      std::chrono::duration<double>(std::min<milliseconds>(kAgentProcessCheckEvery,
+                                                           o_.evaluate_every))
+          .count();
+  base_.host->processes = processes_.Facts(0.8 * every_s * (kStuckChecks - 1));
   FillStuckDetails(o_.evidence.ctx, base_.host->processes);
 }
 

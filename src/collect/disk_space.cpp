@@ -79,7 +79,7 @@ DiskSpaceFacts ReadDiskSpace(const CollectContext& ctx,
       continue;
     }
     if (!r.answered) {
-      out.sources.push_back({r.path, false, "not probed: a mount before it did not answer"});
+      out.sources.push_back({r.path, false, "not probed: the probe could not run"});
       continue;
     }
     if (r.error != 0) {

@@ -102,7 +102,9 @@ HostFacts CollectHost(const CollectContext& ctx, std::chrono::milliseconds sampl
   facts.limits = ReadKernelLimits(ctx, threads);
   facts.disk_space = ReadDiskSpace(ctx, dataset_mounts);
   facts.edac = ReadEdac(ctx);
-  facts.processes = stuck.Facts();
+  // Four steps of the window, less a margin for a loaded machine.
+  facts.processes =
+      stuck.Facts(0.8 * std::chrono::duration<double>(step).count() * (kStuckChecks - 1));
   FillStuckDetails(ctx, facts.processes);
   return facts;
 }

@@ -29,10 +29,11 @@ struct MountProbeResult {
 
 using StatvfsFunction = int (*)(const char*, struct statvfs*);
 
-// One result per path, in order. The child stats them in order, so when one
-// hangs, those after it are not probed this time (neither flag set); the
-// next call skips the hung one and probes them. `stat` is ::statvfs except
-// in tests.
+// One result per path, in order. A child stats them in order, each given
+// `timeout` from the previous answer; when one hangs, the child is killed
+// and a new one goes on after it. A path is "not probed" (neither flag)
+// only when fork fails or a child dies. `stat` is ::statvfs except in
+// tests.
 std::vector<MountProbeResult> ProbeMounts(const std::vector<std::string>& paths,
                                           std::chrono::milliseconds timeout,
                                           StatvfsFunction stat = ::statvfs);

@@ -69,10 +69,12 @@ void StuckProcessTracker::Observe(const std::vector<ProcessTicks>& scan, TimePoi
 void StuckProcessTracker::Failed(const SourceStatus& why) {
   ++checks_;
   blocked_.clear();
+  zombies_.reset();
+  zombie_parents_.clear();
   sources_ = {why};
 }
 
-ProcessStateFacts StuckProcessTracker::Facts() const {
+ProcessStateFacts StuckProcessTracker::Facts(double min_stuck_s) const {
   ProcessStateFacts f;
   f.checks = checks_;
   f.zombies = zombies_;
@@ -80,12 +82,14 @@ ProcessStateFacts StuckProcessTracker::Facts() const {
   f.sources = sources_;
   for (const auto& [key, b] : blocked_) {
     if (b.checks < kStuckChecks) continue;
+    const double stuck_s = std::chrono::duration<double>(b.seen - b.since).count();
+    if (stuck_s < min_stuck_s) continue;
     StuckProcess s;
     s.pid = b.last.pid;
     s.comm = b.last.comm;
     s.kernel_thread = b.last.kernel_thread;
     s.checks = b.checks;
-    s.stuck_for_s = std::chrono::duration<double>(b.seen - b.since).count();
+    s.stuck_for_s = stuck_s;
     f.stuck.push_back(std::move(s));
   }
   return f;

@@ -35,9 +35,11 @@ class StuckProcessTracker {
   // starts again.
   void Failed(const SourceStatus& why);
 
-  // The processes stuck through at least kStuckChecks checks, the zombies of
-  // the last check and its largest zombie parents.
-  ProcessStateFacts Facts() const;
+  // The processes stuck through at least kStuckChecks checks spanning at
+  // least `min_stuck_s` (checks taken back to back, as when a diagnosis is
+  // interrupted, prove nothing), the zombies of the last check and its
+  // largest zombie parents.
+  ProcessStateFacts Facts(double min_stuck_s = 0) const;
 
  private:
   struct Blocked {

@@ -68,7 +68,7 @@ TEST(GpuStackE2E, ABrokenStackAndThenTheSameNodeSetRight) {
              "  - hostPath: /usr/lib/x86_64-linux-gnu/libcuda.so.550.90.07\n");
   json fixed = Diagnose(root);
   auto fixed_ids = Ids(fixed);
-  for (const char* id : {"stack.peermem", "stack.iommu", "stack.container_toolkit", "stack.acs"}) {
+  for (const char* id : {"stack.peermem", "stack.iommu", "stack.container_toolkit"}) {
     EXPECT_FALSE(fixed_ids.count(id)) << id << fixed["findings"].dump(2);
   }
 }

@@ -105,6 +105,13 @@ TEST(HostMemoryEdac, UnplacedUncorrectedErrorsCountAndNoEdacIsNotChecked) {
   ASSERT_EQ(d.findings.size(), 1u);
   EXPECT_EQ(d.findings[0].severity, Severity::kCritical);
   EXPECT_NE(d.findings[0].title.en.find("a DIMM the controller did not name"), std::string::npos);
+  // A module that only corrects errors is not blamed for them.
+  Dimm(root, "mc0", "dimm1", "DIMM_A2", 500, 0);
+  auto both = RunRule(kHostMemoryEdacRule, Read(root));
+  ASSERT_EQ(both.findings.size(), 1u);
+  EXPECT_EQ(both.findings[0].title.en.find("DIMM_A2"), std::string::npos)
+      << both.findings[0].title.en;
+  EXPECT_EQ(both.findings[0].evidence.size(), 2u);
 
   TempDir vm;
   vm.Write("proc/uptime", "100.0 100.0\n");

@@ -112,6 +112,23 @@ TEST(ProcessStates, AnInterruptionOrAReusedPidOrAFailedReadStartsAgain) {
   EXPECT_EQ(t.Facts().stuck.size(), 1u);
 }
 
+TEST(ProcessStates, ChecksBackToBackProveNothingAndAFailedReadDropsTheZombies) {
+  // Five checks within a second (an interrupted diagnosis): the span asked
+  // for is not reached.
+  StuckProcessTracker t;
+  TimePoint at{};
+  for (int i = 0; i < 5; ++i) {
+    t.Observe({Proc(10, "python3", 'D'), Proc(11, "x", 'Z')}, at);
+    at += std::chrono::milliseconds(200);
+  }
+  EXPECT_TRUE(t.Facts(3.2).stuck.empty());
+  EXPECT_EQ(t.Facts(0.5).stuck.size(), 1u);
+  EXPECT_EQ(t.Facts().zombies, 1u);
+  t.Failed(SourceStatus{"/proc/<pid>/stat", false, "Permission denied"});
+  EXPECT_FALSE(t.Facts().zombies.has_value());
+  EXPECT_TRUE(t.Facts().zombie_parents.empty());
+}
+
 TEST(ProcessStates, ZombiesAreCountedByParent) {
   std::vector<ProcessTicks> scan = {Proc(1, "systemd", 'S'), Proc(200, "launcher", 'S'),
                                     Proc(300, "bash", 'S')};
@@ -200,6 +217,16 @@ TEST(HostStuckProcesses, WaitingForNfsIsNoRebootAndATrainingProcessIsCritical) {
   EXPECT_FALSE(HasCommand(train.findings[0], "reboot"));
 }
 
+TEST(HostStuckProcesses, AnNvmeWaitIsADiskNotTheNvidiaDriver) {
+  auto d = RunRule(kHostStuckProcessesRule,
+                   With(Stuck({One(70, "nvme-cli", "nvme_submit_user_cmd"),
+                               One(71, "kworker/u8:2", "nvme_timeout", true)})));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].severity, Severity::kWarning);
+  EXPECT_FALSE(HasCommand(d.findings[0], "reboot"));
+  EXPECT_EQ(d.findings[0].evidence.size(), 1u);  // the kworker is not the driver's
+}
+
 TEST(HostStuckProcesses, KernelThreadsCountOnlyWhenTheyAreTheDrivers) {
   auto kworker = RunRule(kHostStuckProcessesRule, With(Stuck({One(5, "kworker/3:1", "", true)})));
   EXPECT_TRUE(kworker.findings.empty());
@@ -215,6 +242,13 @@ TEST(HostStuckProcesses, FewerThanFiveChecksIsNotChecked) {
   EXPECT_TRUE(d.findings.empty());
   ASSERT_EQ(d.not_checked.size(), 1u);
   EXPECT_NE(d.not_checked[0].reason.en.find("2 of 5 checks"), std::string::npos);
+  EXPECT_NE(d.not_checked[0].reason.zh.find("已检查 2 次"), std::string::npos);
+  ProcessStateFacts unread;
+  unread.checks = 1;
+  unread.sources = {SourceStatus{"/proc/<pid>/stat", false, "Permission denied"}};
+  auto nc = RunRule(kHostStuckProcessesRule, With(unread));
+  ASSERT_EQ(nc.not_checked.size(), 1u);
+  EXPECT_NE(nc.not_checked[0].reason.zh.find("Permission denied"), std::string::npos);
   auto healthy = RunRule(kHostStuckProcessesRule, With(Stuck({})));
   EXPECT_TRUE(healthy.findings.empty());
   EXPECT_TRUE(healthy.not_checked.empty());

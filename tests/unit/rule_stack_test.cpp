@@ -171,6 +171,12 @@ TEST(StackAcs, RedirectOnBareMetalWarnsUnreadableIsNotChecked) {
   EXPECT_TRUE(nc.findings.empty());
   ASSERT_EQ(nc.not_checked.size(), 1u);
   EXPECT_NE(nc.not_checked[0].reason.en.find("needs root"), std::string::npos);
+  // Bare metal or VM unknown: not judged.
+  GpuStackFacts unknown = s;
+  unknown.virtual_machine.reset();
+  auto vm = RunRule(kStackAcsRule, WithStack(unknown));
+  EXPECT_TRUE(vm.findings.empty());
+  ASSERT_EQ(vm.not_checked.size(), 1u);
 }
 
 TEST(StackContainerToolkit, MissingToolkitUnconfiguredContainerdAndAStaleCdiSpec) {

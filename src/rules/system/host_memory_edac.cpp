@@ -38,7 +38,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   for (const EdacDimm& d : e.dimms) {
     if (d.uncorrected.value_or(0) > 0) {
       failing.push_back(&d);
-      uncorrected += *d.uncorrected;
+      uncorrected =
+          *d.uncorrected > UINT64_MAX - uncorrected ? UINT64_MAX : uncorrected + *d.uncorrected;
       continue;
     }
     if (d.corrected < kCorrectedPerDay || !span_s || *span_s <= 0) continue;
@@ -77,6 +78,8 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
                                    FormatNumber(per_day, 1), kCorrectedPerDay),
                        per_day, "errors per day"));
   }
+  // An uncorrected error names only the modules that have one.
+  if (uncorrected > 0) names.resize(failing.size());
   const std::string list = names.empty() ? "a DIMM the controller did not name"
                                          : fmt::format("{}", fmt::join(names, ", "));
   f.title = uncorrected > 0

@@ -37,8 +37,10 @@ std::string ShortList(const std::vector<std::string>& names) {
 
 Waits WaitOf(const StuckProcess& p) {
   const std::string& w = p.wchan;
-  if (IsNvidiaTask(p.comm) || Starts(w, "nv") || Starts(w, "_nv") || Starts(w, "os_") ||
-      Starts(w, "uvm")) {
+  // nvidia_*, nv_*, _nv* and uvm_* are the driver's symbols; nvme_* and
+  // nvmf_* are not.
+  if (IsNvidiaTask(p.comm) || Starts(w, "nvidia") || Starts(w, "nv_") || Starts(w, "_nv") ||
+      Starts(w, "uvm") || Starts(w, "os_acquire_")) {
     return Waits::kNvidia;
   }
   if (Starts(w, "rpc_") || Starts(w, "nfs") || Starts(w, "ll_") || Starts(w, "ptlrpc") ||
@@ -70,11 +72,15 @@ Text WaitText(Waits w) {
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   const ProcessStateFacts& facts = input.host->processes;
   if (facts.checks < kStuckChecks) {
-    std::string why = !facts.sources.empty() && !facts.sources.front().available
-                          ? facts.sources.front().why
-                          : fmt::format("{} of {} checks taken so far", facts.checks, kStuckChecks);
-    out.NotCheckedBecause(Text{"the process table: " + why,
-                               fmt::format("进程表检查次数不足（需要 {} 次）", kStuckChecks)});
+    if (!facts.sources.empty() && !facts.sources.front().available) {
+      out.NotCheckedBecause(Text{"the process table: " + facts.sources.front().why,
+                                 "无法读取进程表：" + Backquoted(facts.sources.front().why)});
+    } else {
+      out.NotCheckedBecause(Text{
+          fmt::format("the process table: {} of {} checks taken so far", facts.checks,
+                      kStuckChecks),
+          fmt::format("进程表检查次数不足：已检查 {} 次，需要 {} 次", facts.checks, kStuckChecks)});
+    }
     return;
   }
   std::vector<const StuckProcess*> stuck;

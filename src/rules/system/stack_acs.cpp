@@ -19,6 +19,11 @@ namespace stack_acs_rule {
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   const GpuStackFacts& s = input.versions->stack;
   if (!s.read || (s.virtual_machine && *s.virtual_machine)) return;
+  if (!s.virtual_machine) {
+    out.NotCheckedBecause(Text{"/proc/cpuinfo could not be read (bare metal or VM unknown)",
+                               "无法读取 /proc/cpuinfo（无法判断是否为虚拟机）"});
+    return;
+  }
   if (s.acs_redirects.empty()) {
     if (s.acs_ports_read == 0 && s.acs_unreadable > 0) {
       out.NotCheckedBecause(
