@@ -126,7 +126,8 @@ class Agent {
   std::optional<WallTime> last_evaluated_;  // the `now` of the last Evaluate
   DiagnosisInput base_;  // host, PCI, versions, network facts; config
   std::deque<RdmaFacts> rdma_;  // RDMA port readings, oldest first (kRdmaKeep)
-  StuckProcessTracker processes_;  // a process-table check every kAgentProcessCheckEvery
+  // A process-table check every kAgentProcessCheckEvery.
+  StuckProcessTracker processes_;
   std::future<Evidence> facts_job_;
   SystemStatus last_;
   AgentState state_;
@@ -360,10 +361,9 @@ void Agent::CheckProcesses() {
 
 void Agent::PutProcessFacts() {
   if (!base_.host) return;
-  const double every_s =
-      std::chrono::duration<double>(std::min<milliseconds>(kAgentProcessCheckEvery,
-                                                           o_.evaluate_every))
-          .count();
+  const double every_s = std::chrono::duration<double>(
+                             std::min<milliseconds>(kAgentProcessCheckEvery, o_.evaluate_every))
+                             .count();
   base_.host->processes = processes_.Facts(0.8 * every_s * (kStuckChecks - 1));
   FillStuckDetails(o_.evidence.ctx, base_.host->processes);
 }

@@ -41,7 +41,8 @@ void ReadDimms(const CollectContext& ctx, const std::string& mc, const std::stri
                const std::vector<std::string>& entries, EdacFacts& f) {
   for (const std::string& e : entries) {
     if (!NameWithNumber(e, "dimm") && !NameWithNumber(e, "rank")) continue;
-    const std::string d = dir + "/" + e + "/";
+    std::string d = dir;
+    d.append("/").append(e).append("/");
     auto ce = Number(ctx, d + "dimm_ce_count");
     if (!ce) continue;
     EdacDimm dimm{mc, e, Label(ctx, d + "dimm_label"), *ce, Number(ctx, d + "dimm_ue_count")};
@@ -55,7 +56,8 @@ void ReadCsrows(const CollectContext& ctx, const std::string& mc, const std::str
                 const std::vector<std::string>& entries, EdacFacts& f) {
   for (const std::string& e : entries) {
     if (!NameWithNumber(e, "csrow")) continue;
-    const std::string row = dir + "/" + e;
+    std::string row = dir;
+    row.append("/").append(e);
     auto files = ListRootDir(ctx, row);
     if (!files.ok()) continue;
     std::optional<std::uint64_t> row_ue = Number(ctx, row + "/ue_count");
@@ -66,10 +68,15 @@ void ReadCsrows(const CollectContext& ctx, const std::string& mc, const std::str
         continue;
       }
       const std::string ch = file.substr(0, file.size() - 9);
-      auto ce = Number(ctx, row + "/" + file);
+      std::string path = row;
+      path.append("/").append(file);
+      auto ce = Number(ctx, path);
       if (!ce) continue;
-      EdacDimm dimm{mc, e + "/" + ch, Label(ctx, row + "/" + ch + "_dimm_label"), *ce,
-                    std::nullopt};
+      std::string label_path = row;
+      label_path.append("/").append(ch).append("_dimm_label");
+      std::string name = e;
+      name.append("/").append(ch);
+      EdacDimm dimm{mc, std::move(name), Label(ctx, label_path), *ce, std::nullopt};
       // The row's uncorrected count goes on its first channel.
       if (first && row_ue && *row_ue > 0) dimm.uncorrected = row_ue;
       first = false;

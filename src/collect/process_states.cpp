@@ -98,7 +98,7 @@ ProcessStateFacts StuckProcessTracker::Facts(double min_stuck_s) const {
 void FillStuckDetails(const CollectContext& ctx, ProcessStateFacts& facts) {
   for (StuckProcess& s : facts.stuck) {
     const std::string dir = "/proc/" + std::to_string(s.pid);
-    if (auto text = ReadRootFile(ctx, dir + "/cmdline", 64 * 1024); text.ok()) {
+    if (auto text = ReadRootFile(ctx, dir + "/cmdline", std::size_t{64} * 1024); text.ok()) {
       s.cmdline = CmdlineToString(*text);
     }
     if (auto text = ReadRootFile(ctx, dir + "/wchan", 256); text.ok()) {

@@ -260,6 +260,7 @@ class Parser {
     return std::nullopt;
   }
 
+  // NOLINTNEXTLINE(readability-make-member-function-const): one member-pointer type for all sections
   std::optional<Error> StorageSection(const toml::table& t, Config& cfg) {
     for (auto&& [k, v] : t) {
       const std::string key = "storage." + std::string(k.str());

@@ -149,8 +149,8 @@ struct DiskSpace {
 // (collect/mount_probe.h): a file server or disk that stopped answering.
 struct UnresponsiveMount {
   std::string path;
-  std::string fs_type;  // from /proc/mounts: "nfs4", "lustre", "fuse.s3fs"; "" when not listed
-  std::string source;   // "server:/export"
+  std::string fs_type;   // from /proc/mounts: "nfs4", "lustre", "fuse.s3fs"; "" when not listed
+  std::string source;    // "server:/export"
   bool dataset = false;  // named in the config's [storage] dataset_mounts
 };
 
@@ -171,8 +171,8 @@ struct StuckProcess {
   std::string cmdline;  // empty for kernel threads or when unreadable
   std::string wchan;    // the kernel function it waits in; empty when hidden
   bool kernel_thread = false;
-  unsigned checks = 0;       // consecutive checks in D state without progress
-  double stuck_for_s = 0;    // from the first of those checks to the last
+  unsigned checks = 0;     // consecutive checks in D state without progress
+  double stuck_for_s = 0;  // from the first of those checks to the last
 };
 
 // A process with zombie children it has not reaped.
@@ -189,7 +189,7 @@ inline constexpr unsigned kStuckChecks = 5;
 struct ProcessStateFacts {
   unsigned checks = 0;  // process-table scans taken
   std::vector<StuckProcess> stuck;
-  std::optional<std::uint64_t> zombies;  // unset when the process table was not read
+  std::optional<std::uint64_t> zombies;      // unset when the process table was not read
   std::vector<ZombieParent> zombie_parents;  // most zombies first, at most 3
   std::vector<SourceStatus> sources;
 };

@@ -32,7 +32,7 @@ struct LatencyHistogram {
   std::array<std::uint64_t, kSampleLatencyBuckets.size()> cumulative{};  // count <= bound
   std::uint64_t count = 0;
   double sum_seconds = 0;
-  void Observe(double seconds);
+  void Observe(double latency_s);
 };
 
 // dcgm-exporter's default window for its DCGM_EXP_* counts

@@ -86,7 +86,7 @@ Json Stack(const GpuStackFacts& f) {
   const ContainerStack& c = f.containers;
   return Json{
       {"virtual_machine", MapOrNull(f.virtual_machine, [](bool b) { return b; })},
-      {"modules", MapOrNull(f.modules, [](const std::vector<std::string>& m) { return Json(m); })},
+      {"modules", MapOrNull(f.modules, [](const std::vector<std::string>& m) { return m; })},
       {"infiniband_devices", f.infiniband_devices},
       {"iommu_group_types", iommu},
       {"acs_redirects", acs},

@@ -77,9 +77,8 @@ TEST(Config, ExampleFileEqualsTheDefaults) {
 
 TEST(Config, ExampleFileCommentedExamplesAreValid) {
   std::string text = ReadExample();
-  for (const char* key :
-       {"# psu_capacity_w", "# expected_count", "# ping = [\"", "# ib_ports", "# ib_rate_gbps",
-        "# dataset_mounts = [\""}) {
+  for (const char* key : {"# psu_capacity_w", "# expected_count", "# ping = [\"", "# ib_ports",
+                          "# ib_rate_gbps", "# dataset_mounts = [\""}) {
     const auto at = text.find(key);
     ASSERT_NE(at, std::string::npos) << key;
     text.erase(at, 2);

@@ -64,9 +64,9 @@ TEST(HostMemoryEdac, AnUncorrectedErrorIsCriticalAndNamesTheDimm) {
 
 TEST(HostMemoryEdac, CorrectedErrorsAtTenADayWarnFewOverWeeksDoNot) {
   TempDir root;
-  Controller(root, "mc0", 2 * 86400);
+  Controller(root, "mc0", 2L * 86400);
   Dimm(root, "mc0", "dimm0", "DIMM_A1", 20, 0);  // 10 a day
-  Controller(root, "mc1", 2 * 86400);
+  Controller(root, "mc1", 2L * 86400);
   Dimm(root, "mc1", "dimm0", "DIMM_B1", 19, 0);  // 9.5 a day
   auto d = RunRule(kHostMemoryEdacRule, Read(root));
   ASSERT_EQ(d.findings.size(), 1u);

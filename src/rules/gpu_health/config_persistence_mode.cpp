@@ -33,11 +33,11 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   }
   if (labels.empty()) return;
   if (input.host && input.host->uptime_s && *input.host->uptime_s < kBootGraceS) {
-    out.NotCheckedBecause(
-        Text{fmt::format("the node booted {} s ago; nvidia-persistenced gets {} s to start",
-                         static_cast<long>(*input.host->uptime_s), static_cast<long>(kBootGraceS)),
-             fmt::format("节点 {} 秒前刚启动；nvidia-persistenced 有 {} 秒的启动时间",
-                         static_cast<long>(*input.host->uptime_s), static_cast<long>(kBootGraceS))});
+    out.NotCheckedBecause(Text{
+        fmt::format("the node booted {} s ago; nvidia-persistenced gets {} s to start",
+                    static_cast<long>(*input.host->uptime_s), static_cast<long>(kBootGraceS)),
+        fmt::format("节点 {} 秒前刚启动；nvidia-persistenced 有 {} 秒的启动时间",
+                    static_cast<long>(*input.host->uptime_s), static_cast<long>(kBootGraceS))});
     return;
   }
   const PersistencedFacts* daemon = input.versions ? &input.versions->driver.persistenced : nullptr;

@@ -42,7 +42,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
           *d.uncorrected > UINT64_MAX - uncorrected ? UINT64_MAX : uncorrected + *d.uncorrected;
       continue;
     }
-    if (d.corrected < kCorrectedPerDay || !span_s || *span_s <= 0) continue;
+    if (static_cast<double>(d.corrected) < kCorrectedPerDay || !span_s || *span_s <= 0) continue;
     const double per_day = static_cast<double>(d.corrected) * 86400.0 / *span_s;
     if (per_day >= kCorrectedPerDay) wearing.push_back(&d);
   }

@@ -99,6 +99,7 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   });
   Finding& f = out.Add(nvidia || training ? Severity::kCritical : Severity::kWarning);
   std::vector<std::string> names;
+  names.reserve(stuck.size());
   for (const StuckProcess* p : stuck) names.push_back(fmt::format("{} ({})", p->comm, p->pid));
   f.title =
       Text{fmt::format(
