@@ -199,7 +199,7 @@ TEST(HostProcessesE2E, AHealthyLiveHostHasNoStuckProcess) {
   }
   bool checked = true;
   for (const auto& n : doc["not_checked"]) {
-    if (n["id"] == "host.stuck_processes") checked = false;
+    if (n.value("rule", "") == "host.stuck_processes") checked = false;
   }
   EXPECT_TRUE(checked) << doc["not_checked"].dump(2);
 }
