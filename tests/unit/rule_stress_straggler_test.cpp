@@ -23,6 +23,20 @@ TEST(StressStragglerRule, GpuMoreThanTenPercentBelowTheMedian) {
   EXPECT_EQ(f.evidence[0].value, 40.0);
 }
 
+TEST(StressStragglerRule, AGpuWhoseRunEndedInACudaErrorIsNotAStraggler) {
+  // GPU 3 was lost 0.5 s into its load: its rate is of half a second.
+  auto input = FourGpus({50, 51, 49, 12});
+  input.active->gpus[3].cuda_error = "CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure";
+  EXPECT_TRUE(RunRule(kStressStragglerRule, input).findings.empty());
+  // Nor is it a yardstick: with two GPUs left, the slower healthy one still is one.
+  auto two = FourGpus({50, 40, 90, 12});
+  two.active->gpus[2].cuda_error = "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access";
+  two.active->gpus[3].cuda_error = "CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure";
+  auto d = RunRule(kStressStragglerRule, two);
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].gpus, std::vector<std::string>{HealthyGpu(1).pci_bus_id});
+}
+
 TEST(StressStragglerRule, HbmBandwidthCountsToo) {
   auto input = FourGpus({});
   std::vector<double> gbps = {3000, 3010, 2990, 2000};

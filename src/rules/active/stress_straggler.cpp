@@ -37,14 +37,17 @@ constexpr Measure kMeasures[] = {
 void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
   for (const Measure& m : kMeasures) {
     std::vector<double> values;
+    // A GPU whose run ended in a CUDA error (lost, faulted) measured only
+    // until then: it is stress.gpu_lost or stress.cuda_error, not a
+    // straggler, and no peer's yardstick.
     for (const ActiveGpuResult& gpu : input.active->gpus) {
-      if (gpu.*m.field) values.push_back(*(gpu.*m.field));
+      if (gpu.*m.field && gpu.cuda_error.empty()) values.push_back(*(gpu.*m.field));
     }
     if (values.size() < 2) continue;
     double median = active::Median(values);
     if (median <= 0) continue;
     for (const ActiveGpuResult& gpu : input.active->gpus) {
-      if (!(gpu.*m.field)) continue;
+      if (!(gpu.*m.field) || !gpu.cuda_error.empty()) continue;
       double v = *(gpu.*m.field);
       double below = 1 - v / median;
       if (below <= kBelowMedian) continue;
