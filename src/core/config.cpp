@@ -233,6 +233,29 @@ class Parser {
     return e;
   }
 
+  // An array of strings into `out` (replaced only when all are good); `why_not`
+  // gives the reason an item is refused, empty when it is fine.
+  template <typename WhyNot>
+  std::optional<Error> StringArray(const toml::node& v, const toml::source_region& where,
+                                   const std::string& key, std::vector<std::string>& out,
+                                   WhyNot why_not) {
+    const auto* arr = v.as_array();
+    if (arr == nullptr)
+      return Fail(where, key, fmt::format("expected an array of strings, got {}", TypeName(v)));
+    std::vector<std::string> items;
+    for (const auto& item : *arr) {
+      const auto& at = item.source().begin.line != 0 ? item.source() : where;
+      const auto* s = item.as_string();
+      if (s == nullptr)
+        return Fail(at, key, fmt::format("expected a string, got {}", TypeName(item)));
+      const std::string& text = s->get();
+      if (std::string why = why_not(text); !why.empty()) return Fail(at, key, why);
+      items.push_back(text);
+    }
+    out = std::move(items);
+    return std::nullopt;
+  }
+
   std::optional<Error> NetworkSection(const toml::table& t, Config& cfg) {
     for (auto&& [k, v] : t) {
       const std::string key = "network." + std::string(k.str());
@@ -241,21 +264,12 @@ class Parser {
         if (auto e = IbKey(k.str(), v, where, key, cfg.ib)) return e;
         continue;
       }
-      const auto* arr = v.as_array();
-      if (arr == nullptr)
-        return Fail(where, key, fmt::format("expected an array of strings, got {}", TypeName(v)));
-      std::vector<std::string> targets;
-      for (const auto& item : *arr) {
-        const auto& at = item.source().begin.line != 0 ? item.source() : where;
-        const auto* s = item.as_string();
-        if (s == nullptr)
-          return Fail(at, key, fmt::format("expected a string, got {}", TypeName(item)));
-        const std::string& text = s->get();
-        if (text.empty() || text.find_first_of(" \t\r\n") != std::string::npos)
-          return Fail(at, key, fmt::format("'{}' is not a host or host:port", text));
-        targets.push_back(text);
-      }
-      cfg.ping_targets = std::move(targets);
+      auto e = StringArray(v, where, key, cfg.ping_targets, [](const std::string& text) {
+        return text.empty() || text.find_first_of(" \t\r\n") != std::string::npos
+                   ? fmt::format("'{}' is not a host or host:port", text)
+                   : std::string();
+      });
+      if (e) return e;
     }
     return std::nullopt;
   }
@@ -266,21 +280,12 @@ class Parser {
       const std::string key = "storage." + std::string(k.str());
       const auto& where = Where(k, v);
       if (k.str() != "dataset_mounts") return Fail(where, key, "unknown key");
-      const auto* arr = v.as_array();
-      if (arr == nullptr)
-        return Fail(where, key, fmt::format("expected an array of strings, got {}", TypeName(v)));
-      std::vector<std::string> paths;
-      for (const auto& item : *arr) {
-        const auto& at = item.source().begin.line != 0 ? item.source() : where;
-        const auto* s = item.as_string();
-        if (s == nullptr)
-          return Fail(at, key, fmt::format("expected a string, got {}", TypeName(item)));
-        const std::string& text = s->get();
-        if (text.empty() || text.front() != '/' || text.find('\0') != std::string::npos)
-          return Fail(at, key, fmt::format("'{}' is not an absolute path", text));
-        paths.push_back(text);
-      }
-      cfg.dataset_mounts = std::move(paths);
+      auto e = StringArray(v, where, key, cfg.dataset_mounts, [](const std::string& text) {
+        return text.empty() || text.front() != '/' || text.find('\0') != std::string::npos
+                   ? fmt::format("'{}' is not an absolute path", text)
+                   : std::string();
+      });
+      if (e) return e;
     }
     return std::nullopt;
   }
