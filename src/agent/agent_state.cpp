@@ -54,7 +54,9 @@ Status WriteAgentState(const std::string& path, const AgentState& s) {
                       {"severity", SeverityName(f.severity)},
                       {"gpus", f.gpus},
                       {"title", f.title.en},
-                      {"since", FormatRfc3339(f.start)}});
+                      {"since", FormatRfc3339(f.start)},
+                      {"recommended_action",
+                       RecoveryActionName(f.recommended.value_or(RecoveryAction::kNone))}});
   }
   j["store"] = {{"file_bytes", s.store.file_bytes},
                 {"raw_samples", s.store.raw_samples},

@@ -163,9 +163,11 @@ void SnapshotBuilder::OnRdma(const RdmaFacts& rdma) { s_.rdma = rdma; }
 void SnapshotBuilder::OnFindings(std::vector<FindingInterval> active) {
   for (auto& [bus, c] : s_.gpus) {
     c.verdict = Severity::kOk;
+    c.recommended = RecoveryAction::kNone;
     for (const auto& f : active) {
       if (std::find(f.gpus.begin(), f.gpus.end(), bus) != f.gpus.end()) {
         c.verdict = std::max(c.verdict, f.severity);
+        c.recommended = Stricter(c.recommended, f.recommended.value_or(RecoveryAction::kNone));
       }
     }
   }

@@ -69,6 +69,14 @@ Result<CheckFinding> ParseFinding(const json& f, const std::string& where) {
   }
   if (const json* title = Field(f, "title", &json::is_string))
     finding.title = title->get<std::string>();
+  // Optional: agents before it was written leave it out.
+  if (const json* action = Field(f, "recommended_action", &json::is_string)) {
+    auto known = ParseRecoveryAction(action->get<std::string>());
+    if (!known) {
+      return Corrupt(where + "recommended_action '" + action->get<std::string>() + "' unknown");
+    }
+    finding.recommended = *known;
+  }
   return finding;
 }
 

@@ -31,6 +31,7 @@ struct CheckFinding {
   Severity severity = Severity::kInfo;
   std::vector<std::string> gpus;  // GPU keys (bus id, or "index:N"); empty: host-wide
   std::string title;              // English
+  RecoveryAction recommended = RecoveryAction::kNone;  // none from an agent that does not say
 };
 
 struct AgentSnapshot {

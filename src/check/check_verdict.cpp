@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/gpu_key.h"
+#include "knowledge/recovery_policy.h"
 
 namespace gpudoctor {
 namespace {
@@ -73,8 +74,11 @@ bool IsGpuGone(const CheckFinding& f) {
 // A GPU that fell off the bus is first an Xid 79, then lost to NVML: both say
 // "lost", so the reason does not change between them.
 std::string ShortLabel(const std::string& id) {
-  static const std::array<std::pair<std::string_view, std::string_view>, 4> table = {{
+  static const std::array<std::pair<std::string_view, std::string_view>, 6> table = {{
       {"gpu.lost", "lost"},
+      // The driver's request and its Xid 154 are one cause: one reason.
+      {"gpu.recovery_action", "needs recovery"},
+      {"xid.recovery_action", "needs recovery"},
       {"gpu.dropped", "dropped"},
       {"xid.fallen_off_bus", "lost"},  // the same cause as gpu.lost: one reason
       {"thermal.slowdown", "thermal slowdown"},
@@ -124,7 +128,10 @@ ConditionResult Judge(const ConditionSpec& spec, const CheckSource& source, Seve
   if (!hits.empty()) {
     const CheckFinding& first = *hits.front();
     r.status = CheckStatus::kProblem;
-    for (const CheckFinding* f : hits) r.worst = std::max(r.worst, f->severity);
+    for (const CheckFinding* f : hits) {
+      r.worst = std::max(r.worst, f->severity);
+      r.recommended = Stricter(r.recommended, f->recommended);
+    }
     r.reason = first.id + Where(first.gpus, first.title) + ": " + first.title;
     if (hits.size() > 1) r.reason += " (+" + std::to_string(hits.size() - 1) + " more)";
     // Slurm resets a reason's time when its text changes: its count is of
@@ -248,6 +255,7 @@ void AddGpuStateFindings(CheckSource& source) {
     f.gpus = {key};
     f.title = "GPU " + std::to_string(gpu.index) + " is " + gpu.state +
               (gpu.state_detail.empty() ? "" : " (" + gpu.state_detail + ")");
+    f.recommended = RuleRecovery("gpu.lost", Severity::kCritical);
     source.findings.insert(source.findings.begin(), std::move(f));
   }
 }
@@ -264,6 +272,9 @@ CheckResult EvaluateCheck(const CheckSource& source, const std::vector<CheckCond
     result.worst = std::max(result.worst, c.worst);
   }
   if (!decisive) return result;
+  for (const auto& c : result.conditions) {
+    if (c.status == CheckStatus::kProblem) result.recommended = Stricter(result.recommended, c.recommended);
+  }
   result.status = decisive->status;
   result.reason = decisive->reason;
   result.slurm_reason = decisive->slurm_reason;
@@ -297,11 +308,19 @@ std::string AsciiLine(std::string_view text, std::size_t max_chars) {
   return Truncate(std::move(out), max_chars);
 }
 
-std::string NpdLine(const CheckResult& result) { return AsciiLine(result.reason, 80); }
+std::string NpdLine(const CheckResult& result) {
+  if (result.recommended == RecoveryAction::kNone) return AsciiLine(result.reason, 80);
+  // The action last, and never cut: what the remediation needs to read.
+  const std::string action = " [action: " + std::string(RecoveryActionName(result.recommended)) + "]";
+  return AsciiLine(result.reason, 80 - action.size()) + action;
+}
 
 std::string SlurmReason(const CheckResult& result) {
   std::string safe;
-  const std::string& text = result.slurm_reason.empty() ? result.reason : result.slurm_reason;
+  std::string text = result.slurm_reason.empty() ? result.reason : result.slurm_reason;
+  if (result.recommended != RecoveryAction::kNone) {
+    text += ", " + std::string(RecoveryActionName(result.recommended));
+  }
   for (char c : AsciiLine(text, 1000)) {
     const char ch = SlurmSafe(c) ? c : ' ';
     if (ch == ' ' && (safe.empty() || safe.back() == ' ')) continue;

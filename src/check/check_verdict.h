@@ -45,6 +45,7 @@ struct ConditionResult {
   std::string reason;              // one line, English, may hold non-ASCII finding titles
   std::string slurm_reason;        // short and stable per cause: "GPU 1 lost 0000:19:00.0"
   Severity worst = Severity::kOk;  // of the findings that made it a problem
+  RecoveryAction recommended = RecoveryAction::kNone;  // the strictest among those findings
 };
 
 struct CheckResult {
@@ -52,6 +53,7 @@ struct CheckResult {
   std::string reason;                     // the first problem's, else a summary
   std::string slurm_reason;               // the first problem's short stable reason
   Severity worst = Severity::kOk;
+  RecoveryAction recommended = RecoveryAction::kNone;  // the strictest among the problems
   std::vector<ConditionResult> conditions;
 };
 

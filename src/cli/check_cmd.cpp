@@ -19,6 +19,7 @@
 #include "cli/nvml_options.h"
 #include "core/data_dir.h"
 #include "core/duration.h"
+#include "knowledge/recovery_policy.h"
 
 namespace gpudoctor {
 namespace {
@@ -73,6 +74,10 @@ int Answer(CheckMode mode, const CheckResult& r) {
         // The reason of the summary line is said once, not again per condition.
         if (c.reason != r.reason) std::cout << " - " << c.reason;
         std::cout << "\n";
+      }
+      if (r.recommended != RecoveryAction::kNone) {
+        std::cout << "  recovery: " << RecoveryActionPhrase(r.recommended).en << " ("
+                  << RecoveryActionName(r.recommended) << ")\n";
       }
       break;
   }
@@ -157,7 +162,8 @@ void AddExpectedGpus(CheckSource& source, unsigned expected) {
                                       Severity::kCritical,
                                       {},
                                       std::to_string(source.gpus.size()) + " of " +
-                                          std::to_string(expected) + " expected GPUs visible"});
+                                          std::to_string(expected) + " expected GPUs visible",
+                                      RuleRecovery("gpu.dropped", Severity::kCritical)});
 }
 
 CheckSource FromDiagnosis(const LiveDiagnosis& live) {
@@ -167,7 +173,8 @@ CheckSource FromDiagnosis(const LiveDiagnosis& live) {
     source.gpus.push_back(CheckGpu{g.index, g.pci_bus_id, g.name, g.state, ""});
   }
   for (const auto& f : live.diagnosis.findings) {
-    source.findings.push_back(CheckFinding{f.id, f.severity, f.gpus, f.title.en});
+    source.findings.push_back(CheckFinding{f.id, f.severity, f.gpus, f.title.en,
+                                           f.recommended.value_or(RecoveryAction::kNone)});
   }
   source.gpus_visible = !live.nothing_to_diagnose && live.input.nvml_loaded;
   // NVML's own error names the cause (no driver, a version mismatch, a

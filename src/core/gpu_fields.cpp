@@ -66,6 +66,7 @@ const std::vector<GpuField>& ScalarGpuFields() {
       {"remapped_rows_uncorrected", &G::remapped_rows_uncorrected},
       {"remapped_rows_pending", &G::remapped_rows_pending},
       {"remapped_rows_failure", &G::remapped_rows_failure},
+      {"recovery_action", &G::recovery_action},
       {"pcie_link_gen_current", &G::pcie_link_gen_current},
       {"pcie_link_gen_max", &G::pcie_link_gen_max},
       {"pcie_link_width_current", &G::pcie_link_width_current},

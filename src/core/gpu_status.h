@@ -202,6 +202,11 @@ struct GpuStatus {
   std::optional<std::int64_t> remapped_rows_uncorrected;
   std::optional<bool> remapped_rows_pending;
   std::optional<bool> remapped_rows_failure;
+  // What the driver says it takes to bring the GPU back (NVML field 230,
+  // nvidia-smi's "GPU Recovery Action"; R570+): 0 None, 1 GPU Reset, 2 Node
+  // Reboot, 3 Drain P2P, 4 Drain and Reset, 5 Recover IMEX Domain
+  // (core/recovery_action.h).
+  std::optional<std::int64_t> recovery_action;
 
   std::optional<std::int64_t> pcie_link_gen_current;
   std::optional<std::int64_t> pcie_link_gen_max;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/kernel_event.h"
+#include "core/recovery_action.h"
 #include "core/severity.h"
 #include "core/text.h"
 
@@ -24,6 +25,9 @@ struct FindingInterval {
   Text title;                      // the finding's title when it was last seen
   WallTime start;
   std::optional<WallTime> end;     // nullopt: still active at the window's end
+  // The strictest recovery action seen during the interval; nullopt: not
+  // recorded (a store written before version 4).
+  std::optional<RecoveryAction> recommended;
 };
 
 // Seconds one GPU spent with a clock-event reason active, per reason name as

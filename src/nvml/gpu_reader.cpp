@@ -176,16 +176,23 @@ void ReadThermal(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
                                          "temperature_memory_max_c");
   g.temperature_max_operating_c = Threshold(r, dev, NVML_TEMPERATURE_THRESHOLD_GPU_MAX,
                                             "temperature_max_operating_c");
-  // Memory temperature, and the thresholds that Ada+ GPUs give only as fields.
-  nvmlFieldValue_t values[5] = {};
-  const unsigned ids[5] = {NVML_FI_DEV_MEMORY_TEMP, NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT,
+  // Memory temperature, and the thresholds that Ada+ GPUs give only as
+  // fields; in the same call, the driver's recovery action (R570+; older
+  // drivers answer that one field with an error, which leaves it null).
+  nvmlFieldValue_t values[6] = {};
+  const unsigned ids[6] = {NVML_FI_DEV_MEMORY_TEMP, NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT,
                            NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT,
                            NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT,
-                           NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT};
-  for (int i = 0; i < 5; ++i) values[i].fieldId = ids[i];
+                           NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT,
+                           NVML_FI_DEV_GET_GPU_RECOVERY_ACTION};
+  for (int i = 0; i < 6; ++i) values[i].fieldId = ids[i];
   if (!r.Get("nvmlDeviceGetFieldValues", "memory_temperature_c", f.nvmlDeviceGetFieldValues,
-             dev, 5, values)) {
+             dev, 6, values)) {
     return;
+  }
+  g.recovery_action = FieldValueAsInt(values[5]);
+  if (g.recovery_action && (*g.recovery_action < 0 || *g.recovery_action > 255)) {
+    g.recovery_action.reset();
   }
   std::optional<std::int64_t>* slots[5] = {
       &g.memory_temperature_c, &g.temperature_shutdown_c, &g.temperature_slowdown_c,

@@ -119,6 +119,8 @@ enum : unsigned {
   NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT = 194,
   NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT = 195,
   NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT = 196,
+  // nvmlDeviceGpuRecoveryAction_t (R570+); field ids are append-only.
+  NVML_FI_DEV_GET_GPU_RECOVERY_ACTION = 230,
 };
 
 enum : int {

@@ -4,6 +4,7 @@
 
 #include "core/clock_reasons.h"
 #include "core/gpu_fields.h"
+#include "core/recovery_action.h"
 #include "parse/nvsmi_fabric.h"
 #include "parse/nvsmi_values.h"
 
@@ -234,6 +235,8 @@ bool ApplyScalar(const std::string& key, std::string_view value, TextGpu& out) {
     if (gpu.fan_speed_percent) gpu.fan_speeds_percent.push_back(*gpu.fan_speed_percent);
   } else if (key == "remapped rows>uncorrectable error") {
     gpu.remapped_rows_uncorrected = ParseInteger(value);
+  } else if (key == "gpu recovery action") {
+    gpu.recovery_action = ParseNvmlRecoveryActionText(Trim(value));
   } else if (key == "clocks event reasons counters>sw power capping") {
     auto us = ParseMicroseconds(value);
     gpu.violation_power_ns.reset();
@@ -258,6 +261,7 @@ std::string_view FieldNameOfKey(const std::string& key) {
     if (f.key == key) return GpuFieldName(f.member);
   }
   if (key == "fan speed") return "fan_speed_percent";
+  if (key == "gpu recovery action") return "recovery_action";
   if (key == "product name") return "name";
   if (key == "gpu power readings>power draw" || key == "power readings>power draw" ||
       key == "gpu power readings>average power draw") {

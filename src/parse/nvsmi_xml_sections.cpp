@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/clock_reasons.h"
+#include "core/recovery_action.h"
 #include "parse/nvsmi_fabric.h"
 #include "parse/nvsmi_values.h"
 
@@ -213,6 +214,8 @@ void ParseRetiredAndRemapped(pugi::xml_node gpu, GpuStatus& out) {
   out.remapped_rows_uncorrected = ParseInteger(ValueAt(m, "remapped_row_unc"));
   out.remapped_rows_pending = ParseYesNo(ValueAt(m, "remapped_row_pending"));
   out.remapped_rows_failure = ParseYesNo(ValueAt(m, "remapped_row_failure"));
+  // R570+: what the driver says it takes to bring the GPU back.
+  out.recovery_action = ParseNvmlRecoveryActionText(Trim(gpu.child_value("gpu_recovery_action")));
 }
 
 void ParseFabric(pugi::xml_node gpu, GpuStatus& out) {

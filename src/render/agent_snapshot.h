@@ -58,6 +58,7 @@ struct GpuCounters {
   std::map<int, std::uint64_t> xids_in_window;
   std::map<std::uint64_t, std::uint64_t> clock_event_samples_in_window;
   Severity verdict = Severity::kOk;  // worst active finding naming this GPU
+  RecoveryAction recommended = RecoveryAction::kNone;  // strictest of those findings'
   // NVML listed it in this run (answering or not), or it is on the PCI bus
   // without NVML listing it: it has a verdict series.
   bool seen = false;

@@ -380,13 +380,31 @@ void WriteCounters(const AgentLiveSnapshot& s, Exposition& e) {
   for (const auto& [bus, c] : s.gpus) {
     if (c.seen) e.Sample(GpuLabelText(c.labels), static_cast<double>(c.verdict));
   }
+  e.Family("gpudoctor_recommended_action", "gauge",
+           "Recovery action the GPU's active findings need: 0 none, 1 restart_application, "
+           "2 reset_gpu, 3 drain_and_reset, 4 reboot_node, 5 hardware_inspection, "
+           "6 contact_provider");
+  for (const auto& [bus, c] : s.gpus) {
+    if (c.seen) {
+      e.Sample(JoinLabels(GpuLabelText(c.labels), PromLabel("action", RecoveryActionName(c.recommended))),
+               RecoveryActionCode(c.recommended));
+    }
+  }
+  RecoveryAction node = RecoveryAction::kNone;
+  for (const auto& f : s.active_findings) node = Stricter(node, f.recommended.value_or(RecoveryAction::kNone));
+  e.Family("gpudoctor_node_recommended_action", "gauge",
+           "Recovery action the node's active findings need, host-wide ones included (codes as "
+           "gpudoctor_recommended_action)");
+  e.Sample(PromLabel("action", RecoveryActionName(node)), RecoveryActionCode(node));
   e.Family("gpudoctor_finding_active", "gauge",
-           "1 per finding the agent's rules report now (gpus: bus ids, empty host-wide)");
+           "1 per finding the agent's rules report now (gpus: bus ids, empty host-wide; action: "
+           "its recovery action)");
   for (const auto& f : s.active_findings) {
     std::string gpus;
     for (const auto& g : f.gpus) gpus += (gpus.empty() ? "" : ",") + g;
     e.Sample(PromLabel("id", f.finding_id) + "," + PromLabel("severity", SeverityName(f.severity)) + "," +
-                 PromLabel("gpus", gpus),
+                 PromLabel("gpus", gpus) + "," +
+                 PromLabel("action", RecoveryActionName(f.recommended.value_or(RecoveryAction::kNone))),
              1);
   }
 }

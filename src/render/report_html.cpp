@@ -11,6 +11,7 @@
 #include "render/report_active.h"
 #include "render/report_html_parts.h"
 #include "render/report_text.h"
+#include "render/recovery_text.h"
 
 namespace gpudoctor {
 namespace {
@@ -41,6 +42,9 @@ std::string Header(const ReportContext& r, const ChartRange& range) {
   std::string out =
       fmt::format(R"(<header><h1>{}</h1><p class="verdict">{}: {}</p><dl class="meta">)", E(title),
                   Pick(l, "Verdict", "结论"), SeverityBadge(r.diagnosis->verdict, l));
+  if (std::string recovery = NodeRecoveryText(*r.diagnosis, l); !recovery.empty()) {
+    out += MetaRow(Pick(l, "Recovery", "恢复操作"), "<strong>" + E(recovery) + "</strong>");
+  }
   if (!in.hostname.empty()) out += MetaRow(Pick(l, "Host", "主机"), E(in.hostname));
   if (in.window_from && in.window_to) {
     out += MetaRow(Pick(l, "Window", "时间窗口"),
@@ -113,6 +117,10 @@ std::string FindingHtml(const Finding& f, Lang l) {
     for (int x : f.xids) out += fmt::format(" {}", x);
   }
   out += fmt::format("</p><p>{}</p>", E(f.explanation.In(l)));
+  if (std::string recovery = FindingRecoveryText(f, l); !recovery.empty()) {
+    out += fmt::format(R"(<p class="recovery" data-action="{}"><strong>{}:</strong> {}</p>)",
+                       RecoveryActionName(*f.recommended), Pick(l, "Recovery", "恢复操作"), E(recovery));
+  }
   if (!f.per_gpu.empty()) {
     // Folded across GPUs: one closed <details> per GPU with its evidence.
     out += fmt::format(R"(<h4>{}</h4><div class="per-gpu">)", Pick(l, "Evidence, per GPU", "各 GPU 的证据"));

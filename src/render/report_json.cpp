@@ -64,6 +64,7 @@ J GpusJson(const ReportContext& r) {
     g["name"] = v.name;
     g["state"] = v.state;
     g["verdict"] = SeverityName(v.verdict);
+    g["recommended_action"] = RecoveryActionName(v.recommended);
     g["findings"] = v.finding_ids;
     const GpuSeries* series = FindGpu(*r.input, v.key);
     J metrics = J::object();
@@ -140,6 +141,8 @@ J FindingToJson(const Finding& f, Lang lang) {
     actions.push_back(J{{"text", a.text.In(lang)}, {"command", a.command.empty() ? J(nullptr) : J(a.command)}});
   }
   j["actions"] = std::move(actions);
+  j["recommended_action"] = RecoveryActionName(f.recommended.value_or(RecoveryAction::kNone));
+  j["recommended_action_by_driver"] = f.recommended_by_driver;
   j["xids"] = f.xids;
   // Folded across GPUs: what the rule said of each GPU alone (empty when the
   // finding is about one GPU or the host).
@@ -160,6 +163,7 @@ J ReportToJson(const ReportContext& r) {
   doc["command"] = r.command;
   doc["lang"] = r.lang == Lang::kZh ? "zh" : "en";
   doc["verdict"] = SeverityName(r.diagnosis->verdict);
+  doc["recommended_action"] = RecoveryActionName(r.diagnosis->recommended);
   doc["generated_at"] = FormatRfc3339(r.generated_at);
   doc["window"] = WindowJson(*r.input);
   if (r.interrupted) {

@@ -6,6 +6,7 @@
 #include "render/report_active.h"
 #include "render/report_text.h"
 #include "render/report_timeline.h"
+#include "render/recovery_text.h"
 
 namespace gpudoctor {
 namespace {
@@ -43,6 +44,9 @@ std::string FindingMarkdown(const Finding& f, Lang l) {
     for (int x : f.xids) out += fmt::format(" {}", x);
   }
   out += "\n\n" + f.explanation.In(l) + "\n\n";
+  if (std::string recovery = FindingRecoveryText(f, l); !recovery.empty()) {
+    out += fmt::format("**{}:** {}\n\n", Pick(l, "Recovery", "恢复操作"), recovery);
+  }
   if (!f.per_gpu.empty()) {
     // Folded across GPUs: each GPU with its own evidence under it.
     out += fmt::format("**{}**\n\n", Pick(l, "Evidence, per GPU", "各 GPU 的证据"));
@@ -136,6 +140,9 @@ std::string ReportToMarkdownUnescaped(const ReportContext& r) {
   const Diagnosis& d = *r.diagnosis;
   std::string out = fmt::format("# gpudoctor {}{}\n\n", r.command, in.hostname.empty() ? "" : " — " + in.hostname);
   out += fmt::format("**{}: {}**\n\n", Pick(l, "Verdict", "结论"), SeverityLabel(d.verdict, l));
+  if (std::string recovery = NodeRecoveryText(d, l); !recovery.empty()) {
+    out += fmt::format("**{}:** {}\n\n", Pick(l, "Recovery", "恢复操作"), recovery);
+  }
   if (in.driver_version) out += fmt::format("- {}: {}\n", Pick(l, "Driver", "驱动"), *in.driver_version);
   if (in.cuda_driver_version) out += fmt::format("- CUDA: {}\n", CudaVersionText(*in.cuda_driver_version));
   if (in.window_from && in.window_to) {

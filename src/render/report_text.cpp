@@ -10,6 +10,7 @@
 #include "core/time_format.h"
 #include "render/ansi.h"
 #include "render/listed_events.h"
+#include "render/recovery_text.h"
 #include "render/report_active.h"
 #include "render/report_timeline.h"
 
@@ -77,6 +78,9 @@ std::string FindingText(const Finding& f, Lang l, bool color) {
   std::string out = fmt::format("{} {}  {}\n", Colorize("[" + SeverityLabel(f.severity, l) + "]", LevelOf(f.severity), color),
                                 Bold(f.title.In(l), color), f.id);
   out += "  " + f.explanation.In(l) + "\n";
+  if (std::string recovery = FindingRecoveryText(f, l); !recovery.empty()) {
+    out += fmt::format("  {}: {}\n", Pick(l, "Recovery", "恢复操作"), recovery);
+  }
   if (!f.per_gpu.empty()) {
     // Folded across GPUs: one line per GPU, its evidence side by side.
     out += fmt::format("  {}:\n", Pick(l, "Evidence, per GPU", "各 GPU 的证据"));
@@ -237,6 +241,9 @@ std::string ReportToText(const ReportContext& r, bool color) {
     }
   }
   out += "\n" + SummaryLine(d, l, color);
+  if (std::string recovery = NodeRecoveryText(d, l); !recovery.empty()) {
+    out += fmt::format("{}: {}\n", Pick(l, "Recovery", "恢复操作"), Bold(recovery, color));
+  }
   return out;
 }
 

@@ -360,9 +360,11 @@ Status SqliteStore::ReadEvents(std::int64_t from_ms, std::int64_t to_ms,
 Status SqliteStore::ReadFindings(std::int64_t from_ms, std::int64_t to_ms,
                                        const std::vector<std::string>& gpu_bus_ids,
                                        std::vector<FindingInterval>& out) {
+  // An older store opened read-only has no action column (version 4).
   auto stmt = db_->Cached(
-      "SELECT finding_id, gpus, severity, title_en, title_zh, start_ms, end_ms FROM findings "
-      "WHERE start_ms <= ? AND (end_ms IS NULL OR end_ms >= ?) ORDER BY start_ms, id");
+      std::string("SELECT finding_id, gpus, severity, title_en, title_zh, start_ms, end_ms, ") +
+      (schema_version_ >= 4 ? "action" : "NULL") +
+      " FROM findings WHERE start_ms <= ? AND (end_ms IS NULL OR end_ms >= ?) ORDER BY start_ms, id");
   if (!stmt) return stmt.error();
   Statement& s = **stmt;
   s.Bind(1, to_ms).Bind(2, from_ms);
@@ -380,6 +382,12 @@ Status SqliteStore::ReadFindings(std::int64_t from_ms, std::int64_t to_ms,
     f.title.zh = s.Text(4);
     f.start = FromMs(s.Int(5));
     if (!s.IsNull(6)) f.end = FromMs(s.Int(6));
+    if (!s.IsNull(7)) {
+      const std::int64_t code = s.Int(7);
+      for (RecoveryAction a : kAllRecoveryActions) {
+        if (RecoveryActionCode(a) == code) f.recommended = a;
+      }
+    }
     out.push_back(std::move(f));
     return OkStatus();
   });

@@ -35,7 +35,7 @@ CREATE TABLE events(id INTEGER PRIMARY KEY, t_ms INTEGER NOT NULL, time_known IN
 CREATE INDEX events_by_time ON events(t_ms);
 CREATE TABLE findings(id INTEGER PRIMARY KEY, finding_id TEXT NOT NULL, gpus TEXT NOT NULL,
                       severity INTEGER NOT NULL, title_en TEXT, title_zh TEXT,
-                      start_ms INTEGER NOT NULL, end_ms INTEGER);
+                      start_ms INTEGER NOT NULL, end_ms INTEGER, action INTEGER);
 CREATE INDEX findings_open ON findings(finding_id, gpus, end_ms);
 CREATE INDEX findings_by_end ON findings(end_ms);
 )sql";
@@ -48,6 +48,12 @@ CREATE TABLE IF NOT EXISTS rdma_chunks(t_start INTEGER NOT NULL, t_end INTEGER N
                                        n INTEGER NOT NULL, blob BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS rdma_chunks_by_time ON rdma_chunks(t_end);
 )sql";
+
+// A finding's recovery action as stored: RecoveryActionCode; NULL unknown.
+std::optional<std::int64_t> ActionCell(const std::optional<RecoveryAction>& action) {
+  if (!action) return std::nullopt;
+  return RecoveryActionCode(*action);
+}
 
 std::string JoinGpus(const std::vector<std::string>& gpus) {
   std::string out;
@@ -235,6 +241,8 @@ Status SqliteStore::Prepare() {
   } else if (*version < kStoreSchemaVersion) {
     std::string upgrade = "BEGIN;";
     if (*version < 2) upgrade += "ALTER TABLE events ADD COLUMN gpu_number INTEGER;";
+    // Version 4: each finding interval's strictest recovery action.
+    if (*version < 4) upgrade += "ALTER TABLE findings ADD COLUMN action INTEGER;";
     upgrade += std::string(kRdmaSchema) + "PRAGMA user_version=" +
                std::to_string(kStoreSchemaVersion) + "; COMMIT;";
     if (auto upgraded = db_->Exec(upgrade); !upgraded) {
@@ -404,22 +412,25 @@ Status SqliteStore::FindingSeen(const FindingInterval& f, WallTime time) {
   std::string gpus = JoinGpus(f.gpus);
   return Transaction(now, [&]() -> Status {
     auto update = db_->Cached(
-        "UPDATE findings SET severity=max(severity, ?3), title_en=?4, title_zh=?5 "
+        "UPDATE findings SET severity=max(severity, ?3), title_en=?4, title_zh=?5, "
+        "action=CASE WHEN ?6 IS NULL THEN action ELSE max(coalesce(action, 0), ?6) END "
         "WHERE id=(SELECT id FROM findings WHERE finding_id=?1 AND gpus=?2 AND end_ms IS NULL "
         "ORDER BY id DESC LIMIT 1)");
     if (!update) return update.error();
     (*update)->Bind(1, f.finding_id).Bind(2, gpus);
     (*update)->Bind(3, static_cast<std::int64_t>(f.severity));
     (*update)->Bind(4, f.title.en).Bind(5, f.title.zh);
+    (*update)->Bind(6, ActionCell(f.recommended));
     if (auto run = (*update)->Run(); !run) return run;
     if (db_->changes() > 0) return OkStatus();
     auto insert = db_->Cached(
-        "INSERT INTO findings(finding_id, gpus, severity, title_en, title_zh, start_ms) "
-        "VALUES(?,?,?,?,?,?)");
+        "INSERT INTO findings(finding_id, gpus, severity, title_en, title_zh, start_ms, action) "
+        "VALUES(?,?,?,?,?,?,?)");
     if (!insert) return insert.error();
     (*insert)->Bind(1, f.finding_id).Bind(2, gpus);
     (*insert)->Bind(3, static_cast<std::int64_t>(f.severity));
     (*insert)->Bind(4, f.title.en).Bind(5, f.title.zh).Bind(6, now);
+    (*insert)->Bind(7, ActionCell(f.recommended));
     return (*insert)->Run();
   });
 }

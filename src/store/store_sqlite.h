@@ -21,7 +21,7 @@ namespace gpudoctor {
 // lines); 3: the RDMA port readings (rdma_pending, rdma_chunks). An older
 // store is upgraded in place when opened for writing and read as it is
 // otherwise (without RDMA readings).
-inline constexpr int kStoreSchemaVersion = 3;
+inline constexpr int kStoreSchemaVersion = 4;
 // Samples are sealed into a chunk per GPU per this stretch of wall-clock
 // time (aligned, so a minute never spans two chunks unless Flush cut it).
 inline constexpr std::int64_t kChunkSpanMs = 10 * 60'000;

@@ -88,6 +88,10 @@ void FillFieldValue(const GpuCall& c, nvmlFieldValue_t& v) {
     v.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
     v.value.uiVal = fake::kPowerSmoothingPresetProfile;
     return;
+  } else if (v.fieldId == NVML_FI_DEV_GET_GPU_RECOVERY_ACTION) {
+    field = &c.now.recovery_action;
+    name = "recovery_action";
+    value_type = NVML_VALUE_TYPE_UNSIGNED_INT;
   } else if (v.fieldId >= NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT &&
              v.fieldId <= NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT) {
     int type =

@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "knowledge/severity_policy.h"
+#include "rules/engine/recovery.h"
 #include "rules/engine/registry.h"
 
 namespace gpudoctor {
@@ -131,6 +132,7 @@ Diagnosis Diagnose(const DiagnosisInput& input, const std::vector<const Rule*>& 
       std::sort(f.xids.begin(), f.xids.end());
       f.xids.erase(std::unique(f.xids.begin(), f.xids.end()), f.xids.end());
       ApplyXidOverrides(f, input.config);
+      AssignRecovery(f, input);
       ordered.emplace_back(i, std::move(f));
     }
     for (auto& n : out.not_checked()) d.not_checked.push_back(std::move(n));
@@ -145,15 +147,17 @@ Diagnosis Diagnose(const DiagnosisInput& input, const std::vector<const Rule*>& 
   }
   for (const GpuSeries& series : input.gpus) {
     const GpuStatus& g = series.latest();
-    d.gpus.push_back(GpuVerdict{series.key, g.index, g.pci_bus_id, g.uuid, g.name, GpuStateName(g.state), Severity::kOk, {}});
+    d.gpus.push_back(GpuVerdict{series.key, g.index, g.pci_bus_id, g.uuid, g.name, GpuStateName(g.state), Severity::kOk, {}, {}});
   }
   RecomputeGpuVerdicts(d);
   return d;
 }
 
 void RecomputeGpuVerdicts(Diagnosis& d) {
+  d.recommended = StrictestRecovery(d);
   for (GpuVerdict& v : d.gpus) {
     v.verdict = Severity::kOk;
+    v.recommended = StrictestRecovery(d, v.key);
     v.finding_ids.clear();
     for (const Finding& f : d.findings) {
       if (std::find(f.gpus.begin(), f.gpus.end(), v.key) == f.gpus.end()) continue;

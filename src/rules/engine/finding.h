@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/kernel_event.h"
+#include "core/recovery_action.h"
 #include "core/severity.h"
 #include "core/text.h"
 
@@ -49,6 +50,12 @@ struct Finding {
   Text explanation;               // a few sentences: what it means, why we think so
   std::vector<EvidenceItem> evidence;
   std::vector<Action> actions;
+  // What it takes to bring the GPU or node back (core/recovery_action.h).
+  // A rule sets it where it knows better than the policy (an Xid 154's
+  // stated action); the engine fills the rest (AssignRecovery,
+  // rules/engine/recovery.h) and raises it to the driver's own request.
+  std::optional<RecoveryAction> recommended;
+  bool recommended_by_driver = false;  // the driver's request (NVML field 230) set it
   std::vector<int> xids;  // Xid codes involved, ascending, unique
   // Set when the same cause on several GPUs was folded into this one
   // finding: one share per GPU, in the order of `gpus`; `evidence` then

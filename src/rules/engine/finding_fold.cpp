@@ -133,6 +133,9 @@ NormalisedFinding Normalise(const Finding& f, std::size_t position, const Diagno
   if (n.label.empty()) n.label = names.front();
   n.explanation = Text{WithoutGpuName(f.explanation.en, names), WithoutGpuName(f.explanation.zh, names)};
   n.key = f.id + kKeySeparator + SeverityName(f.severity) + kKeySeparator;
+  n.key.append(RecoveryActionName(f.recommended.value_or(RecoveryAction::kNone)));
+  n.key += f.recommended_by_driver ? "d" : "";
+  n.key += kKeySeparator;
   for (int x : f.xids) n.key += std::to_string(x) + ",";
   for (const std::string* part : {&n.title.en, &n.title.zh, &n.explanation.en, &n.explanation.zh}) {
     n.key += kKeySeparator + *part;
@@ -161,6 +164,8 @@ Finding Folded(std::vector<Finding>& findings, const std::vector<const Normalise
   out.id = model.id;
   out.category = model.category;
   out.severity = model.severity;
+  out.recommended = model.recommended;
+  out.recommended_by_driver = model.recommended_by_driver;
   out.xids = model.xids;
   if (HasMark(first.title.en)) {
     out.title = Text{WithGpus(first.title.en, count.en, true), WithGpus(first.title.zh, count.zh, false)};

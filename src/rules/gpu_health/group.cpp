@@ -9,6 +9,7 @@ namespace gpudoctor {
 std::vector<const Rule*> GpuHealthRules() {
   return {
       &kGpuLostRule,
+      &kGpuRecoveryActionRule,
       &kGpuImplausibleReadingRule,
       &kGpuDcgmHealthRule,
       &kEccUncorrectableRule,

@@ -22,6 +22,7 @@ struct Remedy {
   Severity severity;
   Text meaning;
   std::vector<Action> actions;
+  RecoveryAction recommended = RecoveryAction::kNone;
 };
 
 Remedy RemedyFor(const std::string& action, const std::string& bus) {
@@ -34,20 +35,23 @@ Remedy RemedyFor(const std::string& action, const std::string& bus) {
   if (action == "GPU Reset Required") {
     return {Severity::kCritical,
             {"the GPU must be reset before it can run work again", "必须重置 GPU 后才能再运行任务"},
-            {events::DrainAction(bus), events::ResetGpuAction(bus)}};
+            {events::DrainAction(bus), events::ResetGpuAction(bus)},
+            RecoveryAction::kResetGpu};
   }
   if (action == "Node Reboot Required" || action == "OS Reboot") {
     return {
         Severity::kCritical,
         {"the node must be rebooted; a GPU reset is not enough", "必须重启节点；仅重置 GPU 不够"},
-        {events::DrainAction(bus), events::RebootAction()}};
+        {events::DrainAction(bus), events::RebootAction()},
+        RecoveryAction::kRebootNode};
   }
   if (action == "Drain and Reset") {
     return {Severity::kCritical,
             {"let the running jobs finish or move them, then reset the GPU; no new jobs start "
              "until then",
              "先让正在运行的任务结束或迁走，再重置 GPU；在此之前不会启动新任务"},
-            {events::DrainAction(bus), events::ResetGpuAction(bus)}};
+            {events::DrainAction(bus), events::ResetGpuAction(bus)},
+            RecoveryAction::kDrainAndReset};
   }
   if (action == "Recover IMEX Domain") {
     return {Severity::kWarning,
@@ -55,13 +59,15 @@ Remedy RemedyFor(const std::string& action, const std::string& bus) {
              "必须恢复 IMEX 域（跨节点共享内存）"},
             {Action{Text{"Restart the IMEX service on the nodes of the domain.",
                          "在该域的各节点上重启 IMEX 服务。"},
-                    "sudo systemctl restart nvidia-imex"}}};
+                    "sudo systemctl restart nvidia-imex"}},
+            RecoveryAction::kRestartApplication};
   }
   if (action == "Drain P2P") {
     return {Severity::kWarning,
             {"peer-to-peer (NVLink) work with this GPU must be drained",
              "必须排空与该 GPU 之间的点对点（NVLink）任务"},
-            {events::DrainAction(bus)}};
+            {events::DrainAction(bus)},
+            RecoveryAction::kDrainAndReset};
   }
   return {Severity::kWarning,
           {fmt::format("an action this tool does not know: `{}`", action),
@@ -93,7 +99,9 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
     // The latest action decides (an action back to None is recovery).
     Finding& f = out.Add(std::max(remedy.severity, events::XidPolicyFloor({last})));
     if (!bus.empty()) f.gpus.push_back(bus);
+    if (!bus.empty()) f.causes = {"recovery " + bus};  // with gpu.recovery_action's
     f.xids = {154};
+    f.recommended = remedy.recommended;
     Text label = events::GpuText(input, bus);
     f.title = Text{fmt::format("Driver's recovery action for {}: {}", label.en, action),
                    fmt::format("驱动对 {} 给出的恢复操作：`{}`", label.zh, action)};
