@@ -9,6 +9,7 @@
 
 #include "core/gpu_status.h"
 #include "diagnosis/diagnose_window.h"
+#include "knowledge/recovery_policy.h"
 #include "window/cut.h"
 
 namespace gpudoctor {
@@ -43,15 +44,22 @@ std::string KeyOfRow(const FleetGpuRow& row) {
 }
 
 void AddFinding(FleetGpuRow& row, const std::string& id, Severity severity, const Text& title,
-                bool now) {
+                bool now, RecoveryAction action) {
   for (auto& f : row.findings) {
     if (f.id != id) continue;
     f.severity = std::max(f.severity, severity);
     f.active_now = f.active_now || now;
+    f.recommended = Stricter(f.recommended, action);
     if (f.title.en.empty()) f.title = title;
     return;
   }
-  row.findings.push_back(FleetFinding{id, severity, title, now});
+  row.findings.push_back(FleetFinding{id, severity, title, now, action});
+}
+
+// The agent's `action` label; the policy's for an agent that had none.
+RecoveryAction ActionOfSeries(const PromSeries& s, const std::string& id, Severity severity) {
+  if (auto named = ParseRecoveryAction(s.Label("action"))) return *named;
+  return RuleRecovery(id, severity);
 }
 
 bool WorseFinding(const FleetFinding& a, const FleetFinding& b) {
@@ -102,13 +110,14 @@ void FleetAssembly::AddAgentAnswers(const std::vector<Result<PromAnswer>>& a) {
         if (key.first != node) continue;
         const std::string name = KeyOfRow(row);
         if (name.empty() || ("," + gpus + ",").find("," + name + ",") == std::string::npos) continue;
-        AddFinding(row, fid, sev, Text{}, id == kFindingsNow);
+        AddFinding(row, fid, sev, Text{}, id == kFindingsNow, ActionOfSeries(s, fid, sev));
         any = true;
       }
       if (!any) {  // host-wide, or a GPU without a verdict series: on the node's row
         FleetNodeRow& n = Node(node, FleetSource::kGpudoctor);
         n.worst = std::max(n.worst, sev);
-        host_findings_[node].push_back(FleetFinding{fid, sev, Text{}, id == kFindingsNow});
+        host_findings_[node].push_back(
+            FleetFinding{fid, sev, Text{}, id == kFindingsNow, ActionOfSeries(s, fid, sev)});
       }
     }
   }
@@ -288,7 +297,7 @@ void FleetAssembly::DiagnoseDcgmNode(const std::string& node, const SeriesReadin
     AddFinding(row, "gpu.series_stopped", Severity::kCritical,
                Text{"GPU stopped reporting while the rest of its node went on (lost or hung?)",
                     "该 GPU 停止上报而同节点其他 GPU 仍在上报（掉卡或挂起？）"},
-               true);
+               true, RuleRecovery("gpu.lost", Severity::kCritical));  // lost or hung, as gpu.lost
     row.verdict_now = Severity::kCritical;
     row.worst = Severity::kCritical;
   }
@@ -300,13 +309,14 @@ void FleetAssembly::DiagnoseDcgmNode(const std::string& node, const SeriesReadin
         if (it == rows_.end()) continue;
         on_gpu = true;
         FleetGpuRow& row = it->second;
-        AddFinding(row, f.id, f.severity, f.title, d == &now);
+        AddFinding(row, f.id, f.severity, f.title, d == &now, f.recommended.value_or(RecoveryAction::kNone));
         row.worst = std::max(row.worst, f.severity);
         if (d == &now) row.verdict_now = std::max(row.verdict_now.value_or(Severity::kOk), f.severity);
       }
       if (!on_gpu && d == &window) {
         n.worst = std::max(n.worst, f.severity);
-        host_findings_[node].push_back(FleetFinding{f.id, f.severity, f.title, false});
+        host_findings_[node].push_back(
+            FleetFinding{f.id, f.severity, f.title, false, f.recommended.value_or(RecoveryAction::kNone)});
       }
     }
   }
@@ -335,8 +345,12 @@ FleetView FleetAssembly::Finish(FleetView view) {
   for (auto& [key, row] : rows_) {
     std::sort(row.findings.begin(), row.findings.end(), WorseFinding);
     if (row.verdict_now) row.worst = std::max(row.worst, *row.verdict_now);
+    for (const FleetFinding& f : row.findings) {
+      if (f.active_now) row.recommended = Stricter(row.recommended, f.recommended);
+    }
     FleetNodeRow& n = Node(row.node, row.source);
     n.worst = std::max(n.worst, row.worst);
+    n.recommended = Stricter(n.recommended, row.recommended);
   }
   for (auto& [name, n] : nodes_) {
     auto& host = host_findings_[name];
@@ -346,9 +360,11 @@ FleetView FleetAssembly::Finish(FleetView view) {
         if (g.id != f.id) continue;
         g.severity = std::max(g.severity, f.severity);
         g.active_now = g.active_now || f.active_now;
+        g.recommended = Stricter(g.recommended, f.recommended);
         merged = true;
       }
       if (!merged) n.findings.push_back(f);
+      if (f.active_now) n.recommended = Stricter(n.recommended, f.recommended);
     }
     n.stale = !n.last_sample_age_s || *n.last_sample_age_s > stale_s;
     if (n.stale) {

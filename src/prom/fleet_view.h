@@ -21,6 +21,7 @@ struct FleetFinding {
   Severity severity = Severity::kInfo;
   Text title;  // empty when the agent's series carry none (gpudoctor source)
   bool active_now = false;
+  RecoveryAction recommended = RecoveryAction::kNone;
 };
 
 struct FleetGpuRow {
@@ -35,6 +36,7 @@ struct FleetGpuRow {
   std::vector<FleetFinding> findings;   // seen in the window, worst first
   std::map<int, double> xid_counts;     // code -> events in the window
   std::map<std::string, double> throttled_seconds;  // reason -> seconds in the window
+  RecoveryAction recommended = RecoveryAction::kNone;  // strictest of the findings active now
   bool lost_now = false;
   bool lost_in_window = false;
   std::optional<double> max_temperature_c;
@@ -48,6 +50,9 @@ struct FleetNodeRow {
   std::optional<double> last_sample_age_s;  // nullopt: never in the window
   bool stale = false;                       // stopped reporting: a finding of its own
   Severity worst = Severity::kOk;
+  // The strictest recovery action of the node's findings active now, its
+  // GPUs' and host-wide ones.
+  RecoveryAction recommended = RecoveryAction::kNone;
   std::vector<FleetFinding> findings;  // host-wide ones, and "stopped reporting"
   // Worst verdict per stretch of the window, oldest first (nullopt: no data).
   std::vector<std::optional<Severity>> strip;

@@ -88,6 +88,10 @@ std::string RenderFleetHtml(const FleetView& view, Lang lang) {
            " &middot; " + (zh ? "当前 " : "now ") +
            (g.verdict_now ? SeverityName(*g.verdict_now) : "no data") + " &middot; " +
            (zh ? "最差 " : "worst ") + SeverityName(g.worst) + " &middot; " + FleetSourceName(g.source);
+    if (g.recommended != RecoveryAction::kNone) {
+      out += std::string(" &middot; ") + (zh ? "恢复操作 " : "action ") + "<b>" +
+             HtmlEscape(RecoveryActionPhrase(g.recommended).In(lang)) + "</b>";
+    }
     if (g.lost_now || g.lost_in_window) {
       out += std::string(" &middot; <b>") + (g.lost_now ? (zh ? "已掉卡" : "lost now") : (zh ? "窗口内掉卡" : "lost in the window")) + "</b>";
     }

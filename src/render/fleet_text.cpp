@@ -67,16 +67,17 @@ std::string RenderFleetText(const FleetView& view, Lang lang, bool color) {
   out += fmt::format(fmt::runtime(zh ? "{} 个节点，{} 个 GPU：{} 个严重，{} 个警告，{} 个节点停止上报\n\n" : "{} nodes, {} GPUs: {} critical, {} warning, {} nodes stale\n\n"),
                      view.nodes.size(), gpus, view.critical, view.warning, view.stale);
   std::vector<std::vector<std::string>> table;
-  table.push_back(zh ? std::vector<std::string>{"节点", "GPU", "当前", "窗口最差", "发现", "Xid",
-                                                "降频", "掉卡", "来源"}
-                     : std::vector<std::string>{"NODE", "GPU", "NOW", "WORST", "FINDINGS", "XID",
-                                                "THROTTLED", "LOST", "SOURCE"});
+  table.push_back(zh ? std::vector<std::string>{"节点", "GPU", "当前", "窗口最差", "恢复操作", "发现",
+                                                "Xid", "降频", "掉卡", "来源"}
+                     : std::vector<std::string>{"NODE", "GPU", "NOW", "WORST", "ACTION", "FINDINGS",
+                                                "XID", "THROTTLED", "LOST", "SOURCE"});
   for (const auto& r : view.gpus) {
     const std::string gpu = (r.gpu.empty() ? "" : r.gpu + " ") + r.pci_bus_id;
     const std::string now = r.verdict_now ? SeverityName(*r.verdict_now) : (zh ? "无数据" : "no data");
     table.push_back({r.node, gpu,
                      Colorize(now, r.verdict_now ? LevelOfSeverity(*r.verdict_now) : Level::kWarning, color),
                      Colorize(SeverityName(r.worst), LevelOfSeverity(r.worst), color),
+                     r.recommended == RecoveryAction::kNone ? "-" : std::string(RecoveryActionName(r.recommended)),
                      FindingsText(r.findings, lang), XidText(r),
                      ThrottleText(r),
                      r.lost_now ? (zh ? "现在" : "now") : r.lost_in_window ? (zh ? "窗口内" : "in window") : "-",
@@ -99,8 +100,10 @@ std::string RenderFleetText(const FleetView& view, Lang lang, bool color) {
     if (!node_lines) out += zh ? "\n节点：\n" : "\nNodes:\n";
     node_lines = true;
     for (const auto& f : n.findings) {
+      const std::string action =
+          f.recommended == RecoveryAction::kNone ? "" : " [" + std::string(RecoveryActionName(f.recommended)) + "]";
       out += "  " + n.node + "  " + Colorize(SeverityName(f.severity), LevelOfSeverity(f.severity), color) +
-             "  " + f.id + (f.title.In(lang).empty() ? "" : ": " + f.title.In(lang)) + "\n";
+             "  " + f.id + (f.title.In(lang).empty() ? "" : ": " + f.title.In(lang)) + action + "\n";
     }
   }
   for (const auto& note : view.notes) out += (zh ? "注：" : "Note: ") + note + "\n";
@@ -112,7 +115,10 @@ std::string RenderFleetJson(const FleetView& view, Lang lang) {
   auto findings = [&](const std::vector<FleetFinding>& list) {
     json a = json::array();
     for (const auto& f : list) {
-      json j = {{"id", f.id}, {"severity", SeverityName(f.severity)}, {"active_now", f.active_now}};
+      json j = {{"id", f.id},
+                {"severity", SeverityName(f.severity)},
+                {"active_now", f.active_now},
+                {"recommended_action", RecoveryActionName(f.recommended)}};
       if (!f.title.In(lang).empty()) j["title"] = f.title.In(lang);
       a.push_back(std::move(j));
     }
@@ -138,6 +144,7 @@ std::string RenderFleetJson(const FleetView& view, Lang lang) {
                      {"names", n.names},
                      {"source", FleetSourceName(n.source)},
                      {"worst", SeverityName(n.worst)},
+                     {"recommended_action", RecoveryActionName(n.recommended)},
                      {"stale", n.stale},
                      {"last_sample_age_s", n.last_sample_age_s ? json(*n.last_sample_age_s) : json(nullptr)},
                      {"findings", findings(n.findings)},
@@ -156,6 +163,7 @@ std::string RenderFleetJson(const FleetView& view, Lang lang) {
               {"source", FleetSourceName(r.source)},
               {"verdict_now", r.verdict_now ? json(SeverityName(*r.verdict_now)) : json(nullptr)},
               {"worst", SeverityName(r.worst)},
+              {"recommended_action", RecoveryActionName(r.recommended)},
               {"findings", findings(r.findings)},
               {"xid_counts", xids},
               {"throttled_seconds", r.throttled_seconds},

@@ -193,7 +193,8 @@ std::string TimelineHtml(const Timeline& t, Lang l) {
       fmt::format(R"(<section class="timeline"><h2>{}</h2>)", Pick(l, "Timeline", "时间线"));
   if (!t.findings.empty()) {
     out += TableStart("intervals", {Pick(l, "Finding", "问题"), Pick(l, "Severity", "级别"), "GPU",
-                                    Pick(l, "From", "开始"), Pick(l, "To", "结束")});
+                                    Pick(l, "From", "开始"), Pick(l, "To", "结束"),
+                                    Pick(l, "Recovery", "恢复操作")});
     for (const FindingInterval& f : t.findings) {
       std::string gpus;
       for (const auto& g : f.gpus) {
@@ -201,10 +202,11 @@ std::string TimelineHtml(const Timeline& t, Lang l) {
         gpus.append("<code>").append(E(g)).append("</code>");
       }
       out += fmt::format(
-          R"(<tr><td>{} <code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>)",
+          R"(<tr><td>{} <code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>)",
           E(f.title.In(l)), E(f.finding_id), SeverityBadge(f.severity, l), gpus,
           E(FormatRfc3339(f.start)),
-          f.end ? E(FormatRfc3339(*f.end)) : Pick(l, "still active", "仍在持续"));
+          f.end ? E(FormatRfc3339(*f.end)) : Pick(l, "still active", "仍在持续"),
+          f.recommended ? E(RecoveryActionPhrase(*f.recommended).In(l)) : std::string("-"));
     }
     out += "</tbody></table>";
   }

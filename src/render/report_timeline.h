@@ -22,6 +22,10 @@ struct TimelineRow {
   Severity severity = Severity::kInfo;  // findings
   std::vector<std::string> gpus;    // bus ids; empty: host-wide
   std::string text;                 // title or event message, in the report's language
+  // Findings: the strictest recovery action of the interval; nullopt: not
+  // recorded (a store before version 4).
+  std::optional<RecoveryAction> recommended;
+  std::string recovery;  // " (recovery: reboot the node)" to follow `text`; empty: none
 };
 
 // Finding intervals and timed events, by start time. Empty without a timeline.

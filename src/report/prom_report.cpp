@@ -74,6 +74,7 @@ void AgentTimeline(const std::vector<PromSeries>& active, double step_s, double 
   struct Points {
     std::vector<std::string> gpus;
     std::map<double, Severity> at;  // point time -> worst severity then
+    std::optional<RecoveryAction> recommended;  // the strictest the `action` labels named
   };
   std::map<std::pair<std::string, std::string>, Points> findings;
   for (const PromSeries& s : active) {
@@ -88,6 +89,9 @@ void AgentTimeline(const std::vector<PromSeries>& active, double step_s, double 
       }
     }
     const Severity severity = ParseSeverity(s.Label("severity")).value_or(Severity::kWarning);
+    if (auto action = ParseRecoveryAction(s.Label("action"))) {
+      p.recommended = p.recommended ? Stricter(*p.recommended, *action) : *action;
+    }
     for (const PromPoint& point : s.points) {
       if (point.value <= 0) continue;
       auto [it, fresh] = p.at.try_emplace(point.time_s, severity);
@@ -112,6 +116,7 @@ void AgentTimeline(const std::vector<PromSeries>& active, double step_s, double 
         open->title = Text{key.first, key.first};
         open->start = WallOf(t);
         open->severity = severity;
+        open->recommended = p.recommended;
       }
       open->severity = std::max(open->severity, severity);
       last = t;
@@ -151,6 +156,10 @@ void RulesTimeline(const DiagnosisInput& input, int stretches, Timeline& timelin
             it->second.start = b_from;
           }
           it->second.severity = std::max(it->second.severity, f.severity);
+          if (f.recommended) {
+            it->second.recommended = it->second.recommended ? Stricter(*it->second.recommended, *f.recommended)
+                                                            : *f.recommended;
+          }
           it->second.title = f.title;
         }
       }
