@@ -241,8 +241,11 @@ Status SqliteStore::Prepare() {
   } else if (*version < kStoreSchemaVersion) {
     std::string upgrade = "BEGIN;";
     if (*version < 2) upgrade += "ALTER TABLE events ADD COLUMN gpu_number INTEGER;";
-    // Version 4: each finding interval's strictest recovery action.
-    if (*version < 4) upgrade += "ALTER TABLE findings ADD COLUMN action INTEGER;";
+    // Version 4: each finding interval's strictest recovery action (a
+    // store whose version was set back by hand may have the column).
+    auto has_action = db_->QueryInt("SELECT count(*) FROM pragma_table_info('findings') WHERE name='action'");
+    if (!has_action) return has_action.error();
+    if (*has_action == 0) upgrade += "ALTER TABLE findings ADD COLUMN action INTEGER;";
     upgrade += std::string(kRdmaSchema) + "PRAGMA user_version=" +
                std::to_string(kStoreSchemaVersion) + "; COMMIT;";
     if (auto upgraded = db_->Exec(upgrade); !upgraded) {

@@ -67,6 +67,21 @@ TEST(CheckState, ParsesEveryField) {
   EXPECT_EQ(s->findings[0].severity, Severity::kCritical);
   EXPECT_EQ(s->findings[0].gpus, std::vector<std::string>{"0000:19:00.0"});
   EXPECT_EQ(s->findings[0].title, "GPU 1 is lost");
+  EXPECT_EQ(s->findings[0].recommended, RecoveryAction::kNone);  // an agent that did not say
+}
+
+TEST(CheckState, ReadsTheRecoveryActionAndRefusesAnUnknownOne) {
+  json j = StateJson(kNow - seconds{2});
+  j["active_findings"][0]["recommended_action"] = "reboot_node";
+  auto s = ParseAgentState(j.dump());
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->findings[0].recommended, RecoveryAction::kRebootNode);
+  j["active_findings"][0]["recommended_action"] = "pray";
+  auto bad = ParseAgentState(j.dump());
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("active_findings[0].recommended_action 'pray' unknown"),
+            std::string::npos)
+      << bad.error().message;
 }
 
 TEST(CheckState, FreshWithinThreeIntervalsOrFifteenSeconds) {

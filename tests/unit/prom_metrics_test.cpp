@@ -41,12 +41,19 @@ AgentLiveSnapshot Synthetic() {
   c.throttle_seconds_by_reason["hw_thermal_slowdown"] = 12.5;
   c.xid_events_by_code[79] = 2;
   c.verdict = Severity::kCritical;
+  c.recommended = RecoveryAction::kHardwareInspection;
   s.sxid_events[{"0000:05:00.0", 12028}] = 1;
   FindingInterval f;
   f.finding_id = "thermal.slowdown";
   f.severity = Severity::kCritical;
   f.gpus = {"0000:18:00.0"};
+  f.recommended = RecoveryAction::kHardwareInspection;
   s.active_findings.push_back(f);
+  FindingInterval edac;  // host-wide: the node's action, not a GPU's
+  edac.finding_id = "host.memory_edac";
+  edac.severity = Severity::kCritical;
+  edac.recommended = RecoveryAction::kContactProvider;
+  s.active_findings.push_back(edac);
   s.gpus_expected = 2;
   s.gpus_visible = 1;
   s.gpus_lost = 1;
@@ -118,7 +125,10 @@ TEST(PromExposition, SeriesCarryGpuLabelsAndBaseUnits) {
       Has(text, "gpudoctor_sxid_events_total{pci_bus_id=\"0000:05:00.0\",sxid=\"12028\"} 1"));
   EXPECT_TRUE(Has(text,
                   "gpudoctor_finding_active{id=\"thermal.slowdown\",severity=\"critical\","
-                  "gpus=\"0000:18:00.0\"} 1"));
+                  "gpus=\"0000:18:00.0\",action=\"hardware_inspection\"} 1"));
+  EXPECT_TRUE(Has(text, "gpudoctor_recommended_action{" + labels + ",action=\"hardware_inspection\"} 5"))
+      << text;
+  EXPECT_TRUE(Has(text, "gpudoctor_node_recommended_action{action=\"contact_provider\"} 6")) << text;
   EXPECT_TRUE(Has(text, "gpudoctor_gpus_lost 1"));
   const std::string port = "device=\"mlx5_0\",port=\"1\",link_layer=\"InfiniBand\"";
   EXPECT_TRUE(Has(text, "gpudoctor_ib_port_state{" + port + "} 1"));

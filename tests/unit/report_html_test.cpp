@@ -85,7 +85,7 @@ struct Fixture {
                                                 {"0000:19:00.0"},
                                                 Text{"GPU 1 is too hot", "GPU 1 温度过高"},
                                                 TestTime(2),
-                                                TestTime(6)});
+                                                TestTime(6), std::nullopt});
     timeline.throttled.push_back(ThrottleTime{"0000:19:00.0", {{"hw_thermal_slowdown", 4}}, 9});
     report.input = &input;
     report.diagnosis = &diagnosis;
@@ -167,7 +167,7 @@ TEST(ReportHtml, HostWideIntervalsAreNotBandsOnEachGpu) {
                                                  {},
                                                  Text{"Few CPU cores per GPU", "每个 GPU 的 CPU 核心偏少"},
                                                  TestTime(1),
-                                                 std::nullopt});
+                                                 std::nullopt, std::nullopt});
   fx.report.timeline = &fx.timeline;
   std::string html = ReportToHtml(fx.report);
   EXPECT_EQ(CountOf(GpuSection(html, "0000:18:00.0"), R"(<rect class="band)"), 0u);

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "store/store.h"
+#include "store/store_sqlite.h"
 #include "support/store_damage.h"
 #include "support/temp_files.h"
 #include "unit/store_samples.h"
@@ -186,9 +187,63 @@ TEST(StoreOpen, EventGpuNumberAndTheUpgradeFromSchemaOne) {
   sqlite3_stmt* stmt = nullptr;
   ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &stmt, nullptr), SQLITE_OK);
   ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
-  EXPECT_EQ(sqlite3_column_int(stmt, 0), 3);  // upgraded to the newest schema
+  EXPECT_EQ(sqlite3_column_int(stmt, 0), kStoreSchemaVersion);  // upgraded to the newest schema
   sqlite3_finalize(stmt);
   sqlite3_close(db);
+}
+
+// Schema 4 keeps each finding interval's strictest recovery action; a
+// schema-3 store (no such column) reads as not recorded, and the next writer
+// upgrades it in place.
+TEST(StoreOpen, FindingActionsAndTheUpgradeFromSchemaThree) {
+  test::TempDir dir;
+  FindingInterval lost;
+  lost.finding_id = "gpu.lost";
+  lost.severity = Severity::kCritical;
+  lost.gpus = {"0000:18:00.0"};
+  lost.title = {"GPU lost", "GPU 丢失"};
+  {
+    auto store = test::OpenOrDie(OptionsFor(dir));
+    lost.recommended = RecoveryAction::kResetGpu;
+    ASSERT_TRUE(store->FindingSeen(lost, At(1)).ok());
+    lost.recommended = RecoveryAction::kRebootNode;  // stricter: kept
+    ASSERT_TRUE(store->FindingSeen(lost, At(2)).ok());
+    lost.recommended = RecoveryAction::kNone;  // less strict: the stricter stays
+    ASSERT_TRUE(store->FindingSeen(lost, At(3)).ok());
+    auto w = store->ReadWindow(At(0), At(10), {});
+    ASSERT_TRUE(w.ok());
+    ASSERT_EQ(w->timeline.findings.size(), 1u);
+    EXPECT_EQ(w->timeline.findings[0].recommended, RecoveryAction::kRebootNode);
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(DbPath(dir).c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE findings DROP COLUMN action; PRAGMA user_version=3",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  {
+    auto reader = Store::Open(OptionsFor(dir, true));
+    ASSERT_TRUE(reader.ok()) << reader.error().message;
+    auto w = (*reader)->ReadWindow(At(0), At(10), {});
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    ASSERT_EQ(w->timeline.findings.size(), 1u);
+    EXPECT_FALSE(w->timeline.findings[0].recommended.has_value());
+  }
+  {
+    auto store = test::OpenOrDie(OptionsFor(dir));
+    lost.recommended = RecoveryAction::kHardwareInspection;
+    ASSERT_TRUE(store->FindingSeen(lost, At(4)).ok());
+    auto w = store->ReadWindow(At(0), At(10), {});
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    ASSERT_EQ(w->timeline.findings.size(), 1u);
+    EXPECT_EQ(w->timeline.findings[0].recommended, RecoveryAction::kHardwareInspection);
+  }
+  // Set back by hand with the column still there: the writer upgrades anyway.
+  ASSERT_EQ(sqlite3_open(DbPath(dir).c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version=3", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto again = Store::Open(OptionsFor(dir));
+  ASSERT_TRUE(again.ok()) << again.error().message;
 }
 
 // A child appends samples forever and reports each committed second on a

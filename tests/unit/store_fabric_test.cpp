@@ -8,6 +8,7 @@
 #include "report/fabric_history.h"
 #include "store/rdma_cells.h"
 #include "store/store.h"
+#include "store/store_sqlite.h"
 #include "support/temp_files.h"
 #include "unit/store_samples.h"
 
@@ -333,7 +334,7 @@ TEST(StoreFabric, StoresFromBeforeTheRdmaTablesOpenAndUpgrade) {
       EXPECT_FALSE(w->rdma[0].devices[0].ports[0].active);
       EXPECT_EQ(w->gpus.size(), 2u);
     }
-    EXPECT_EQ(UserVersion(path), 3);
+    EXPECT_EQ(UserVersion(path), kStoreSchemaVersion);
   }
 }
 
