@@ -4,7 +4,8 @@
   severity_reference.py check BINARY REFERENCE_MD
       Exits 1, listing each difference, when the table between the
       <!-- severity-table --> markers is not what `gpudoctor rules --severity`
-      prints (a code missing on either side, another level, name or reason).
+      prints (a code missing on either side, another level, name, reason or
+      recovery action).
       ctest runs this (Docs.SeverityMatchesBinary).
   severity_reference.py generate BINARY REFERENCE_MD
       Rewrites that table from the binary, after a change to the Xid or SXid
@@ -37,10 +38,15 @@ def md_cell(text):
 
 
 def table(codes):
-    lines = ["| code | name | level | why |", "|---|---|---|---|"]
+    lines = ["| code | name | level | why | recovery |", "|---|---|---|---|---|"]
     for c in codes:
-        lines.append(f"| `{c['code']}` | {md_cell(c['name'])} | {c['level']} | {md_cell(c['why'])} |")
+        lines.append(f"| `{c['code']}` | {md_cell(c['name'])} | {c['level']} | {md_cell(c['why'])} | "
+                     f"{recovery(c)} |")
     return "\n".join(lines) + "\n"
+
+
+def recovery(code):
+    return code.get("recovery") or "-"
 
 
 def section(path):
@@ -55,14 +61,15 @@ def section(path):
 def rows(markdown):
     out = {}
     for line in markdown.splitlines():
-        m = re.match(r"^\| `([a-z]+\.\d+)` \| (.*) \| (info|warning|critical) \| (.*) \|$", line)
+        m = re.match(r"^\| `([a-z]+\.\d+)` \| (.*) \| (info|warning|critical) \| (.*) \| ([a-z_-]+) \|$", line)
         if m:
-            out[m.group(1)] = (m.group(2), m.group(3), m.group(4))
+            out[m.group(1)] = (m.group(2), m.group(3), m.group(4), m.group(5))
     return out
 
 
 def check(binary, reference):
-    want = {c["code"]: (md_cell(c["name"]), c["level"], md_cell(c["why"])) for c in from_binary(binary)}
+    want = {c["code"]: (md_cell(c["name"]), c["level"], md_cell(c["why"]), recovery(c))
+            for c in from_binary(binary)}
     _, m = section(reference)
     have = rows(m.group(2))
     problems = []

@@ -145,7 +145,13 @@ ConditionResult Judge(const ConditionSpec& spec, const CheckSource& source, Seve
         return std::find(first.gpus.begin(), first.gpus.end(), bus) != first.gpus.end();
       });
     });
-    if (same_cause > 0) r.slurm_reason += " (+" + std::to_string(same_cause) + " more)";
+    if (same_cause > 0) r.slurm_reason += " +" + std::to_string(same_cause) + " more";
+    // The named cause's own recovery action, not the strictest of all, so
+    // that the reason stays one text while that cause lasts.
+    if (first.recommended != RecoveryAction::kNone) {
+      while (!r.slurm_reason.empty() && r.slurm_reason.back() == ' ') r.slurm_reason.pop_back();
+      r.slurm_reason += ", " + std::string(RecoveryActionName(first.recommended));
+    }
   } else if (!source.gpus_visible) {
     r.status = CheckStatus::kUnknown;
     r.reason = "unknown: " + source.unknown_reason;
@@ -317,10 +323,7 @@ std::string NpdLine(const CheckResult& result) {
 
 std::string SlurmReason(const CheckResult& result) {
   std::string safe;
-  std::string text = result.slurm_reason.empty() ? result.reason : result.slurm_reason;
-  if (result.recommended != RecoveryAction::kNone) {
-    text += ", " + std::string(RecoveryActionName(result.recommended));
-  }
+  const std::string& text = result.slurm_reason.empty() ? result.reason : result.slurm_reason;
   for (char c : AsciiLine(text, 1000)) {
     const char ch = SlurmSafe(c) ? c : ' ';
     if (ch == ' ' && (safe.empty() || safe.back() == ' ')) continue;

@@ -78,8 +78,8 @@ std::string NpdLine(const CheckResult& result);
 // tells its own drains from an operator's.
 inline constexpr std::string_view kSlurmReasonTag = "[gpudoctor]";
 
-// "<short stable reason> [gpudoctor]" (e.g. "GPU 1 lost 0000:19:00.0
-// [gpudoctor]"): what matters first, since `sinfo -R` shows about 20
+// "<short stable reason>, <its recovery action> [gpudoctor]" (e.g. "GPU 1
+// lost 0000:19:00.0, reboot_node [gpudoctor]"): what matters first, since `sinfo -R` shows about 20
 // characters; at most 100 characters, holding only letters, digits, spaces
 // and . , : _ / + = @ % - [ ] so it is safe inside
 // scontrol update ... reason="..." and in a shell word.

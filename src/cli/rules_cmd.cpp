@@ -2,12 +2,15 @@
 // evidence each needs, so a user can see what diagnose and analyze check.
 // `--severity`: the level every Xid and SXid code gets and why (the severity
 // policy, knowledge/severity_policy.h), with the config file's overrides.
+// Both show the recovery action (knowledge/recovery_policy.h): per rule for
+// its warnings and critical findings, per Xid from NVIDIA's catalog.
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "core/config.h"
+#include "knowledge/recovery_policy.h"
 #include "knowledge/severity_policy.h"
 #include "core/json_dump.h"
 #include "rules/engine/registry.h"
@@ -31,8 +34,12 @@ int RunRules(bool as_json) {
   if (as_json) {
     nlohmann::ordered_json doc = nlohmann::ordered_json::array();
     for (const Rule* r : AllRules()) {
-      doc.push_back({{"id", r->id}, {"category", r->category}, {"needs", NeedNames(r->needs)},
-                     {"description", r->description}});
+      doc.push_back({{"id", r->id},
+                     {"category", r->category},
+                     {"needs", NeedNames(r->needs)},
+                     {"description", r->description},
+                     {"recovery_at_warning", RecoveryActionName(RuleRecovery(r->id, Severity::kWarning))},
+                     {"recovery_at_critical", RecoveryActionName(RuleRecovery(r->id, Severity::kCritical))}});
     }
     std::cout << DumpJson(doc, 2) << "\n";
     return kExitOk;
@@ -40,8 +47,11 @@ int RunRules(bool as_json) {
   for (const Rule* r : AllRules()) {
     std::string needs;
     for (const auto& n : NeedNames(r->needs)) needs += (needs.empty() ? "" : ",") + n;
+    const RecoveryAction critical = RuleRecovery(r->id, Severity::kCritical);
+    const std::string recovery =
+        critical == RecoveryAction::kNone ? "" : "  [recovery " + std::string(RecoveryActionName(critical)) + "]";
     std::cout << r->id << std::string(r->id.size() < 30 ? 30 - r->id.size() : 1, ' ')
-              << r->description << (needs.empty() ? "" : "  [needs " + needs + "]") << "\n";
+              << r->description << (needs.empty() ? "" : "  [needs " + needs + "]") << recovery << "\n";
   }
   return kExitOk;
 }
@@ -50,26 +60,28 @@ struct SeverityRow {
   std::string key;  // "xid.79", "sxid.20034"
   std::string name;
   CodeLevel level;
+  std::optional<RecoveryAction> recovery;  // Xids: what one occurrence needs
 };
 
 std::vector<SeverityRow> SeverityRows(const SeverityOverrides& overrides) {
   std::vector<SeverityRow> rows;
   for (const XidInfo& x : AllXids()) {
-    rows.push_back({"xid." + std::to_string(x.code), x.meaning, XidLevel(x.code, overrides)});
+    rows.push_back({"xid." + std::to_string(x.code), x.meaning, XidLevel(x.code, overrides),
+                    XidRecovery(x.code)});
   }
   for (const SxidInfo& x : AllSxids()) {
     rows.push_back({"sxid." + std::to_string(x.code), std::string(x.name),
-                    SxidLevelOf(x.code, SxidLineSays::kNothing, overrides)});
+                    SxidLevelOf(x.code, SxidLineSays::kNothing, overrides), std::nullopt});
   }
   // Overrides of codes no table lists still show.
   for (const auto& [code, level] : overrides.xid) {
     if (!LookupXid(code).in_catalog)
-      rows.push_back({"xid." + std::to_string(code), "", XidLevel(code, overrides)});
+      rows.push_back({"xid." + std::to_string(code), "", XidLevel(code, overrides), XidRecovery(code)});
   }
   for (const auto& [code, level] : overrides.sxid) {
     if (!FindSxid(code))
       rows.push_back({"sxid." + std::to_string(code), "",
-                      SxidLevelOf(code, SxidLineSays::kNothing, overrides)});
+                      SxidLevelOf(code, SxidLineSays::kNothing, overrides), std::nullopt});
   }
   return rows;
 }
@@ -89,7 +101,9 @@ int RunSeverity(bool as_json, const std::string& config_path) {
                      {"name", r.name},
                      {"level", std::string(XidSeverityName(r.level.severity))},
                      {"why", r.level.why},
-                     {"overridden", r.level.overridden}});
+                     {"overridden", r.level.overridden},
+                     {"recovery", r.recovery ? nlohmann::ordered_json(RecoveryActionName(*r.recovery))
+                                             : nlohmann::ordered_json(nullptr)}});
     }
     std::cout << DumpJson(doc, 2) << "\n";
     return kExitOk;
@@ -99,7 +113,11 @@ int RunSeverity(bool as_json, const std::string& config_path) {
     std::string level(XidSeverityName(r.level.severity));
     std::cout << r.key << std::string(r.key.size() < 12 ? 12 - r.key.size() : 1, ' ') << level
               << std::string(level.size() < 10 ? 10 - level.size() : 1, ' ') << r.level.why
-              << (r.name.empty() ? "" : " (" + r.name + ")") << "\n";
+              << (r.name.empty() ? "" : " (" + r.name + ")")
+              << (r.recovery && *r.recovery != RecoveryAction::kNone
+                      ? "  [recovery " + std::string(RecoveryActionName(*r.recovery)) + "]"
+                      : "")
+              << "\n";
   }
   return kExitOk;
 }

@@ -96,9 +96,14 @@ std::string RenderFleetText(const FleetView& view, Lang lang, bool color) {
   }
   bool node_lines = false;
   for (const auto& n : view.nodes) {
-    if (n.findings.empty()) continue;
+    if (n.findings.empty() && n.recommended == RecoveryAction::kNone) continue;
     if (!node_lines) out += zh ? "\n节点：\n" : "\nNodes:\n";
     node_lines = true;
+    if (n.recommended != RecoveryAction::kNone) {
+      out += "  " + n.node + "  " + (zh ? "恢复操作：" : "recovery: ") +
+             Bold(RecoveryActionPhrase(n.recommended).In(lang), color) + " (" +
+             std::string(RecoveryActionName(n.recommended)) + ")\n";
+    }
     for (const auto& f : n.findings) {
       const std::string action =
           f.recommended == RecoveryAction::kNone ? "" : " [" + std::string(RecoveryActionName(f.recommended)) + "]";

@@ -318,7 +318,7 @@ TEST_F(CheckE2E, EveryGpuHungCountsEveryGpuOnce) {
   EXPECT_NE(r.out.find("(+7 more)"), std::string::npos) << r.out;
   auto slurm = RunGpudoctor(Args({"--slurm"}), scenario);
   EXPECT_EQ(slurm.exit_code, 1) << slurm.err << slurm.out;
-  EXPECT_EQ(OnlyLine(slurm.out), "GPU 0 lost +7 more [gpudoctor]");
+  EXPECT_EQ(OnlyLine(slurm.out), "GPU 0 lost +7 more, reboot_node [gpudoctor]");
 }
 
 TEST_F(CheckE2E, ReadsTheStateARealAgentWrites) {

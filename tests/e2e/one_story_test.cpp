@@ -198,10 +198,15 @@ TEST(OneStoryE2e, EveryFrontEndGivesTheSameGpusVerdictsAndFindings) {
     ASSERT_EQ(story.size(), 5u);
     for (const auto& [index, g] : story) {
       EXPECT_EQ(g.verdict, reference.at(index).verdict) << "GPU " << index;
-      // GPU 3's Xid is over before the window ends (fleet reads the
-      // actions of the findings active now); the others last.
-      if (index != 3) {
+      // GPUs 0 and 1 show the same findings everywhere, so the same action.
+      // GPU 3's Xid is over before the window ends (fleet reads the actions
+      // of the findings active now), and the two lost GPUs are a suspected
+      // power supply (an inspection) only where the window holds both
+      // losses: a reboot at least.
+      if (index <= 1) {
         EXPECT_EQ(g.action, reference.at(index).action) << "GPU " << index;
+      } else if (index != 3) {
+        EXPECT_TRUE(g.action == "reboot_node" || g.action == "hardware_inspection") << "GPU " << index;
       }
       auto must = kMustName.find(index);
       if (must == kMustName.end()) continue;
@@ -212,12 +217,12 @@ TEST(OneStoryE2e, EveryFrontEndGivesTheSameGpusVerdictsAndFindings) {
   EXPECT_NE(reference.at(1).verdict, "ok");
   EXPECT_EQ(reference.at(2).verdict, "critical");
   EXPECT_EQ(reference.at(4).verdict, "critical");
-  // A lost GPU needs a reboot; GPU 3's Xid 48 a reset at least.
-  EXPECT_EQ(reference.at(2).action, "reboot_node");
-  EXPECT_EQ(reference.at(4).action, "reboot_node");
+  // An overheating GPU and a power brake need an inspection; GPU 3's Xid 48
+  // a reset at least.
+  EXPECT_EQ(reference.at(0).action, "hardware_inspection");
   EXPECT_NE(reference.at(3).action, "none");
-  // The agent's metric says the same to Prometheus.
-  EXPECT_TRUE(WaitForQuery(prometheus->url(), R"(gpudoctor_recommended_action{gpu="2",action="reboot_node"} == 4)",
+  // The agent's metric says so to Prometheus: a reboot or more.
+  EXPECT_TRUE(WaitForQuery(prometheus->url(), R"(gpudoctor_recommended_action{gpu="2"} >= 4)",
                            std::chrono::seconds(10)));
 
   // A --gpu view: GPU 3 alone, at its own verdict, without GPU 2's Xid 79

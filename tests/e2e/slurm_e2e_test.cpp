@@ -411,8 +411,8 @@ TEST_F(SlurmE2E, HealthCheckDrainsOnALostGpuAndLeavesAnOperatorsReason) {
   EXPECT_NE(Field(shown, "State").find("DRAIN"), std::string::npos) << shown << Logs();
   const std::string reason = Field(shown, "Reason");
   // One reason for the one cause, whatever else GPU 0 and 1 go through:
-  // "GPU 2 lost 0000:1a:00.0 [gpudoctor] [root@2026-12-02T10:40:31]".
-  EXPECT_EQ(reason.rfind("GPU 2 lost 0000:1a:00.0 [gpudoctor] [root@", 0), 0u) << shown << Logs();
+  // "GPU 2 lost 0000:1a:00.0, reboot_node [gpudoctor] [root@2026-12-02T10:40:31]".
+  EXPECT_EQ(reason.rfind("GPU 2 lost 0000:1a:00.0, reboot_node [gpudoctor] [root@", 0), 0u) << shown << Logs();
   EXPECT_TRUE(HealthCheckSaid("draining node gdnode: GPU 2 lost 0000:1a:00.0")) << Logs();
 
   // An operator's reason on the drained node stays as it is through later

@@ -165,6 +165,11 @@ TEST(CheckVerdict, NpdAndSlurmLinesEndWithTheStrictestAction) {
   EXPECT_LE(line.size(), 80u) << line;
   EXPECT_TRUE(line.ends_with("... [action: reboot_node]")) << line;
   EXPECT_EQ(SlurmReason(r), "GPU 1 lost 0000:19:00.0, reboot_node [gpudoctor]");
+  // The named cause's action, not the strictest: the reason stays one text.
+  ecc.recommended = RecoveryAction::kHardwareInspection;
+  auto stricter = EvaluateCheck(Source({ecc, lost}), AllCheckConditions(), Severity::kCritical);
+  EXPECT_EQ(stricter.recommended, RecoveryAction::kHardwareInspection);
+  EXPECT_EQ(SlurmReason(stricter), "GPU 1 lost 0000:19:00.0, reboot_node [gpudoctor]");
   // Below the threshold it makes no problem and no action.
   auto quiet = EvaluateCheck(Source({ecc}), {CheckCondition::kGpuThrottled}, Severity::kCritical);
   EXPECT_EQ(quiet.recommended, RecoveryAction::kNone);

@@ -3,6 +3,9 @@
 // real captures.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "core/recovery_action.h"
 #include "knowledge/recovery_policy.h"
 #include "parse/nvsmi_text.h"
@@ -102,6 +105,34 @@ TEST(RecoveryNvsmi, ANonNoneActionInTheXmlIsRead) {
   auto doc = ParseNvidiaSmiXml(edited, "edited.xml");
   ASSERT_TRUE(doc.ok());
   EXPECT_EQ(doc->gpus.at(0).recovery_action, 2);
+}
+
+}  // namespace
+}  // namespace gpudoctor::testing
+
+namespace gpudoctor::testing {
+namespace {
+
+// docs/reference.md's table of rule actions is the policy's, row for row.
+TEST(RecoveryPolicy, TheReferenceListsEveryRowOfThePolicy) {
+  std::ifstream in(std::string(TEST_DATA_DIR) + "/../../docs/reference.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const auto start = doc.find("Rules whose findings need more than their own steps:");
+  ASSERT_NE(start, std::string::npos);
+  const std::string section = doc.substr(start, doc.find("###", start) - start);
+  std::size_t rows = 0;
+  for (const RuleRecoveryRow& row : RuleRecoveryTable()) {
+    const std::string line = "| `" + std::string(row.rule) + "` | " +
+                             std::string(RecoveryActionName(row.at_warning)) + " | " +
+                             std::string(RecoveryActionName(row.at_critical)) + " |";
+    EXPECT_NE(section.find(line), std::string::npos) << line;
+    ++rows;
+  }
+  std::size_t listed = 0;
+  for (std::size_t at = section.find("\n| `"); at != std::string::npos; at = section.find("\n| `", at + 1)) ++listed;
+  EXPECT_EQ(listed, rows) << "the reference lists rows the policy does not have";
 }
 
 }  // namespace
