@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "agent/agent_events.h"
+#include "agent/boot_ledger.h"
 #include "agent/agent_log.h"
 #include "agent/agent_state.h"
 #include "agent/evidence_times.h"
@@ -21,6 +22,8 @@
 #include "diagnosis/diagnose_window.h"
 #include "collect/collect_context.h"
 #include "collect/gpu_bus_ids.h"
+#include "collect/kmsg.h"
+#include "collect/pstore.h"
 #include "collect/process_owners.h"
 #include "collect/process_states.h"
 #include "nvml/driver_opener.h"
@@ -100,6 +103,7 @@ class Agent {
  private:
   void OpenSession();
   void CloseAbandonedRun(const std::optional<AgentState>& previous);
+  void RecordBoot(const std::optional<AgentState>& previous);
   void RecordStop();
   void Sample(WallTime now);
   void RecordEvents(std::vector<KernelEvent> events);
@@ -293,6 +297,32 @@ void Agent::CloseAbandonedRun(const std::optional<AgentState>& previous) {
   if (auto r = store_->AppendEvent(e); !r) store_trouble_.Failed(r.error().message);
 }
 
+// A new boot since the previous run: a reboot event at the boot's time, and
+// the reboots of the last 3 days for /metrics.
+void Agent::RecordBoot(const std::optional<AgentState>& previous) {
+  BootChange change;
+  change.previous_boot_id = previous ? previous->boot_id : "";
+  change.boot_id = state_.boot_id;
+  if (auto boot = ReadBootTime(o_.evidence.ctx)) change.boot_time = *boot;
+  if (auto last = store_->LastSampleTime(); last && *last) change.last_sample = **last;
+  const WallTime now = std::chrono::system_clock::now();
+  if (!change.previous_boot_id.empty() && change.previous_boot_id != change.boot_id) {
+    for (const auto& r : ReadPstore(o_.evidence.ctx, change.last_sample.value_or(WallTime{})).records) {
+      change.crash_records.push_back(r.path);
+    }
+  }
+  if (auto e = RebootEvent(change, now)) {
+    Log(LogLevel::kWarning, e->message);
+    if (auto r = store_->AppendEvent(*e); !r) store_trouble_.Failed(r.error().message);
+  }
+  auto recorded = store_->CountEvents(KernelEventKind::kReboot, now - kRebootLedgerSpan, now);
+  if (!recorded) {
+    store_trouble_.Failed(recorded.error().message);
+    return;
+  }
+  metrics_.OnReboots(*recorded);
+}
+
 // A clean stop: the timeline shows where recording ends.
 void Agent::RecordStop() {
   if (!state_.last_sample_at) return;
@@ -454,6 +484,7 @@ int Agent::Run() {
   }
   metrics_.OnStoreDamage(state_.store_damage);
   CloseAbandonedRun(previous);
+  RecordBoot(previous);
   base_.config = o_.config;
   utsname u{};
   if (o_.evidence.ctx.root == "/" && uname(&u) == 0) {

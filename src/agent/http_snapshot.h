@@ -43,6 +43,7 @@ class SnapshotBuilder {
   // NVML index they have no per-GPU series).
   void OnDroppedGpus(std::vector<std::string> bus_ids);
   void OnStoreDamage(std::string note) { s_.store_damage = std::move(note); }
+  void OnReboots(std::int64_t recorded) { s_.reboots_recorded = recorded; }
   void OnRdma(const RdmaFacts& rdma);
   // A copy of the current state with the given totals. The agent's own CPU
   // time and memory are read again when kSelfUsageEvery has passed since

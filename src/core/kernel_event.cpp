@@ -62,6 +62,8 @@ const char* KernelEventKindName(KernelEventKind kind) {
       return "memory_error";
     case KernelEventKind::kHostLimit:
       return "host_limit";
+    case KernelEventKind::kReboot:
+      return "reboot";
   }
   return "unknown";
 }

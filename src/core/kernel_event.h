@@ -68,10 +68,13 @@ enum class KernelEventKind {
   kNetworkFs,
   kMemoryError,
   kHostLimit,
+  // The node booted again since the agent last ran (a new boot_id): at the
+  // boot's time; `detail` the new boot_id. Source "agent".
+  kReboot,
 };
 
 // The last enumerator, for code that walks every kind.
-inline constexpr KernelEventKind kLastKernelEventKind = KernelEventKind::kHostLimit;
+inline constexpr KernelEventKind kLastKernelEventKind = KernelEventKind::kReboot;
 
 // The `detail` of the mlx5 (ConnectX NIC) events.
 inline constexpr std::string_view kMlx5CommandTimeout = "command timeout";

@@ -81,6 +81,7 @@ struct AgentLiveSnapshot {
   unsigned gpus_lost = 0;
   LatencyHistogram sample_latency;
   std::uint64_t nvml_timeouts = 0;  // GPU samples abandoned as hung
+  std::int64_t reboots_recorded = 0;  // reboots in the store over kRebootLedgerSpan (3 days)
   std::uint64_t samples_written = 0;
   std::uint64_t samples_failed = 0;
   double agent_cpu_seconds = 0;

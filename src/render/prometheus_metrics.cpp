@@ -430,6 +430,9 @@ void WriteAgentMetrics(const AgentLiveSnapshot& s, Exposition& e) {
   e.Sample(PromLabel("le", "+Inf"), static_cast<double>(s.sample_latency.count), "_bucket");
   e.Sample("", s.sample_latency.sum_seconds, "_sum");
   e.Sample("", static_cast<double>(s.sample_latency.count), "_count");
+  e.Family("gpudoctor_node_reboots", "gauge",
+           "Reboots of the node the agent recorded over the last 3 days (a new boot_id at its start)");
+  e.Sample("", static_cast<double>(s.reboots_recorded));
   e.Family("gpudoctor_nvml_timeouts_total", "counter",
            "GPU samples abandoned because a driver call did not return in time");
   e.Sample("", static_cast<double>(s.nvml_timeouts));

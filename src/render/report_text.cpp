@@ -241,10 +241,12 @@ std::string ReportToText(const ReportContext& r, bool color) {
       out += fmt::format("  - {}: {}\n", g.reason, rules);
     }
   }
-  out += "\n" + SummaryLine(d, l, color);
+  out += "\n";
+  // Just above the summary, which stays the last line on screen.
   if (std::string recovery = NodeRecoveryText(d, l); !recovery.empty()) {
     out += fmt::format("{}: {}\n", Pick(l, "Recovery", "恢复操作"), Bold(recovery, color));
   }
+  out += SummaryLine(d, l, color);
   return out;
 }
 

@@ -140,6 +140,9 @@ class Store {
   // is later): a run that was killed or lost its power never closed them.
   // Returns how many it ended.
   virtual Result<std::int64_t> CloseOpenFindings(WallTime at) = 0;
+  // How many events of `kind` (KernelEventKindName) the store holds from
+  // `from` to `to`, both included.
+  virtual Result<std::int64_t> CountEvents(KernelEventKind kind, WallTime from, WallTime to) = 0;
 
   virtual Result<StoredWindow> ReadWindow(WallTime from, WallTime to,
                                           const std::vector<std::string>& gpu_bus_ids) = 0;

@@ -393,6 +393,20 @@ Status SqliteStore::ReadFindings(std::int64_t from_ms, std::int64_t to_ms,
   });
 }
 
+Result<std::int64_t> SqliteStore::CountEvents(KernelEventKind kind, WallTime from, WallTime to) {
+  auto stmt = db_->Cached("SELECT count(*) FROM events WHERE kind = ? AND t_ms >= ? AND t_ms <= ?");
+  if (!stmt) return stmt.error();
+  Statement& s = **stmt;
+  s.Bind(1, std::string_view(KernelEventKindName(kind))).Bind(2, ToMs(from)).Bind(3, ToMs(to));
+  std::int64_t n = 0;
+  auto done = s.ForEachRow([&]() -> Status {
+    n = s.Int(0);
+    return OkStatus();
+  });
+  if (!done) return done.error();
+  return n;
+}
+
 StoreStats SqliteStore::Stats() {
   StoreStats stats;
   stats.file_bytes = FileBytes();

@@ -50,6 +50,7 @@ class SqliteStore final : public Store {
   Status Flush() override;
   Result<std::optional<WallTime>> LastSampleTime() override;
   Result<std::int64_t> CloseOpenFindings(WallTime at) override;
+  Result<std::int64_t> CountEvents(KernelEventKind kind, WallTime from, WallTime to) override;
   Result<StoredWindow> ReadWindow(WallTime from, WallTime to,
                                   const std::vector<std::string>& gpu_bus_ids) override;
   StoreStats Stats() override;
