@@ -307,7 +307,8 @@ void Agent::RecordBoot(const std::optional<AgentState>& previous) {
   if (auto last = store_->LastSampleTime(); last && *last) change.last_sample = **last;
   const WallTime now = std::chrono::system_clock::now();
   if (!change.previous_boot_id.empty() && change.previous_boot_id != change.boot_id) {
-    for (const auto& r : ReadPstore(o_.evidence.ctx, change.last_sample.value_or(WallTime{})).records) {
+    for (const auto& r :
+         ReadPstore(o_.evidence.ctx, change.last_sample.value_or(WallTime{})).records) {
       change.crash_records.push_back(r.path);
     }
   }

@@ -19,7 +19,8 @@ std::optional<KernelEvent> RebootEvent(const BootChange& change, WallTime now) {
   e.detail = change.boot_id;
   e.message = "the node booted again (boot_id " + change.boot_id + ", previous " +
               change.previous_boot_id + ")";
-  if (change.last_sample) e.message += "; the previous boot's last sample at " + FormatRfc3339(*change.last_sample);
+  if (change.last_sample)
+    e.message += "; the previous boot's last sample at " + FormatRfc3339(*change.last_sample);
   if (!change.crash_records.empty()) {
     e.message += "; the previous boot left a crash record: " + change.crash_records.front();
     if (change.crash_records.size() > 1) {

@@ -15,10 +15,10 @@
 namespace gpudoctor {
 
 struct BootChange {
-  std::string previous_boot_id;  // from the previous run's state; empty: unknown
-  std::string boot_id;           // /proc/sys/kernel/random/boot_id now
-  std::optional<WallTime> boot_time;     // /proc/stat btime
-  std::optional<WallTime> last_sample;   // the store's newest sample (the previous boot's last)
+  std::string previous_boot_id;            // from the previous run's state; empty: unknown
+  std::string boot_id;                     // /proc/sys/kernel/random/boot_id now
+  std::optional<WallTime> boot_time;       // /proc/stat btime
+  std::optional<WallTime> last_sample;     // the store's newest sample (the previous boot's last)
   std::vector<std::string> crash_records;  // pstore records of the previous boot
 };
 

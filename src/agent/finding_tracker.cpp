@@ -25,8 +25,9 @@ FindingChanges FindingTracker::Update(const std::vector<Finding>& findings, Wall
       o.interval.severity = f.severity;
     }
     if (f.recommended) {
-      o.interval.recommended = o.interval.recommended ? Stricter(*o.interval.recommended, *f.recommended)
-                                                      : *f.recommended;
+      o.interval.recommended = o.interval.recommended
+                                   ? Stricter(*o.interval.recommended, *f.recommended)
+                                   : *f.recommended;
     }
     o.interval.title = f.title;
     o.last_seen = now;

@@ -279,7 +279,8 @@ CheckResult EvaluateCheck(const CheckSource& source, const std::vector<CheckCond
   }
   if (!decisive) return result;
   for (const auto& c : result.conditions) {
-    if (c.status == CheckStatus::kProblem) result.recommended = Stricter(result.recommended, c.recommended);
+    if (c.status == CheckStatus::kProblem)
+      result.recommended = Stricter(result.recommended, c.recommended);
   }
   result.status = decisive->status;
   result.reason = decisive->reason;
@@ -317,7 +318,8 @@ std::string AsciiLine(std::string_view text, std::size_t max_chars) {
 std::string NpdLine(const CheckResult& result) {
   if (result.recommended == RecoveryAction::kNone) return AsciiLine(result.reason, 80);
   // The action last, and never cut: what the remediation needs to read.
-  const std::string action = " [action: " + std::string(RecoveryActionName(result.recommended)) + "]";
+  const std::string action =
+      " [action: " + std::string(RecoveryActionName(result.recommended)) + "]";
   return AsciiLine(result.reason, 80 - action.size()) + action;
 }
 

@@ -34,12 +34,13 @@ int RunRules(bool as_json) {
   if (as_json) {
     nlohmann::ordered_json doc = nlohmann::ordered_json::array();
     for (const Rule* r : AllRules()) {
-      doc.push_back({{"id", r->id},
-                     {"category", r->category},
-                     {"needs", NeedNames(r->needs)},
-                     {"description", r->description},
-                     {"recovery_at_warning", RecoveryActionName(RuleRecovery(r->id, Severity::kWarning))},
-                     {"recovery_at_critical", RecoveryActionName(RuleRecovery(r->id, Severity::kCritical))}});
+      doc.push_back(
+          {{"id", r->id},
+           {"category", r->category},
+           {"needs", NeedNames(r->needs)},
+           {"description", r->description},
+           {"recovery_at_warning", RecoveryActionName(RuleRecovery(r->id, Severity::kWarning))},
+           {"recovery_at_critical", RecoveryActionName(RuleRecovery(r->id, Severity::kCritical))}});
     }
     std::cout << DumpJson(doc, 2) << "\n";
     return kExitOk;
@@ -49,9 +50,12 @@ int RunRules(bool as_json) {
     for (const auto& n : NeedNames(r->needs)) needs += (needs.empty() ? "" : ",") + n;
     const RecoveryAction critical = RuleRecovery(r->id, Severity::kCritical);
     const std::string recovery =
-        critical == RecoveryAction::kNone ? "" : "  [recovery " + std::string(RecoveryActionName(critical)) + "]";
+        critical == RecoveryAction::kNone
+            ? ""
+            : "  [recovery " + std::string(RecoveryActionName(critical)) + "]";
     std::cout << r->id << std::string(r->id.size() < 30 ? 30 - r->id.size() : 1, ' ')
-              << r->description << (needs.empty() ? "" : "  [needs " + needs + "]") << recovery << "\n";
+              << r->description << (needs.empty() ? "" : "  [needs " + needs + "]") << recovery
+              << "\n";
   }
   return kExitOk;
 }
@@ -76,7 +80,8 @@ std::vector<SeverityRow> SeverityRows(const SeverityOverrides& overrides) {
   // Overrides of codes no table lists still show.
   for (const auto& [code, level] : overrides.xid) {
     if (!LookupXid(code).in_catalog)
-      rows.push_back({"xid." + std::to_string(code), "", XidLevel(code, overrides), XidRecovery(code)});
+      rows.push_back(
+          {"xid." + std::to_string(code), "", XidLevel(code, overrides), XidRecovery(code)});
   }
   for (const auto& [code, level] : overrides.sxid) {
     if (!FindSxid(code))
@@ -97,13 +102,14 @@ int RunSeverity(bool as_json, const std::string& config_path) {
   if (as_json) {
     nlohmann::ordered_json doc = nlohmann::ordered_json::array();
     for (const SeverityRow& r : rows) {
-      doc.push_back({{"code", r.key},
-                     {"name", r.name},
-                     {"level", std::string(XidSeverityName(r.level.severity))},
-                     {"why", r.level.why},
-                     {"overridden", r.level.overridden},
-                     {"recovery", r.recovery ? nlohmann::ordered_json(RecoveryActionName(*r.recovery))
-                                             : nlohmann::ordered_json(nullptr)}});
+      doc.push_back(
+          {{"code", r.key},
+           {"name", r.name},
+           {"level", std::string(XidSeverityName(r.level.severity))},
+           {"why", r.level.why},
+           {"overridden", r.level.overridden},
+           {"recovery", r.recovery ? nlohmann::ordered_json(RecoveryActionName(*r.recovery))
+                                   : nlohmann::ordered_json(nullptr)}});
     }
     std::cout << DumpJson(doc, 2) << "\n";
     return kExitOk;

@@ -18,7 +18,8 @@ struct ActionRow {
 };
 
 constexpr ActionRow kActionRows[] = {
-    {RecoveryAction::kNone, "none", "no recovery action", "无需恢复操作", "IGNORE_NO_ACTION_REQUIRED"},
+    {RecoveryAction::kNone, "none", "no recovery action", "无需恢复操作",
+     "IGNORE_NO_ACTION_REQUIRED"},
     {RecoveryAction::kRestartApplication, "restart_application", "restart the application",
      "重启应用程序", "CHECK_USER_APP_AND_GPU"},
     {RecoveryAction::kResetGpu, "reset_gpu", "reset the GPU", "重置 GPU", "REBOOT_SYSTEM"},
@@ -49,9 +50,9 @@ std::string LowerCase(std::string_view s) {
 
 }  // namespace recovery_action_detail
 
+using recovery_action_detail::ActionRow;
 using recovery_action_detail::ActionRowOf;
 using recovery_action_detail::kActionRows;
-using recovery_action_detail::ActionRow;
 
 std::string_view RecoveryActionName(RecoveryAction action) { return ActionRowOf(action).name; }
 
@@ -78,11 +79,14 @@ std::string_view GpudRepairAction(RecoveryAction action) { return ActionRowOf(ac
 NvsentinelAction NvsentinelActionFor(RecoveryAction action, bool virtual_machine) {
   switch (action) {
     case RecoveryAction::kNone:
-    case RecoveryAction::kRestartApplication: return {"NONE", 0};
+    case RecoveryAction::kRestartApplication:
+      return {"NONE", 0};
     case RecoveryAction::kResetGpu:
-    case RecoveryAction::kDrainAndReset: return {"COMPONENT_RESET", 2};
+    case RecoveryAction::kDrainAndReset:
+      return {"COMPONENT_RESET", 2};
     case RecoveryAction::kRebootNode:
-      return virtual_machine ? NvsentinelAction{"RESTART_VM", 15} : NvsentinelAction{"RESTART_BM", 24};
+      return virtual_machine ? NvsentinelAction{"RESTART_VM", 15}
+                             : NvsentinelAction{"RESTART_BM", 24};
     case RecoveryAction::kHardwareInspection:
     case RecoveryAction::kContactProvider:
       return virtual_machine ? NvsentinelAction{"REPLACE_VM", 25}
@@ -93,29 +97,42 @@ NvsentinelAction NvsentinelActionFor(RecoveryAction action, bool virtual_machine
 
 std::optional<RecoveryAction> FromNvmlRecoveryAction(std::int64_t value) {
   switch (value) {
-    case 0: return RecoveryAction::kNone;
-    case 1: return RecoveryAction::kResetGpu;
-    case 2: return RecoveryAction::kRebootNode;
+    case 0:
+      return RecoveryAction::kNone;
+    case 1:
+      return RecoveryAction::kResetGpu;
+    case 2:
+      return RecoveryAction::kRebootNode;
     // Drain P2P: quiesce peer-to-peer traffic, then the driver says more;
     // Drain and Reset: the GPU runs at reduced capacity until reset.
     case 3:
-    case 4: return RecoveryAction::kDrainAndReset;
+    case 4:
+      return RecoveryAction::kDrainAndReset;
     // Recover IMEX Domain (the memory shared across nodes): the IMEX
     // service on the domain's nodes is what restarts; the GPU needs nothing.
-    case 5: return RecoveryAction::kRestartApplication;
-    default: return std::nullopt;
+    case 5:
+      return RecoveryAction::kRestartApplication;
+    default:
+      return std::nullopt;
   }
 }
 
 std::string NvmlRecoveryActionName(std::int64_t value) {
   switch (value) {
-    case 0: return "None";
-    case 1: return "GPU Reset";
-    case 2: return "Node Reboot";
-    case 3: return "Drain P2P";
-    case 4: return "Drain and Reset";
-    case 5: return "Recover IMEX Domain";
-    default: return fmt::format("unknown ({})", value);
+    case 0:
+      return "None";
+    case 1:
+      return "GPU Reset";
+    case 2:
+      return "Node Reboot";
+    case 3:
+      return "Drain P2P";
+    case 4:
+      return "Drain and Reset";
+    case 5:
+      return "Recover IMEX Domain";
+    default:
+      return fmt::format("unknown ({})", value);
   }
 }
 

@@ -29,9 +29,9 @@ enum class RecoveryAction {
 };
 
 inline constexpr RecoveryAction kAllRecoveryActions[] = {
-    RecoveryAction::kNone,          RecoveryAction::kRestartApplication,
-    RecoveryAction::kResetGpu,      RecoveryAction::kDrainAndReset,
-    RecoveryAction::kRebootNode,    RecoveryAction::kHardwareInspection,
+    RecoveryAction::kNone,           RecoveryAction::kRestartApplication,
+    RecoveryAction::kResetGpu,       RecoveryAction::kDrainAndReset,
+    RecoveryAction::kRebootNode,     RecoveryAction::kHardwareInspection,
     RecoveryAction::kContactProvider};
 
 // "none", "restart_application", "reset_gpu", "drain_and_reset",

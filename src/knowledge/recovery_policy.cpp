@@ -69,20 +69,25 @@ RecoveryAction RuleRecovery(std::string_view rule, Severity severity) {
 RecoveryAction XidResolutionRecovery(XidResolution bucket) {
   switch (bucket) {
     case XidResolution::kRestartApp:
-    case XidResolution::kCheckUvm: return A::kRestartApplication;
+    case XidResolution::kCheckUvm:
+      return A::kRestartApplication;
     case XidResolution::kResetGpu:
     case XidResolution::kWorkflowXid48:
     case XidResolution::kWorkflowNvlinkErr:
-    case XidResolution::kWorkflowNvlink5Err: return A::kResetGpu;
+    case XidResolution::kWorkflowNvlink5Err:
+      return A::kResetGpu;
     case XidResolution::kRestartBm:
     case XidResolution::kRestartVm:
-    case XidResolution::kContactSupport: return A::kRebootNode;
-    case XidResolution::kCheckMechanicals: return A::kHardwareInspection;
+    case XidResolution::kContactSupport:
+      return A::kRebootNode;
+    case XidResolution::kCheckMechanicals:
+      return A::kHardwareInspection;
     case XidResolution::kIgnore:
     case XidResolution::kUpdateSwFw:
     case XidResolution::kXid154:
     case XidResolution::kWorkflowXid45:
-    case XidResolution::kNoneListed: return A::kNone;
+    case XidResolution::kNoneListed:
+      return A::kNone;
   }
   return A::kNone;
 }

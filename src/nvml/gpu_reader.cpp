@@ -180,14 +180,15 @@ void ReadThermal(Reader& r, nvmlDevice_t dev, GpuStatus& g) {
   // fields; in the same call, the driver's recovery action (R570+; older
   // drivers answer that one field with an error, which leaves it null).
   nvmlFieldValue_t values[6] = {};
-  const unsigned ids[6] = {NVML_FI_DEV_MEMORY_TEMP, NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT,
+  const unsigned ids[6] = {NVML_FI_DEV_MEMORY_TEMP,
+                           NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT,
                            NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT,
                            NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT,
                            NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT,
                            NVML_FI_DEV_GET_GPU_RECOVERY_ACTION};
   for (int i = 0; i < 6; ++i) values[i].fieldId = ids[i];
-  if (!r.Get("nvmlDeviceGetFieldValues", "memory_temperature_c", f.nvmlDeviceGetFieldValues,
-             dev, 6, values)) {
+  if (!r.Get("nvmlDeviceGetFieldValues", "memory_temperature_c", f.nvmlDeviceGetFieldValues, dev, 6,
+             values)) {
     return;
   }
   g.recovery_action = FieldValueAsInt(values[5]);

@@ -309,14 +309,15 @@ void FleetAssembly::DiagnoseDcgmNode(const std::string& node, const SeriesReadin
         if (it == rows_.end()) continue;
         on_gpu = true;
         FleetGpuRow& row = it->second;
-        AddFinding(row, f.id, f.severity, f.title, d == &now, f.recommended.value_or(RecoveryAction::kNone));
+        AddFinding(row, f.id, f.severity, f.title, d == &now,
+                   f.recommended.value_or(RecoveryAction::kNone));
         row.worst = std::max(row.worst, f.severity);
         if (d == &now) row.verdict_now = std::max(row.verdict_now.value_or(Severity::kOk), f.severity);
       }
       if (!on_gpu && d == &window) {
         n.worst = std::max(n.worst, f.severity);
-        host_findings_[node].push_back(
-            FleetFinding{f.id, f.severity, f.title, false, f.recommended.value_or(RecoveryAction::kNone)});
+        host_findings_[node].push_back(FleetFinding{f.id, f.severity, f.title, false,
+                                                    f.recommended.value_or(RecoveryAction::kNone)});
       }
     }
   }

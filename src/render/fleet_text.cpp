@@ -67,21 +67,24 @@ std::string RenderFleetText(const FleetView& view, Lang lang, bool color) {
   out += fmt::format(fmt::runtime(zh ? "{} 个节点，{} 个 GPU：{} 个严重，{} 个警告，{} 个节点停止上报\n\n" : "{} nodes, {} GPUs: {} critical, {} warning, {} nodes stale\n\n"),
                      view.nodes.size(), gpus, view.critical, view.warning, view.stale);
   std::vector<std::vector<std::string>> table;
-  table.push_back(zh ? std::vector<std::string>{"节点", "GPU", "当前", "窗口最差", "恢复操作", "发现",
-                                                "Xid", "降频", "掉卡", "来源"}
+  table.push_back(zh ? std::vector<std::string>{"节点", "GPU", "当前", "窗口最差", "恢复操作",
+                                                "发现", "Xid", "降频", "掉卡", "来源"}
                      : std::vector<std::string>{"NODE", "GPU", "NOW", "WORST", "ACTION", "FINDINGS",
                                                 "XID", "THROTTLED", "LOST", "SOURCE"});
   for (const auto& r : view.gpus) {
     const std::string gpu = (r.gpu.empty() ? "" : r.gpu + " ") + r.pci_bus_id;
     const std::string now = r.verdict_now ? SeverityName(*r.verdict_now) : (zh ? "无数据" : "no data");
-    table.push_back({r.node, gpu,
-                     Colorize(now, r.verdict_now ? LevelOfSeverity(*r.verdict_now) : Level::kWarning, color),
-                     Colorize(SeverityName(r.worst), LevelOfSeverity(r.worst), color),
-                     r.recommended == RecoveryAction::kNone ? "-" : std::string(RecoveryActionName(r.recommended)),
-                     FindingsText(r.findings, lang), XidText(r),
-                     ThrottleText(r),
-                     r.lost_now ? (zh ? "现在" : "now") : r.lost_in_window ? (zh ? "窗口内" : "in window") : "-",
-                     FleetSourceName(r.source)});
+    table.push_back(
+        {r.node, gpu,
+         Colorize(now, r.verdict_now ? LevelOfSeverity(*r.verdict_now) : Level::kWarning, color),
+         Colorize(SeverityName(r.worst), LevelOfSeverity(r.worst), color),
+         r.recommended == RecoveryAction::kNone ? "-"
+                                                : std::string(RecoveryActionName(r.recommended)),
+         FindingsText(r.findings, lang), XidText(r), ThrottleText(r),
+         r.lost_now         ? (zh ? "现在" : "now")
+         : r.lost_in_window ? (zh ? "窗口内" : "in window")
+                            : "-",
+         FleetSourceName(r.source)});
   }
   std::vector<std::size_t> widths(table.front().size(), 0);
   for (const auto& row : table) {
@@ -105,10 +108,12 @@ std::string RenderFleetText(const FleetView& view, Lang lang, bool color) {
              std::string(RecoveryActionName(n.recommended)) + ")\n";
     }
     for (const auto& f : n.findings) {
-      const std::string action =
-          f.recommended == RecoveryAction::kNone ? "" : " [" + std::string(RecoveryActionName(f.recommended)) + "]";
-      out += "  " + n.node + "  " + Colorize(SeverityName(f.severity), LevelOfSeverity(f.severity), color) +
-             "  " + f.id + (f.title.In(lang).empty() ? "" : ": " + f.title.In(lang)) + action + "\n";
+      const std::string action = f.recommended == RecoveryAction::kNone
+                                     ? ""
+                                     : " [" + std::string(RecoveryActionName(f.recommended)) + "]";
+      out += "  " + n.node + "  " +
+             Colorize(SeverityName(f.severity), LevelOfSeverity(f.severity), color) + "  " + f.id +
+             (f.title.In(lang).empty() ? "" : ": " + f.title.In(lang)) + action + "\n";
     }
   }
   for (const auto& note : view.notes) out += (zh ? "注：" : "Note: ") + note + "\n";
@@ -145,15 +150,16 @@ std::string RenderFleetJson(const FleetView& view, Lang lang) {
   for (const auto& n : view.nodes) {
     json strip = json::array();
     for (const auto& s : n.strip) strip.push_back(s ? json(SeverityName(*s)) : json(nullptr));
-    nodes.push_back({{"node", n.node},
-                     {"names", n.names},
-                     {"source", FleetSourceName(n.source)},
-                     {"worst", SeverityName(n.worst)},
-                     {"recommended_action", RecoveryActionName(n.recommended)},
-                     {"stale", n.stale},
-                     {"last_sample_age_s", n.last_sample_age_s ? json(*n.last_sample_age_s) : json(nullptr)},
-                     {"findings", findings(n.findings)},
-                     {"strip", strip}});
+    nodes.push_back(
+        {{"node", n.node},
+         {"names", n.names},
+         {"source", FleetSourceName(n.source)},
+         {"worst", SeverityName(n.worst)},
+         {"recommended_action", RecoveryActionName(n.recommended)},
+         {"stale", n.stale},
+         {"last_sample_age_s", n.last_sample_age_s ? json(*n.last_sample_age_s) : json(nullptr)},
+         {"findings", findings(n.findings)},
+         {"strip", strip}});
   }
   doc["nodes"] = std::move(nodes);
   json gpus = json::array();

@@ -386,12 +386,14 @@ void WriteCounters(const AgentLiveSnapshot& s, Exposition& e) {
            "6 contact_provider");
   for (const auto& [bus, c] : s.gpus) {
     if (c.seen) {
-      e.Sample(JoinLabels(GpuLabelText(c.labels), PromLabel("action", RecoveryActionName(c.recommended))),
+      e.Sample(JoinLabels(GpuLabelText(c.labels),
+                          PromLabel("action", RecoveryActionName(c.recommended))),
                RecoveryActionCode(c.recommended));
     }
   }
   RecoveryAction node = RecoveryAction::kNone;
-  for (const auto& f : s.active_findings) node = Stricter(node, f.recommended.value_or(RecoveryAction::kNone));
+  for (const auto& f : s.active_findings)
+    node = Stricter(node, f.recommended.value_or(RecoveryAction::kNone));
   e.Family("gpudoctor_node_recommended_action", "gauge",
            "Recovery action the node's active findings need, host-wide ones included (codes as "
            "gpudoctor_recommended_action)");
@@ -402,10 +404,11 @@ void WriteCounters(const AgentLiveSnapshot& s, Exposition& e) {
   for (const auto& f : s.active_findings) {
     std::string gpus;
     for (const auto& g : f.gpus) gpus += (gpus.empty() ? "" : ",") + g;
-    e.Sample(PromLabel("id", f.finding_id) + "," + PromLabel("severity", SeverityName(f.severity)) + "," +
-                 PromLabel("gpus", gpus) + "," +
-                 PromLabel("action", RecoveryActionName(f.recommended.value_or(RecoveryAction::kNone))),
-             1);
+    e.Sample(
+        PromLabel("id", f.finding_id) + "," + PromLabel("severity", SeverityName(f.severity)) +
+            "," + PromLabel("gpus", gpus) + "," +
+            PromLabel("action", RecoveryActionName(f.recommended.value_or(RecoveryAction::kNone))),
+        1);
   }
 }
 
@@ -430,8 +433,9 @@ void WriteAgentMetrics(const AgentLiveSnapshot& s, Exposition& e) {
   e.Sample(PromLabel("le", "+Inf"), static_cast<double>(s.sample_latency.count), "_bucket");
   e.Sample("", s.sample_latency.sum_seconds, "_sum");
   e.Sample("", static_cast<double>(s.sample_latency.count), "_count");
-  e.Family("gpudoctor_node_reboots", "gauge",
-           "Reboots of the node the agent recorded over the last 3 days (a new boot_id at its start)");
+  e.Family(
+      "gpudoctor_node_reboots", "gauge",
+      "Reboots of the node the agent recorded over the last 3 days (a new boot_id at its start)");
   e.Sample("", static_cast<double>(s.reboots_recorded));
   e.Family("gpudoctor_nvml_timeouts_total", "counter",
            "GPU samples abandoned because a driver call did not return in time");

@@ -25,9 +25,11 @@ std::string NodeRecoveryText(const Diagnosis& d, Lang lang) {
   for (const Finding& f : d.findings) {
     if (f.recommended != d.recommended) continue;
     for (const std::string& key : f.gpus) {
-      auto v = std::find_if(d.gpus.begin(), d.gpus.end(), [&](const GpuVerdict& g) { return g.key == key; });
+      auto v = std::find_if(d.gpus.begin(), d.gpus.end(),
+                            [&](const GpuVerdict& g) { return g.key == key; });
       std::string name = v != d.gpus.end() ? fmt::format("GPU {}", v->index) : key;
-      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+      if (std::find(names.begin(), names.end(), name) == names.end())
+        names.push_back(std::move(name));
     }
   }
   std::string out = RecoveryActionPhrase(d.recommended).In(lang);

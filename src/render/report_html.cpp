@@ -119,7 +119,8 @@ std::string FindingHtml(const Finding& f, Lang l) {
   out += fmt::format("</p><p>{}</p>", E(f.explanation.In(l)));
   if (std::string recovery = FindingRecoveryText(f, l); !recovery.empty()) {
     out += fmt::format(R"(<p class="recovery" data-action="{}"><strong>{}:</strong> {}</p>)",
-                       RecoveryActionName(*f.recommended), Pick(l, "Recovery", "恢复操作"), E(recovery));
+                       RecoveryActionName(*f.recommended), Pick(l, "Recovery", "恢复操作"),
+                       E(recovery));
   }
   if (!f.per_gpu.empty()) {
     // Folded across GPUs: one closed <details> per GPU with its evidence.

@@ -92,7 +92,8 @@ std::string TimelineMarkdown(const ReportContext& r) {
     for (const auto& g : row.gpus) gpus += (gpus.empty() ? "`" : ", `") + g + "`";
     std::string to = !row.is_finding ? "" : row.end ? FormatRfc3339(*row.end) : Pick(l, "still active", "仍在持续");
     std::string what = row.is_finding ? fmt::format("{} `{}`", SeverityLabel(row.severity, l), row.what) : row.what;
-    out += fmt::format("| {} | {} | {} | {} | {} |\n", FormatRfc3339(row.start), to, what, gpus, MarkdownCell(row.text + row.recovery));
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", FormatRfc3339(row.start), to, what, gpus,
+                       MarkdownCell(row.text + row.recovery));
   }
   out += "\n";
   auto throttle = ThrottleLines(r);

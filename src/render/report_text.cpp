@@ -131,8 +131,8 @@ std::string TimelineText(const ReportContext& r, bool color) {
       std::string span = row.end ? fmt::format("{} → {} ({})", FormatRfc3339(row.start), FormatRfc3339(*row.end),
                                                FormatSpan(std::chrono::duration<double>(*row.end - row.start).count(), l))
                                  : fmt::format("{} → {}", FormatRfc3339(row.start), Pick(l, "still active", "仍在持续"));
-      out += fmt::format("  {}  {} {}{}: {}{}\n", span, SeverityLabel(row.severity, l), row.what, gpus, row.text,
-                         row.recovery);
+      out += fmt::format("  {}  {} {}{}: {}{}\n", span, SeverityLabel(row.severity, l), row.what,
+                         gpus, row.text, row.recovery);
     } else {
       out += fmt::format("  {}  {}{}: {}\n", FormatRfc3339(row.start), row.what, gpus, row.text);
     }

@@ -33,7 +33,8 @@ std::vector<TimelineRow> TimelineRows(const ReportContext& r) {
     row.recommended = f.recommended;
     if (f.recommended && *f.recommended != RecoveryAction::kNone) {
       const Text phrase = RecoveryActionPhrase(*f.recommended);
-      row.recovery = r.lang == Lang::kZh ? "（恢复操作：" + phrase.zh + "）" : " (recovery: " + phrase.en + ")";
+      row.recovery = r.lang == Lang::kZh ? "（恢复操作：" + phrase.zh + "）"
+                                         : " (recovery: " + phrase.en + ")";
     }
     rows.push_back(std::move(row));
   }
@@ -110,7 +111,8 @@ nlohmann::ordered_json TimelineToJson(const ReportContext& r) {
       j["severity"] = SeverityName(row.severity);
       j["gpus"] = row.gpus;
       j["title"] = row.text;
-      j["recommended_action"] = row.recommended ? J(RecoveryActionName(*row.recommended)) : J(nullptr);
+      j["recommended_action"] =
+          row.recommended ? J(RecoveryActionName(*row.recommended)) : J(nullptr);
       j["start"] = FormatRfc3339(row.start);
       j["end"] = row.end ? J(FormatRfc3339(*row.end)) : J(nullptr);
       j["duration_s"] = row.end ? J(std::round(Seconds(row.start, *row.end) * 1000) / 1000)

@@ -157,8 +157,9 @@ void RulesTimeline(const DiagnosisInput& input, int stretches, Timeline& timelin
           }
           it->second.severity = std::max(it->second.severity, f.severity);
           if (f.recommended) {
-            it->second.recommended = it->second.recommended ? Stricter(*it->second.recommended, *f.recommended)
-                                                            : *f.recommended;
+            it->second.recommended = it->second.recommended
+                                         ? Stricter(*it->second.recommended, *f.recommended)
+                                         : *f.recommended;
           }
           it->second.title = f.title;
         }

@@ -243,7 +243,8 @@ Status SqliteStore::Prepare() {
     if (*version < 2) upgrade += "ALTER TABLE events ADD COLUMN gpu_number INTEGER;";
     // Version 4: each finding interval's strictest recovery action (a
     // store whose version was set back by hand may have the column).
-    auto has_action = db_->QueryInt("SELECT count(*) FROM pragma_table_info('findings') WHERE name='action'");
+    auto has_action =
+        db_->QueryInt("SELECT count(*) FROM pragma_table_info('findings') WHERE name='action'");
     if (!has_action) return has_action.error();
     if (*has_action == 0) upgrade += "ALTER TABLE findings ADD COLUMN action INTEGER;";
     upgrade += std::string(kRdmaSchema) + "PRAGMA user_version=" +

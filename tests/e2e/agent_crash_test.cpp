@@ -305,8 +305,10 @@ TEST_F(AgentCrash, GpuLostBeforeTheAgentStartedIsLostFromTheFirstSample) {
   }
   EXPECT_NE(text.find(lost), std::string::npos) << text;
   EXPECT_NE(text.find(verdict + ",model=\"\"} 3"), std::string::npos) << text;
-  EXPECT_NE(text.find("gpudoctor_finding_active{id=\"gpu.lost\",severity=\"critical\",gpus=\"0000:02:00.0\",action=\"reboot_node\"} 1"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "gpudoctor_finding_active{id=\"gpu.lost\",severity=\"critical\",gpus=\"0000:02:00.0\",action=\"reboot_node\"} 1"),
+      std::string::npos)
       << text;
   agent.Signal(SIGTERM);
   ASSERT_TRUE(WIFEXITED(agent.Wait(seconds(15))));

@@ -22,26 +22,44 @@ namespace boot_ledger_e2e_local {
 using nlohmann::json;
 
 void Host(const TempDir& root, const std::string& boot_id, long long boot_time) {
-  root.Write("proc/stat", "cpu  1000 0 1000 80000 0 0 0 0 0 0\nbtime " + std::to_string(boot_time) + "\n");
+  root.Write("proc/stat",
+             "cpu  1000 0 1000 80000 0 0 0 0 0 0\nbtime " + std::to_string(boot_time) + "\n");
   root.Write("proc/meminfo", "MemTotal:       1073741824 kB\nMemAvailable:    900000000 kB\n");
   root.Write("proc/sys/kernel/random/boot_id", boot_id + "\n");
 }
 
-std::vector<std::string> AgentArgs(const TempDir& root, const TempDir& data, const std::string& listen) {
-  return {"agent",          "--data-dir", data.path().string(), "--root", root.path().string(),
-          "--interval",     "200ms",      "--window",          "2s",    "--evaluate-every",
-          "400ms",          "--facts-every", "1h",             "--no-kernel-log",
-          "--listen",       listen.empty() ? std::string("") : listen, "--run-for", "3s"};
+std::vector<std::string> AgentArgs(const TempDir& root, const TempDir& data,
+                                   const std::string& listen) {
+  return {"agent",
+          "--data-dir",
+          data.path().string(),
+          "--root",
+          root.path().string(),
+          "--interval",
+          "200ms",
+          "--window",
+          "2s",
+          "--evaluate-every",
+          "400ms",
+          "--facts-every",
+          "1h",
+          "--no-kernel-log",
+          "--listen",
+          listen.empty() ? std::string("") : listen,
+          "--run-for",
+          "3s"};
 }
 
 int RunAgent(const TempDir& root, const TempDir& data) {
-  auto r = RunGpudoctor(AgentArgs(root, data, ""), std::string(TEST_DATA_DIR) + "/scenarios/healthy_idle.json");
+  auto r = RunGpudoctor(AgentArgs(root, data, ""),
+                        std::string(TEST_DATA_DIR) + "/scenarios/healthy_idle.json");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return r.exit_code;
 }
 
 std::vector<json> RebootEvents(const TempDir& data) {
-  auto r = RunGpudoctor({"report", "--data-dir", data.path().string(), "--since", "1h", "--format", "json"}, "");
+  auto r = RunGpudoctor(
+      {"report", "--data-dir", data.path().string(), "--since", "1h", "--format", "json"}, "");
   json doc = json::parse(r.out, nullptr, false);
   EXPECT_TRUE(doc.is_object()) << r.err << r.out.substr(0, 1000);
   std::vector<json> out;
@@ -80,7 +98,8 @@ TEST(BootLedgerE2E, ARebootBetweenRunsIsOnTheTimelineWithItsCrashRecordAndCounte
     if (auto r = c.Get("/metrics"); r && r->status == 200) metrics = r->body;
     else std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  EXPECT_NE(metrics.find("\ngpudoctor_node_reboots 1\n"), std::string::npos) << metrics.substr(0, 400);
+  EXPECT_NE(metrics.find("\ngpudoctor_node_reboots 1\n"), std::string::npos)
+      << metrics.substr(0, 400);
   EXPECT_EQ(agent.Wait(std::chrono::seconds(20)), 0);
 
   auto reboots = RebootEvents(data);
@@ -88,7 +107,8 @@ TEST(BootLedgerE2E, ARebootBetweenRunsIsOnTheTimelineWithItsCrashRecordAndCounte
   const json& e = reboots[0];
   const std::string message = e["message"].get<std::string>();
   EXPECT_NE(message.find("00000000000b"), std::string::npos) << message;
-  EXPECT_NE(message.find("previous 6b1d0a0e-0000-4000-8000-00000000000a"), std::string::npos) << message;
+  EXPECT_NE(message.find("previous 6b1d0a0e-0000-4000-8000-00000000000a"), std::string::npos)
+      << message;
   EXPECT_NE(message.find("sys/fs/pstore/dmesg-ramoops-0"), std::string::npos) << message;
   // At the boot's time (to the second), not when the agent started.
   std::tm tm{};
@@ -102,7 +122,8 @@ TEST(BootLedgerE2E, ARebootBetweenRunsIsOnTheTimelineWithItsCrashRecordAndCounte
   ASSERT_EQ(RunAgent(root, data), 0);
   EXPECT_EQ(RebootEvents(data).size(), 1u);
   // And the text report shows it on the timeline.
-  auto text = RunGpudoctor({"report", "--data-dir", data.path().string(), "--since", "1h", "--lang", "en"}, "");
+  auto text = RunGpudoctor(
+      {"report", "--data-dir", data.path().string(), "--since", "1h", "--lang", "en"}, "");
   EXPECT_NE(text.out.find("reboot: the node booted again"), std::string::npos) << text.out;
 }
 

@@ -206,7 +206,8 @@ TEST(OneStoryE2e, EveryFrontEndGivesTheSameGpusVerdictsAndFindings) {
       if (index <= 1) {
         EXPECT_EQ(g.action, reference.at(index).action) << "GPU " << index;
       } else if (index != 3) {
-        EXPECT_TRUE(g.action == "reboot_node" || g.action == "hardware_inspection") << "GPU " << index;
+        EXPECT_TRUE(g.action == "reboot_node" || g.action == "hardware_inspection")
+            << "GPU " << index;
       }
       auto must = kMustName.find(index);
       if (must == kMustName.end()) continue;

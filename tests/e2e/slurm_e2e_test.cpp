@@ -412,7 +412,8 @@ TEST_F(SlurmE2E, HealthCheckDrainsOnALostGpuAndLeavesAnOperatorsReason) {
   const std::string reason = Field(shown, "Reason");
   // One reason for the one cause, whatever else GPU 0 and 1 go through:
   // "GPU 2 lost 0000:1a:00.0, reboot_node [gpudoctor] [root@2026-12-02T10:40:31]".
-  EXPECT_EQ(reason.rfind("GPU 2 lost 0000:1a:00.0, reboot_node [gpudoctor] [root@", 0), 0u) << shown << Logs();
+  EXPECT_EQ(reason.rfind("GPU 2 lost 0000:1a:00.0, reboot_node [gpudoctor] [root@", 0), 0u)
+      << shown << Logs();
   EXPECT_TRUE(HealthCheckSaid("draining node gdnode: GPU 2 lost 0000:1a:00.0")) << Logs();
 
   // An operator's reason on the drained node stays as it is through later

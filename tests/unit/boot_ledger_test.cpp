@@ -8,7 +8,9 @@
 namespace gpudoctor {
 namespace {
 
-WallTime T(int seconds) { return WallTime{} + std::chrono::hours(24 * 365 * 56) + std::chrono::seconds(seconds); }
+WallTime T(int seconds) {
+  return WallTime{} + std::chrono::hours(24 * 365 * 56) + std::chrono::seconds(seconds);
+}
 
 TEST(BootLedger, OnlyAKnownBootThatChangedIsAReboot) {
   BootChange c{"aaaa", "aaaa", T(100), T(50), {}};
@@ -22,13 +24,18 @@ TEST(BootLedger, OnlyAKnownBootThatChangedIsAReboot) {
 }
 
 TEST(BootLedger, AtTheBootsTimeWithinTheLastSampleAndNow) {
-  BootChange c{"aaaa", "bbbb", T(100), T(50), {"/sys/fs/pstore/dmesg-ramoops-0", "/sys/fs/pstore/dmesg-ramoops-1"}};
+  BootChange c{"aaaa",
+               "bbbb",
+               T(100),
+               T(50),
+               {"/sys/fs/pstore/dmesg-ramoops-0", "/sys/fs/pstore/dmesg-ramoops-1"}};
   auto e = RebootEvent(c, T(200));
   ASSERT_TRUE(e);
   EXPECT_EQ(e->kind, KernelEventKind::kReboot);
   EXPECT_EQ(e->time, T(100));
   EXPECT_EQ(e->detail, "bbbb");
-  EXPECT_NE(e->message.find("crash record: /sys/fs/pstore/dmesg-ramoops-0 (+1 more)"), std::string::npos)
+  EXPECT_NE(e->message.find("crash record: /sys/fs/pstore/dmesg-ramoops-0 (+1 more)"),
+            std::string::npos)
       << e->message;
   c.boot_time = T(10);  // a clock stepped back at boot: not before the last sample
   EXPECT_EQ(RebootEvent(c, T(200))->time, T(50));

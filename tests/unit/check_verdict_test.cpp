@@ -17,7 +17,8 @@ CheckSource Source(std::vector<CheckFinding> findings) {
 }
 
 CheckFinding F(std::string id, Severity severity, std::string title = "a title") {
-  return CheckFinding{std::move(id), severity, {"0000:19:00.0"}, std::move(title), RecoveryAction::kNone};
+  return CheckFinding{
+      std::move(id), severity, {"0000:19:00.0"}, std::move(title), RecoveryAction::kNone};
 }
 
 CheckStatus StatusOf(const CheckSource& s, CheckCondition c,
@@ -155,10 +156,13 @@ TEST(CheckVerdict, NpdLineIsShortAscii) {
 
 // The recovery action ends both lines, never cut: what a remediation reads.
 TEST(CheckVerdict, NpdAndSlurmLinesEndWithTheStrictestAction) {
-  CheckFinding lost{"gpu.lost", Severity::kCritical, {"0000:19:00.0"}, std::string(200, 'x'),
+  CheckFinding lost{"gpu.lost",
+                    Severity::kCritical,
+                    {"0000:19:00.0"},
+                    std::string(200, 'x'),
                     RecoveryAction::kRebootNode};
-  CheckFinding ecc{"ecc.uncorrectable", Severity::kCritical, {"0000:18:00.0"}, "ECC",
-                   RecoveryAction::kResetGpu};
+  CheckFinding ecc{
+      "ecc.uncorrectable", Severity::kCritical, {"0000:18:00.0"}, "ECC", RecoveryAction::kResetGpu};
   auto r = EvaluateCheck(Source({ecc, lost}), AllCheckConditions(), Severity::kCritical);
   EXPECT_EQ(r.recommended, RecoveryAction::kRebootNode);
   const std::string line = NpdLine(r);
@@ -221,8 +225,13 @@ TEST(CheckVerdict, SlurmReasonLeadsWithTheGpuAndStaysStable) {
 
 // A lost GPU must not hide behind a slowdown finding that sorts first.
 TEST(CheckVerdict, LostGpuComesBeforeAnEarlierSlowdown) {
-  CheckFinding slow{"thermal.slowdown", Severity::kCritical, {"0000:18:00.0"}, "GPU 0 slows down", RecoveryAction::kNone};
-  CheckFinding lost{"gpu.lost", Severity::kWarning, {"0000:19:00.0"}, "GPU 1 is lost", RecoveryAction::kNone};
+  CheckFinding slow{"thermal.slowdown",
+                    Severity::kCritical,
+                    {"0000:18:00.0"},
+                    "GPU 0 slows down",
+                    RecoveryAction::kNone};
+  CheckFinding lost{
+      "gpu.lost", Severity::kWarning, {"0000:19:00.0"}, "GPU 1 is lost", RecoveryAction::kNone};
   auto s = Source({slow, lost});
   auto r = EvaluateCheck(s, AllCheckConditions(), Severity::kWarning);
   EXPECT_EQ(r.reason.rfind("gpu.lost", 0), 0u) << r.reason;
@@ -236,12 +245,20 @@ TEST(CheckVerdict, LostGpuComesBeforeAnEarlierSlowdown) {
 // and goes, or the lost GPU's own Xid 79, leaves the reason as it is; another
 // GPU lost is counted.
 TEST(CheckVerdict, SlurmReasonCountsOnlyMoreGpusWithTheSameCause) {
-  const CheckFinding lost{"gpu.lost", Severity::kCritical, {"0000:19:00.0"}, "GPU 1 is lost", RecoveryAction::kNone};
-  const CheckFinding xid{
-      "xid.fallen_off_bus", Severity::kCritical, {"0000:19:00.0"}, "GPU 1 fell off the bus", RecoveryAction::kNone};
-  const CheckFinding slow{
-      "thermal.slowdown", Severity::kCritical, {"0000:18:00.0"}, "GPU 0 slows down", RecoveryAction::kNone};
-  const CheckFinding lost0{"gpu.lost", Severity::kCritical, {"0000:18:00.0"}, "GPU 0 is lost", RecoveryAction::kNone};
+  const CheckFinding lost{
+      "gpu.lost", Severity::kCritical, {"0000:19:00.0"}, "GPU 1 is lost", RecoveryAction::kNone};
+  const CheckFinding xid{"xid.fallen_off_bus",
+                         Severity::kCritical,
+                         {"0000:19:00.0"},
+                         "GPU 1 fell off the bus",
+                         RecoveryAction::kNone};
+  const CheckFinding slow{"thermal.slowdown",
+                          Severity::kCritical,
+                          {"0000:18:00.0"},
+                          "GPU 0 slows down",
+                          RecoveryAction::kNone};
+  const CheckFinding lost0{
+      "gpu.lost", Severity::kCritical, {"0000:18:00.0"}, "GPU 0 is lost", RecoveryAction::kNone};
   const auto all = AllCheckConditions();
   const std::string alone = SlurmReason(EvaluateCheck(Source({lost}), all, Severity::kCritical));
   EXPECT_EQ(alone, "GPU 1 lost 0000:19:00.0 [gpudoctor]");

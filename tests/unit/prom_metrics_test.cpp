@@ -126,9 +126,11 @@ TEST(PromExposition, SeriesCarryGpuLabelsAndBaseUnits) {
   EXPECT_TRUE(Has(text,
                   "gpudoctor_finding_active{id=\"thermal.slowdown\",severity=\"critical\","
                   "gpus=\"0000:18:00.0\",action=\"hardware_inspection\"} 1"));
-  EXPECT_TRUE(Has(text, "gpudoctor_recommended_action{" + labels + ",action=\"hardware_inspection\"} 5"))
+  EXPECT_TRUE(
+      Has(text, "gpudoctor_recommended_action{" + labels + ",action=\"hardware_inspection\"} 5"))
       << text;
-  EXPECT_TRUE(Has(text, "gpudoctor_node_recommended_action{action=\"contact_provider\"} 6")) << text;
+  EXPECT_TRUE(Has(text, "gpudoctor_node_recommended_action{action=\"contact_provider\"} 6"))
+      << text;
   EXPECT_TRUE(Has(text, "gpudoctor_gpus_lost 1"));
   const std::string port = "device=\"mlx5_0\",port=\"1\",link_layer=\"InfiniBand\"";
   EXPECT_TRUE(Has(text, "gpudoctor_ib_port_state{" + port + "} 1"));

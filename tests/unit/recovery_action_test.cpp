@@ -23,7 +23,8 @@ TEST(RecoveryAction, NamesRoundTripAndOrderIsStrictness) {
     EXPECT_NE(RecoveryActionPhrase(a).zh, RecoveryActionPhrase(a).en);
   }
   EXPECT_FALSE(ParseRecoveryAction("reboot"));
-  EXPECT_EQ(Stricter(RecoveryAction::kResetGpu, RecoveryAction::kRebootNode), RecoveryAction::kRebootNode);
+  EXPECT_EQ(Stricter(RecoveryAction::kResetGpu, RecoveryAction::kRebootNode),
+            RecoveryAction::kRebootNode);
   EXPECT_EQ(Stricter(RecoveryAction::kHardwareInspection, RecoveryAction::kRestartApplication),
             RecoveryAction::kHardwareInspection);
   EXPECT_EQ(RecoveryActionCode(RecoveryAction::kRebootNode), 4);
@@ -37,7 +38,8 @@ TEST(RecoveryAction, MapsToGpudAndNvsentinel) {
   EXPECT_EQ(NvsentinelActionFor(RecoveryAction::kResetGpu, false).number, 2);  // COMPONENT_RESET
   EXPECT_EQ(NvsentinelActionFor(RecoveryAction::kRebootNode, false).name, "RESTART_BM");
   EXPECT_EQ(NvsentinelActionFor(RecoveryAction::kRebootNode, true).number, 15);  // RESTART_VM
-  EXPECT_EQ(NvsentinelActionFor(RecoveryAction::kHardwareInspection, false).number, 5);  // CONTACT_SUPPORT
+  EXPECT_EQ(NvsentinelActionFor(RecoveryAction::kHardwareInspection, false).number,
+            5);  // CONTACT_SUPPORT
   EXPECT_EQ(NvsentinelActionFor(RecoveryAction::kContactProvider, true).name, "REPLACE_VM");
 }
 
@@ -80,7 +82,8 @@ TEST(RecoveryPolicy, EveryRowNamesARuleAndXidsFollowTheCatalog) {
 
 TEST(RecoveryNvsmi, RealCapturesReadTheDriversAction) {
   const std::string xml = test::ReadFixtureFile("xml", "telegraf-rtx3060-570.124.04-v12.xml");
-  const std::string text = test::ReadFixtureFile("text", "gpuexporter-h100-80gb-hbm3-590.48.01-load-q.txt");
+  const std::string text =
+      test::ReadFixtureFile("text", "gpuexporter-h100-80gb-hbm3-590.48.01-load-q.txt");
   const std::string old_xml = test::ReadFixtureFile("xml", "netdata-rtx4090-535.86.05-v12.xml");
   if (xml.empty() || text.empty() || old_xml.empty()) GTEST_SKIP() << "shared fixtures missing";
   auto from_xml = ParseNvidiaSmiXml(xml, "rtx3060.xml");
@@ -101,7 +104,8 @@ TEST(RecoveryNvsmi, ANonNoneActionInTheXmlIsRead) {
   const std::string from = "<gpu_recovery_action>None</gpu_recovery_action>";
   const auto at = edited.find(from);
   ASSERT_NE(at, std::string::npos);
-  edited.replace(at, from.size(), "<gpu_recovery_action>Node Reboot Required</gpu_recovery_action>");
+  edited.replace(at, from.size(),
+                 "<gpu_recovery_action>Node Reboot Required</gpu_recovery_action>");
   auto doc = ParseNvidiaSmiXml(edited, "edited.xml");
   ASSERT_TRUE(doc.ok());
   EXPECT_EQ(doc->gpus.at(0).recovery_action, 2);
@@ -131,7 +135,9 @@ TEST(RecoveryPolicy, TheReferenceListsEveryRowOfThePolicy) {
     ++rows;
   }
   std::size_t listed = 0;
-  for (std::size_t at = section.find("\n| `"); at != std::string::npos; at = section.find("\n| `", at + 1)) ++listed;
+  for (std::size_t at = section.find("\n| `"); at != std::string::npos;
+       at = section.find("\n| `", at + 1))
+    ++listed;
   EXPECT_EQ(listed, rows) << "the reference lists rows the policy does not have";
 }
 

@@ -85,7 +85,8 @@ struct Fixture {
                                                 {"0000:19:00.0"},
                                                 Text{"GPU 1 is too hot", "GPU 1 温度过高"},
                                                 TestTime(2),
-                                                TestTime(6), std::nullopt});
+                                                TestTime(6),
+                                                std::nullopt});
     timeline.throttled.push_back(ThrottleTime{"0000:19:00.0", {{"hw_thermal_slowdown", 4}}, 9});
     report.input = &input;
     report.diagnosis = &diagnosis;
@@ -162,12 +163,14 @@ TEST(ReportHtml, FindingBandsFromTheTimelineElseEvidenceMarkers) {
 // band on every GPU's charts.
 TEST(ReportHtml, HostWideIntervalsAreNotBandsOnEachGpu) {
   Fixture fx(Lang::kEn);
-  fx.timeline.findings.push_back(FindingInterval{"cpu.cores_per_gpu",
-                                                 Severity::kWarning,
-                                                 {},
-                                                 Text{"Few CPU cores per GPU", "每个 GPU 的 CPU 核心偏少"},
-                                                 TestTime(1),
-                                                 std::nullopt, std::nullopt});
+  fx.timeline.findings.push_back(
+      FindingInterval{"cpu.cores_per_gpu",
+                      Severity::kWarning,
+                      {},
+                      Text{"Few CPU cores per GPU", "每个 GPU 的 CPU 核心偏少"},
+                      TestTime(1),
+                      std::nullopt,
+                      std::nullopt});
   fx.report.timeline = &fx.timeline;
   std::string html = ReportToHtml(fx.report);
   EXPECT_EQ(CountOf(GpuSection(html, "0000:18:00.0"), R"(<rect class="band)"), 0u);

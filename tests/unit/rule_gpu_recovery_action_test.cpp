@@ -90,9 +90,9 @@ TEST(RecoveryEngine, OnACloudInstanceHardwareIsTheProvidersAndInfoNeedsNothing) 
 TEST(RecoveryEngine, XidFindingsTakeTheCatalogsAction) {
   DiagnosisInput input = RepeatedReadings({HealthyGpu(0)}, 2);
   input.kernel = KernelFacts{};
-  input.kernel->events.push_back(MakeEvent(KernelEventKind::kXid, 79, HealthyGpu(0).pci_bus_id,
-                                           "NVRM: Xid (PCI:0000:18:00): 79, GPU has fallen off the bus.",
-                                           TestTime(1)));
+  input.kernel->events.push_back(
+      MakeEvent(KernelEventKind::kXid, 79, HealthyGpu(0).pci_bus_id,
+                "NVRM: Xid (PCI:0000:18:00): 79, GPU has fallen off the bus.", TestTime(1)));
   auto d = RunRule(kXidFallenOffBusRule, input);
   ASSERT_FALSE(d.findings.empty());
   EXPECT_EQ(d.findings[0].recommended, RecoveryAction::kRebootNode);

@@ -166,7 +166,8 @@ TEST(StressCauseFold, FindingsWithoutACauseStayApart) {
   b.id = "x.two";
   a.gpus = b.gpus = {"0000:01:00.0"};
   d.findings = {a, b};
-  d.gpus.push_back(GpuVerdict{"0000:01:00.0", 0, "0000:01:00.0", "", "", "ok", Severity::kOk, {}, {}});
+  d.gpus.push_back(
+      GpuVerdict{"0000:01:00.0", 0, "0000:01:00.0", "", "", "ok", Severity::kOk, {}, {}});
   FoldCauses(d);
   EXPECT_EQ(d.findings.size(), 2u);
   EXPECT_EQ(d.gpus[0].finding_ids, (std::vector<std::string>{"x.one", "x.two"}));

@@ -51,7 +51,8 @@ TEST(WindowStory, AConditionStillActiveIsJudgedOverItsStretch) {
                                                        {HealthyGpu(0).pci_bus_id},
                                                        Text{"hot", "hot"},
                                                        TestTime(40),
-                                                       std::nullopt, std::nullopt});
+                                                       std::nullopt,
+                                                       std::nullopt});
   r.diagnosis.not_checked.push_back(NotChecked{"thermal.high_temperature", Text{"x", "x"}});
   JudgeActiveStretches(r);
   EXPECT_GE(r.diagnosis.verdict, Severity::kWarning);
@@ -76,7 +77,8 @@ TEST(WindowStory, AnEndedConditionLeavesTheHeadlineAlone) {
                                                        {HealthyGpu(0).pci_bus_id},
                                                        Text{"hot", "hot"},
                                                        TestTime(40),
-                                                       TestTime(50), std::nullopt});
+                                                       TestTime(50),
+                                                       std::nullopt});
   JudgeActiveStretches(r);
   for (const auto& f : r.diagnosis.findings) {
     if (f.id == "thermal.high_temperature") {
@@ -101,9 +103,15 @@ TEST(WindowStory, ThrottlingIntervalsSpanTheSamplesWithTheReason) {
                                        {HealthyGpu(0).pci_bus_id},
                                        Text{"slow", "slow"},
                                        TestTime(14),
-                                       TestTime(64), std::nullopt});
-  t.findings.push_back(FindingInterval{
-      "cpu.cores_per_gpu", Severity::kWarning, {}, Text{"cpu", "cpu"}, TestTime(14), TestTime(64), std::nullopt});
+                                       TestTime(64),
+                                       std::nullopt});
+  t.findings.push_back(FindingInterval{"cpu.cores_per_gpu",
+                                       Severity::kWarning,
+                                       {},
+                                       Text{"cpu", "cpu"},
+                                       TestTime(14),
+                                       TestTime(64),
+                                       std::nullopt});
   EndAtTheLastSample(input, t);
   EXPECT_EQ(t.findings[0].start, TestTime(10));
   EXPECT_EQ(t.findings[0].end, TestTime(39));

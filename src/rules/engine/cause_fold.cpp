@@ -43,8 +43,9 @@ Finding Merged(std::vector<Finding>& findings, std::vector<std::size_t> members,
   for (std::size_t m = 1; m < members.size(); ++m) {
     Finding& f = findings[members[m]];
     out.severity = std::max(out.severity, f.severity);
-    if (f.recommended && Stricter(out.recommended.value_or(RecoveryAction::kNone), *f.recommended) !=
-                             out.recommended.value_or(RecoveryAction::kNone)) {
+    if (f.recommended &&
+        Stricter(out.recommended.value_or(RecoveryAction::kNone), *f.recommended) !=
+            out.recommended.value_or(RecoveryAction::kNone)) {
       out.recommended = f.recommended;
       out.recommended_by_driver = f.recommended_by_driver;
     }

@@ -147,7 +147,15 @@ Diagnosis Diagnose(const DiagnosisInput& input, const std::vector<const Rule*>& 
   }
   for (const GpuSeries& series : input.gpus) {
     const GpuStatus& g = series.latest();
-    d.gpus.push_back(GpuVerdict{series.key, g.index, g.pci_bus_id, g.uuid, g.name, GpuStateName(g.state), Severity::kOk, {}, {}});
+    d.gpus.push_back(GpuVerdict{series.key,
+                                g.index,
+                                g.pci_bus_id,
+                                g.uuid,
+                                g.name,
+                                GpuStateName(g.state),
+                                Severity::kOk,
+                                {},
+                                {}});
   }
   RecomputeGpuVerdicts(d);
   return d;

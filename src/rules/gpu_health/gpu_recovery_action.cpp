@@ -22,11 +22,13 @@ struct Request {
 Request RequestFor(std::int64_t code) {
   switch (code) {
     case 1:
-      return {Severity::kCritical,
-              {"the GPU must be reset before it can run work again", "必须重置 GPU 后才能再运行任务"}};
+      return {
+          Severity::kCritical,
+          {"the GPU must be reset before it can run work again", "必须重置 GPU 后才能再运行任务"}};
     case 2:
       return {Severity::kCritical,
-              {"the node must be rebooted; a GPU reset is not enough", "必须重启节点；仅重置 GPU 不够"}};
+              {"the node must be rebooted; a GPU reset is not enough",
+               "必须重启节点；仅重置 GPU 不够"}};
     case 3:
       return {Severity::kWarning,
               {"peer-to-peer (NVLink) traffic with this GPU must stop; the driver then says more",
@@ -40,24 +42,30 @@ Request RequestFor(std::int64_t code) {
               {"the IMEX domain (memory shared across nodes) must be recovered",
                "必须恢复 IMEX 域（跨节点共享内存）"}};
     default:
-      return {Severity::kWarning,
-              {fmt::format("the driver asks for an action this tool does not know (value {})", code),
-               fmt::format("驱动要求的恢复操作本工具无法识别（值为 {}）", code)}};
+      return {
+          Severity::kWarning,
+          {fmt::format("the driver asks for an action this tool does not know (value {})", code),
+           fmt::format("驱动要求的恢复操作本工具无法识别（值为 {}）", code)}};
   }
 }
 
 std::vector<Action> ActionsFor(std::int64_t code, const GpuStatus& g) {
-  Action drain{Text{"Stop scheduling new jobs on this GPU and let the running ones finish or move them.",
-                    "停止向该 GPU 调度新任务，并让正在运行的任务结束或迁走。"},
-               ""};
+  Action drain{
+      Text{"Stop scheduling new jobs on this GPU and let the running ones finish or move them.",
+           "停止向该 GPU 调度新任务，并让正在运行的任务结束或迁走。"},
+      ""};
   switch (code) {
-    case 1: return {ResetGpuAction(g), RebootAction()};
+    case 1:
+      return {ResetGpuAction(g), RebootAction()};
     case 2:
       return {drain, Action{Text{"Reboot the node.", "重启节点。"}, "sudo reboot"}};
-    case 3: return {drain, Action{Text{"Read the action again once the traffic stopped.",
-                                       "通信停止后再次读取恢复操作。"},
-                                  fmt::format("nvidia-smi -q -i {} | grep -i 'recovery action'", g.index)}};
-    case 4: return {drain, ResetGpuAction(g)};
+    case 3:
+      return {drain,
+              Action{Text{"Read the action again once the traffic stopped.",
+                          "通信停止后再次读取恢复操作。"},
+                     fmt::format("nvidia-smi -q -i {} | grep -i 'recovery action'", g.index)}};
+    case 4:
+      return {drain, ResetGpuAction(g)};
     case 5:
       return {Action{Text{"Restart the IMEX service on the nodes of the domain.",
                           "在该域的各节点上重启 IMEX 服务。"},
@@ -92,13 +100,14 @@ void Evaluate(const DiagnosisInput& input, RuleOutput& out) {
                     "Xid in the kernel log, if it is still there) and keeps it until the recovery "
                     "is done.",
                     request.meaning.en),
-        fmt::format("NVML 的 GPU 恢复操作表明{}。驱动在故障后设置它（如内核日志中仍有记录，请查看对应的 "
-                    "Xid），并保持到恢复完成为止。",
-                    request.meaning.zh)};
-    f.evidence.push_back(Measured(
-        Text{fmt::format("GPU recovery action (NVML field 230): {} ({})", name, code),
-             fmt::format("GPU 恢复操作（NVML 字段 230）：`{}`（{}）", name, code)},
-        static_cast<double>(code), "code"));
+        fmt::format(
+            "NVML 的 GPU 恢复操作表明{}。驱动在故障后设置它（如内核日志中仍有记录，请查看对应的 "
+            "Xid），并保持到恢复完成为止。",
+            request.meaning.zh)};
+    f.evidence.push_back(
+        Measured(Text{fmt::format("GPU recovery action (NVML field 230): {} ({})", name, code),
+                      fmt::format("GPU 恢复操作（NVML 字段 230）：`{}`（{}）", name, code)},
+                 static_cast<double>(code), "code"));
     f.actions = ActionsFor(code, g);
   }
 }
