@@ -43,14 +43,9 @@ struct WatchArgs {
 };
 
 Result<milliseconds> ParseInterval(const std::string& text) {
-  auto interval = ParseDuration(text);
-  if (!interval)
-    return Error{ErrorCode::kInvalid, "-n: " + interval.error().message};
-  if (*interval < kMinInterval) {
-    return Error{
-        ErrorCode::kInvalid,
-        "-n: interval '" + text + "' is shorter than the minimum 100ms"};
-  }
+  // "-n 0" and "-n 50ms" both name the real minimum.
+  auto interval = ParseDuration(text, kMinInterval);
+  if (!interval) return Error{ErrorCode::kInvalid, "-n: " + interval.error().message};
   return *interval;
 }
 

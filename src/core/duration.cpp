@@ -1,13 +1,14 @@
 #include "core/duration.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string>
 
 namespace gpudoctor {
 
-Result<std::chrono::milliseconds> ParseDuration(std::string_view text) {
-  auto bad = [&](const char* why) {
+Result<std::chrono::milliseconds> ParseDuration(std::string_view text, std::chrono::milliseconds minimum) {
+  auto bad = [&](const std::string& why) {
     return Error{ErrorCode::kInvalid,
                  "invalid duration '" + std::string(text) + "': " + why +
                      " (use e.g. 500ms, 10s, 5m, 2h, 7d)"};
@@ -33,7 +34,12 @@ Result<std::chrono::milliseconds> ParseDuration(std::string_view text) {
   else if (unit == "d") ms_per_unit = 86400e3;
   else return bad("unknown unit");
   double ms = number * ms_per_unit;
-  if (ms < 1) return bad("must be at least 1ms");
+  if (ms < 1 || ms < static_cast<double>(minimum.count())) {
+    const auto at_least = minimum.count() % 1000 == 0 && minimum.count() >= 1000
+                              ? std::to_string(minimum.count() / 1000) + "s"
+                              : std::to_string(std::max<std::int64_t>(1, minimum.count())) + "ms";
+    return bad("must be at least " + at_least);
+  }
   if (ms > 3650.0 * 86400e3) return bad("longer than ten years");
   return std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(ms)));
 }

@@ -10,7 +10,9 @@
 namespace gpudoctor {
 
 // Parses text into milliseconds. Errors name the text and the accepted forms.
-// Zero and negative durations are rejected.
-Result<std::chrono::milliseconds> ParseDuration(std::string_view text);
+// Durations below `minimum` (zero and negative ones among them) are
+// rejected, naming the minimum ("must be at least 100ms").
+Result<std::chrono::milliseconds> ParseDuration(std::string_view text,
+                                                std::chrono::milliseconds minimum = std::chrono::milliseconds(1));
 
 }  // namespace gpudoctor

@@ -72,7 +72,7 @@ std::vector<json> RebootEvents(const TempDir& data) {
 
 TEST(BootLedgerE2E, ARebootBetweenRunsIsOnTheTimelineWithItsCrashRecordAndCounted) {
   TempDir root, data;
-  const long long start = static_cast<long long>(std::time(nullptr));
+  const auto start = static_cast<long long>(std::time(nullptr));
   Host(root, "6b1d0a0e-0000-4000-8000-00000000000a", start - 3600);
   ASSERT_EQ(RunAgent(root, data), 0);
   EXPECT_TRUE(RebootEvents(data).empty()) << "no earlier boot known: nothing to record";
@@ -80,7 +80,7 @@ TEST(BootLedgerE2E, ARebootBetweenRunsIsOnTheTimelineWithItsCrashRecordAndCounte
   // The node reboots: a new boot, after the first run's last sample, and
   // the panic that ended the previous one kept in pstore.
   std::this_thread::sleep_for(std::chrono::seconds(1));
-  const long long boot = static_cast<long long>(std::time(nullptr));
+  const auto boot = static_cast<long long>(std::time(nullptr));
   Host(root, "6b1d0a0e-0000-4000-8000-00000000000b", boot);
   root.Write("sys/fs/pstore/dmesg-ramoops-0",
              "Panic#1 Part1\n<0>[ 1234.567890] Kernel panic - not syncing: Fatal exception\n");
@@ -112,7 +112,7 @@ TEST(BootLedgerE2E, ARebootBetweenRunsIsOnTheTimelineWithItsCrashRecordAndCounte
   EXPECT_NE(message.find("sys/fs/pstore/dmesg-ramoops-0"), std::string::npos) << message;
   // At the boot's time (to the second), not when the agent started.
   std::tm tm{};
-  const std::time_t boot_t = static_cast<std::time_t>(boot);
+  const auto boot_t = static_cast<std::time_t>(boot);
   gmtime_r(&boot_t, &tm);
   char when[32];
   std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);

@@ -45,6 +45,25 @@ TEST(FirstUse, TheAnswerIsTheLastLineOnScreen) {
   EXPECT_NE(last.find("(xid.fallen_off_bus)"), std::string::npos) << last;
 }
 
+// One warning beside a critical is "1 warning", not "1 warnings"; the
+// node's recovery action is just above the summary.
+TEST(FirstUse, CountsAgreeWithTheirNounAndRecoveryPrecedesTheSummary) {
+  TempDir dir;
+  std::string log = kLog;
+  for (int i = 1; i <= 6; ++i) {
+    log += "Nov 29 10:00:1" + std::to_string(i) + " node kernel: [ 11" + std::to_string(i) +
+           ".000001] NVRM: Xid (PCI:0000:3b:00): 13, pid=50" + std::to_string(i) +
+           ", name=python3, Graphics Exception: ESR 0x504730=0x2 0x504734=0x0\n";
+  }
+  const std::string path = dir.Write("kern.log", log);
+  auto r = RunGpudoctor({"analyze", path}, "", InEnglish());
+  ASSERT_EQ(r.exit_code, 2) << r.err << r.out;
+  const std::string last = LastLine(r.out);
+  EXPECT_NE(last.find("1 critical, 1 warning;"), std::string::npos) << last;
+  const std::string before = r.out.substr(0, r.out.size() - last.size() - 1);
+  EXPECT_EQ(LastLine(before), "Recovery: reboot the node (0000:18:00.0)") << r.out;
+}
+
 TEST(FirstUse, TheSummaryIsInChineseToo) {
   TempDir dir;
   const std::string log = dir.Write("kern.log", kLog);

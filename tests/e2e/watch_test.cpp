@@ -106,6 +106,17 @@ TEST_F(WatchE2eTest, PipeShowsAGpuThatIsLostAndExitsWithWarning) {
   }
 }
 
+// "-n 0" names the real minimum, 100ms, not the parser's 1ms.
+TEST_F(WatchE2eTest, TooShortAnIntervalNamesTheMinimum) {
+  for (const char* n : {"0", "20ms"}) {
+    auto r = RunGpudoctor({"watch", "-n", n, "--count", "1"},
+                          std::string(TEST_DATA_DIR) + "/scenarios/healthy_idle.json");
+    EXPECT_NE(r.exit_code, 0) << n;
+    EXPECT_NE(r.err.find("must be at least 100ms"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("1ms"), std::string::npos) << r.err;
+  }
+}
+
 TEST_F(WatchE2eTest, GpuOptionSelectsByIndex) {
   auto r = RunGpudoctor({"watch", "--count", "2", "-n", "100ms", "--gpu", "1"},
                         Scenario(kTwoGpus), Within(20s));

@@ -27,3 +27,26 @@ TEST(Duration, RejectsGarbageWithTheTextInTheMessage) {
 
 }  // namespace
 }  // namespace gpudoctor
+
+namespace gpudoctor {
+namespace {
+
+// A command with its own floor says that floor, for zero too.
+TEST(Duration, AMinimumIsNamedForZeroAndForTooShort) {
+  const auto hundred = std::chrono::milliseconds(100);
+  EXPECT_EQ(ParseDuration("100ms", hundred)->count(), 100);
+  for (const char* text : {"0", "50ms", "0.05"}) {
+    auto r = ParseDuration(text, hundred);
+    ASSERT_FALSE(r) << text;
+    EXPECT_NE(r.error().message.find("must be at least 100ms"), std::string::npos) << r.error().message;
+  }
+  auto zero = ParseDuration("0");
+  ASSERT_FALSE(zero);
+  EXPECT_NE(zero.error().message.find("must be at least 1ms"), std::string::npos);
+  auto minutes = ParseDuration("30s", std::chrono::milliseconds(60000));
+  ASSERT_FALSE(minutes);
+  EXPECT_NE(minutes.error().message.find("must be at least 60s"), std::string::npos) << minutes.error().message;
+}
+
+}  // namespace
+}  // namespace gpudoctor
