@@ -7,7 +7,8 @@
 
 namespace gpudoctor {
 
-Result<std::chrono::milliseconds> ParseDuration(std::string_view text, std::chrono::milliseconds minimum) {
+Result<std::chrono::milliseconds> ParseDuration(std::string_view text,
+                                                std::chrono::milliseconds minimum) {
   auto bad = [&](const std::string& why) {
     return Error{ErrorCode::kInvalid,
                  "invalid duration '" + std::string(text) + "': " + why +

@@ -12,7 +12,7 @@ namespace gpudoctor {
 // Parses text into milliseconds. Errors name the text and the accepted forms.
 // Durations below `minimum` (zero and negative ones among them) are
 // rejected, naming the minimum ("must be at least 100ms").
-Result<std::chrono::milliseconds> ParseDuration(std::string_view text,
-                                                std::chrono::milliseconds minimum = std::chrono::milliseconds(1));
+Result<std::chrono::milliseconds> ParseDuration(
+    std::string_view text, std::chrono::milliseconds minimum = std::chrono::milliseconds(1));
 
 }  // namespace gpudoctor

@@ -36,7 +36,8 @@ struct FleetGpuRow {
   std::vector<FleetFinding> findings;   // seen in the window, worst first
   std::map<int, double> xid_counts;     // code -> events in the window
   std::map<std::string, double> throttled_seconds;  // reason -> seconds in the window
-  RecoveryAction recommended = RecoveryAction::kNone;  // strictest of the findings active now
+  // The strictest recovery action of its findings active now.
+  RecoveryAction recommended = RecoveryAction::kNone;
   bool lost_now = false;
   bool lost_in_window = false;
   std::optional<double> max_temperature_c;

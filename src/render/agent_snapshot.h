@@ -58,7 +58,8 @@ struct GpuCounters {
   std::map<int, std::uint64_t> xids_in_window;
   std::map<std::uint64_t, std::uint64_t> clock_event_samples_in_window;
   Severity verdict = Severity::kOk;  // worst active finding naming this GPU
-  RecoveryAction recommended = RecoveryAction::kNone;  // strictest of those findings'
+  // The strictest recovery action of those findings.
+  RecoveryAction recommended = RecoveryAction::kNone;
   // NVML listed it in this run (answering or not), or it is on the PCI bus
   // without NVML listing it: it has a verdict series.
   bool seen = false;
@@ -81,7 +82,8 @@ struct AgentLiveSnapshot {
   unsigned gpus_lost = 0;
   LatencyHistogram sample_latency;
   std::uint64_t nvml_timeouts = 0;  // GPU samples abandoned as hung
-  std::int64_t reboots_recorded = 0;  // reboots in the store over kRebootLedgerSpan (3 days)
+  // Reboots in the store over the boot ledger's span (3 days).
+  std::int64_t reboots_recorded = 0;
   std::uint64_t samples_written = 0;
   std::uint64_t samples_failed = 0;
   double agent_cpu_seconds = 0;

@@ -168,8 +168,9 @@ J ReportToJson(const ReportContext& r) {
     // The same action in the words of the remediation systems that read it.
     const bool vm = r.input->versions && r.input->versions->stack.virtual_machine.value_or(false);
     const NvsentinelAction nvsentinel = NvsentinelActionFor(r.diagnosis->recommended, vm);
-    doc["recommended_action_as"] = J{{"gpud", GpudRepairAction(r.diagnosis->recommended)},
-                                     {"nvsentinel", J{{"name", nvsentinel.name}, {"value", nvsentinel.number}}}};
+    doc["recommended_action_as"] =
+        J{{"gpud", GpudRepairAction(r.diagnosis->recommended)},
+          {"nvsentinel", J{{"name", nvsentinel.name}, {"value", nvsentinel.number}}}};
   }
   doc["generated_at"] = FormatRfc3339(r.generated_at);
   doc["window"] = WindowJson(*r.input);

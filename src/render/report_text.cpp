@@ -188,7 +188,8 @@ std::string SummaryLine(const Diagnosis& d, Lang l, bool color) {
     parts += (parts.empty() ? "" : ", ") + fmt::format("{} {}", n, Pick(l, en, zh));
   };
   add(Severity::kCritical, "critical", "严重");
-  add(Severity::kWarning, counts[static_cast<int>(Severity::kWarning)] == 1 ? "warning" : "warnings", "警告");
+  add(Severity::kWarning,
+      counts[static_cast<int>(Severity::kWarning)] == 1 ? "warning" : "warnings", "警告");
   add(Severity::kInfo, "info", "提示");
   const Finding& worst = d.findings.front();
   return line + fmt::format(" — {}; {}: {} ({})\n", parts, Pick(l, "worst", "最严重"), worst.title.In(l), worst.id);

@@ -74,7 +74,8 @@ void AgentTimeline(const std::vector<PromSeries>& active, double step_s, double 
   struct Points {
     std::vector<std::string> gpus;
     std::map<double, Severity> at;  // point time -> worst severity then
-    std::optional<RecoveryAction> recommended;  // the strictest the `action` labels named
+    // The strictest recovery action the `action` labels named.
+    std::optional<RecoveryAction> recommended;
   };
   std::map<std::pair<std::string, std::string>, Points> findings;
   for (const PromSeries& s : active) {

@@ -26,9 +26,10 @@ std::string RebootAskedFor(const TempDir& dir) {
   return dir.Write("reboot_asked.json", s.dump());
 }
 
-ProcessResult Diagnose(const TempDir& root, const std::string& scenario, const std::string& format) {
-  return RunGpudoctor({"diagnose", "--root", root.path().string(), "--duration", "500ms", "--format",
-                       format, "--lang", "en"},
+ProcessResult Diagnose(const TempDir& root, const std::string& scenario,
+                       const std::string& format) {
+  return RunGpudoctor({"diagnose", "--root", root.path().string(), "--duration", "500ms",
+                       "--format", format, "--lang", "en"},
                       scenario);
 }
 
@@ -61,10 +62,15 @@ TEST(RecoveryActionE2E, TheDriversRequestReachesEveryFormatAndTheRemediationName
   EXPECT_TRUE(found) << doc["findings"].dump(1);
 
   auto text = Diagnose(root, scenario, "text");
-  EXPECT_NE(text.out.find("  Recovery: reboot the node (the driver asks for it)\n"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("\nRecovery: reboot the node (GPU 1)\nSummary: CRITICAL"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  Recovery: reboot the node (the driver asks for it)\n"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("\nRecovery: reboot the node (GPU 1)\nSummary: CRITICAL"),
+            std::string::npos)
+      << text.out;
   auto md = Diagnose(root, scenario, "markdown");
-  EXPECT_NE(md.out.find("**Recovery:** reboot the node (GPU 1)"), std::string::npos) << md.out.substr(0, 2000);
+  EXPECT_NE(md.out.find("**Recovery:** reboot the node (GPU 1)"), std::string::npos)
+      << md.out.substr(0, 2000);
   auto html = Diagnose(root, scenario, "html");
   EXPECT_NE(html.out.find("class=\"recovery\" data-action=\"reboot_node\""), std::string::npos);
 

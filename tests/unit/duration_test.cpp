@@ -38,14 +38,16 @@ TEST(Duration, AMinimumIsNamedForZeroAndForTooShort) {
   for (const char* text : {"0", "50ms", "0.05"}) {
     auto r = ParseDuration(text, hundred);
     ASSERT_FALSE(r) << text;
-    EXPECT_NE(r.error().message.find("must be at least 100ms"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("must be at least 100ms"), std::string::npos)
+        << r.error().message;
   }
   auto zero = ParseDuration("0");
   ASSERT_FALSE(zero);
   EXPECT_NE(zero.error().message.find("must be at least 1ms"), std::string::npos);
   auto minutes = ParseDuration("30s", std::chrono::milliseconds(60000));
   ASSERT_FALSE(minutes);
-  EXPECT_NE(minutes.error().message.find("must be at least 60s"), std::string::npos) << minutes.error().message;
+  EXPECT_NE(minutes.error().message.find("must be at least 60s"), std::string::npos)
+      << minutes.error().message;
 }
 
 }  // namespace

@@ -20,16 +20,18 @@ struct GpuVerdict {
   std::string state;  // "ok", "lost", "hung", "error" (NVML's view of the latest reading)
   Severity verdict = Severity::kOk;
   std::vector<std::string> finding_ids;  // the findings naming this GPU, most severe first
-  RecoveryAction recommended = RecoveryAction::kNone;  // the strictest of those findings'
+  // The strictest recovery action of those findings.
+  RecoveryAction recommended = RecoveryAction::kNone;
 };
 
 struct Diagnosis {
   Severity verdict = Severity::kOk;  // worst finding; ok when none
-  RecoveryAction recommended = RecoveryAction::kNone;  // the strictest of every finding's
   std::vector<Finding> findings;     // severity descending, then rule order
   std::vector<NotChecked> not_checked;
   std::vector<GpuVerdict> gpus;      // every GPU of the input, index order
   std::vector<std::string> rules_run;
+  // The strictest recovery action of every finding.
+  RecoveryAction recommended = RecoveryAction::kNone;
 };
 
 // Runs every rule whose needs the input meets; the others become not_checked

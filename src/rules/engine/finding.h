@@ -55,7 +55,8 @@ struct Finding {
   // stated action); the engine fills the rest (AssignRecovery,
   // rules/engine/recovery.h) and raises it to the driver's own request.
   std::optional<RecoveryAction> recommended;
-  bool recommended_by_driver = false;  // the driver's request (NVML field 230) set it
+  // The driver's request (NVML field 230) set it.
+  bool recommended_by_driver = false;
   std::vector<int> xids;  // Xid codes involved, ascending, unique
   // Set when the same cause on several GPUs was folded into this one
   // finding: one share per GPU, in the order of `gpus`; `evidence` then
