@@ -24,11 +24,7 @@ FindingChanges FindingTracker::Update(const std::vector<Finding>& findings, Wall
     } else if (f.severity > o.interval.severity) {
       o.interval.severity = f.severity;
     }
-    if (f.recommended) {
-      o.interval.recommended = o.interval.recommended
-                                   ? Stricter(*o.interval.recommended, *f.recommended)
-                                   : *f.recommended;
-    }
+    if (f.recommended) o.interval.recommended = Stricter(o.interval.recommended, *f.recommended);
     o.interval.title = f.title;
     o.last_seen = now;
     if (f.last_evidence && (!o.last_evidence || *f.last_evidence > *o.last_evidence)) {

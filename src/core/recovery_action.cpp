@@ -74,6 +74,17 @@ RecoveryAction Stricter(RecoveryAction a, RecoveryAction b) {
   return static_cast<int>(a) >= static_cast<int>(b) ? a : b;
 }
 
+RecoveryAction Stricter(const std::optional<RecoveryAction>& seen, RecoveryAction b) {
+  return seen ? Stricter(*seen, b) : b;
+}
+
+std::optional<RecoveryAction> RecoveryActionOfCode(std::int64_t code) {
+  for (RecoveryAction a : kAllRecoveryActions) {
+    if (RecoveryActionCode(a) == code) return a;
+  }
+  return std::nullopt;
+}
+
 std::string_view GpudRepairAction(RecoveryAction action) { return ActionRowOf(action).gpud; }
 
 NvsentinelAction NvsentinelActionFor(RecoveryAction action, bool virtual_machine) {

@@ -43,6 +43,10 @@ Text RecoveryActionPhrase(RecoveryAction action);
 // The value of the gpudoctor_recommended_action metric (the enum's number).
 int RecoveryActionCode(RecoveryAction action);
 RecoveryAction Stricter(RecoveryAction a, RecoveryAction b);
+// Keeping the strictest seen: `b` when nothing was seen yet.
+RecoveryAction Stricter(const std::optional<RecoveryAction>& seen, RecoveryAction b);
+// The action of a RecoveryActionCode (as stored); nullopt for another number.
+std::optional<RecoveryAction> RecoveryActionOfCode(std::int64_t code);
 
 // gpud's repair action: IGNORE_NO_ACTION_REQUIRED, CHECK_USER_APP_AND_GPU,
 // REBOOT_SYSTEM or HARDWARE_INSPECTION.

@@ -91,7 +91,7 @@ void AgentTimeline(const std::vector<PromSeries>& active, double step_s, double 
     }
     const Severity severity = ParseSeverity(s.Label("severity")).value_or(Severity::kWarning);
     if (auto action = ParseRecoveryAction(s.Label("action"))) {
-      p.recommended = p.recommended ? Stricter(*p.recommended, *action) : *action;
+      p.recommended = Stricter(p.recommended, *action);
     }
     for (const PromPoint& point : s.points) {
       if (point.value <= 0) continue;
@@ -157,11 +157,8 @@ void RulesTimeline(const DiagnosisInput& input, int stretches, Timeline& timelin
             it->second.start = b_from;
           }
           it->second.severity = std::max(it->second.severity, f.severity);
-          if (f.recommended) {
-            it->second.recommended = it->second.recommended
-                                         ? Stricter(*it->second.recommended, *f.recommended)
-                                         : *f.recommended;
-          }
+          if (f.recommended)
+            it->second.recommended = Stricter(it->second.recommended, *f.recommended);
           it->second.title = f.title;
         }
       }

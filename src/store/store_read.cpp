@@ -382,12 +382,7 @@ Status SqliteStore::ReadFindings(std::int64_t from_ms, std::int64_t to_ms,
     f.title.zh = s.Text(4);
     f.start = FromMs(s.Int(5));
     if (!s.IsNull(6)) f.end = FromMs(s.Int(6));
-    if (!s.IsNull(7)) {
-      const std::int64_t code = s.Int(7);
-      for (RecoveryAction a : kAllRecoveryActions) {
-        if (RecoveryActionCode(a) == code) f.recommended = a;
-      }
-    }
+    if (!s.IsNull(7)) f.recommended = RecoveryActionOfCode(s.Int(7));
     out.push_back(std::move(f));
     return OkStatus();
   });
