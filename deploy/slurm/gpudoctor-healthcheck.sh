@@ -21,7 +21,8 @@
 # fresh, otherwise after a 3-second diagnosis. Exit 0: healthy, nothing done.
 # Otherwise (1 a problem, 2 the GPUs cannot be seen, anything else gpudoctor
 # could not run) the node is drained: a GPU node whose GPUs cannot be judged
-# should not take GPU jobs. A node already drained or down with a reason that
+# should not take GPU jobs. When the node is healthy again and gpudoctor's
+# own drain is in place, the node is resumed. A node drained or down with a reason that
 # gpudoctor did not write (an operator's "RMA ticket 1234, do not resume") is
 # left alone: its reason is never overwritten. gpudoctor's reasons end in
 # "[gpudoctor]". This script exits with gpudoctor's code, so as a prolog it
@@ -57,7 +58,28 @@ while IFS= read -r msg; do
   [ -n "$msg" ] && echo "gpudoctor-healthcheck: check: $msg" >&2
 done <"$errors"
 reason="${out%%$'\n'*}"
+
+# The node's state and reason now: `scontrol show node` prints
+# "State=IDLE+DRAIN ..." and "Reason=<text> [user@time]".
+node_state() {
+  shown="$(scontrol show node "$node" 2>/dev/null)"
+  state="$(grep -o 'State=[^ ]*' <<<"$shown" | head -n 1)"
+  current="$(sed -n 's/^[[:space:]]*Reason=//p' <<<"$shown" | head -n 1)"
+  current="${current% \[*@*\]}"
+}
+
 if [ "$rc" -eq 0 ]; then
+  # Healthy again (a latched fault acknowledged, a GPU back): a drain that
+  # gpudoctor set ends with it; anyone else's drain stays.
+  node_state
+  if [[ "$state" =~ DRAIN ]] && [[ "$current" == *"$tag"* ]]; then
+    say "node $node is healthy again; resuming it (drained by gpudoctor: $current)"
+    if [ "${DRY_RUN:-0}" = "1" ]; then
+      echo "scontrol update nodename=$node state=resume"
+    elif ! scontrol update nodename="$node" state=resume; then
+      say "scontrol update nodename=$node state=resume failed"
+    fi
+  fi
   exit 0
 fi
 # gpudoctor keeps its reason to letters, digits and . , : _ / + = @ % [ ] -;
@@ -66,12 +88,7 @@ if [ -z "$reason" ] || [[ "$reason" =~ [^A-Za-z0-9\ .,:_/+=@%\[\]-] ]]; then
   reason="check failed with exit code $rc $tag"
 fi
 
-# The node's state and reason now: `scontrol show node` prints
-# "State=IDLE+DRAIN ..." and "Reason=<text> [user@time]".
-shown="$(scontrol show node "$node" 2>/dev/null)"
-state="$(grep -o 'State=[^ ]*' <<<"$shown" | head -n 1)"
-current="$(sed -n 's/^[[:space:]]*Reason=//p' <<<"$shown" | head -n 1)"
-current="${current% \[*@*\]}"
+node_state
 if [[ "$state" =~ DRAIN|DOWN|FAIL ]] && [ -n "$current" ] && [ "$current" != none ] &&
   [[ "$current" != *"$tag"* ]] && [[ "$current" != gpudoctor:* ]]; then
   say "node $node is ${state#State=} with a reason gpudoctor did not write (\"$current\"); leaving it alone; gpudoctor: $reason"

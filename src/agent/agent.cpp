@@ -14,6 +14,8 @@
 #include "agent/boot_ledger.h"
 #include "agent/agent_log.h"
 #include "agent/agent_state.h"
+#include "agent/escalation_ledger.h"
+#include "store/latch_ack.h"
 #include "agent/evidence_times.h"
 #include "agent/finding_tracker.h"
 #include "agent/http_snapshot.h"
@@ -108,6 +110,8 @@ class Agent {
   void Sample(WallTime now);
   void RecordEvents(std::vector<KernelEvent> events);
   void Evaluate(WallTime now);
+  // The latches open now, from the store (an `ack` may have cleared one).
+  void ReadLatches(WallTime now);
   void RefreshFacts();
   void ReadRdmaPorts(WallTime now);
   void CheckProcesses();
@@ -127,6 +131,8 @@ class Agent {
   std::unique_ptr<AgentEventSources> events_;
   SlidingWindow window_;
   FindingTracker tracker_;
+  std::optional<EscalationLedger> ledger_;  // from the start of Run
+  std::vector<LatchedFinding> latched_;     // open latches, as last read
   std::optional<WallTime> last_evaluated_;  // the `now` of the last Evaluate
   DiagnosisInput base_;  // host, PCI, versions, network facts; config
   std::deque<RdmaFacts> rdma_;  // RDMA port readings, oldest first (kRdmaKeep)
@@ -233,7 +239,26 @@ void Agent::Evaluate(WallTime now) {
   request.fold_across_gpus = false;  // the finding intervals are per GPU
   // The sliding window is the window (nothing to cut) and no GPU is
   // selected: it cannot fail.
+  ReadLatches(now);
+  input.latched = latched_;
+  DiagnosisInput facts = input;  // as they were before the diagnosis, for a second one
   Diagnosis diagnosis = std::move(DiagnoseWindow(input, request).value());
+  // A cause that came back after the configured reboots latches now: its
+  // finding is in this diagnosis already.
+  if (ledger_) {
+    auto latched = ledger_->Record(input, diagnosis, base_.config.escalation, now);
+    if (!latched) {
+      store_trouble_.Failed(latched.error().message);
+    } else if (!latched->empty()) {
+      for (const auto& l : *latched) {
+        Log(LogLevel::kWarning, "latched for hardware inspection: " + DescribeLatch(l));
+      }
+      ReadLatches(now);
+      facts.latched = latched_;
+      input = std::move(facts);
+      diagnosis = std::move(DiagnoseWindow(input, request).value());
+    }
+  }
   // What is new since the last evaluation tells when each finding was last
   // (and, for a new one, first) shown, so that intervals do not trail their
   // evidence by the rules window.
@@ -264,6 +289,17 @@ void Agent::Evaluate(WallTime now) {
   state_.active_findings = tracker_.Active();
   metrics_.OnFindings(state_.active_findings);
   state_.worst_severity = SeverityName(diagnosis.verdict);
+}
+
+void Agent::ReadLatches(WallTime now) {
+  auto open = store_->OpenLatches(now);
+  if (!open) {
+    // Keep the last known latches: a latch never drops by a read failing.
+    store_trouble_.Failed(open.error().message);
+    return;
+  }
+  latched_ = std::move(*open);
+  metrics_.OnLatches(latched_);
 }
 
 // A run killed (kill -9, OOM, power loss) left its finding intervals open
@@ -486,6 +522,10 @@ int Agent::Run() {
   metrics_.OnStoreDamage(state_.store_damage);
   CloseAbandonedRun(previous);
   RecordBoot(previous);
+  {
+    auto boot = ReadBootTime(o_.evidence.ctx);
+    ledger_.emplace(*store_, state_.boot_id, boot ? std::optional<WallTime>(*boot) : std::nullopt);
+  }
   base_.config = o_.config;
   utsname u{};
   if (o_.evidence.ctx.root == "/" && uname(&u) == 0) {

@@ -44,6 +44,7 @@ class SnapshotBuilder {
   void OnDroppedGpus(std::vector<std::string> bus_ids);
   void OnStoreDamage(std::string note) { s_.store_damage = std::move(note); }
   void OnReboots(std::int64_t recorded) { s_.reboots_recorded = recorded; }
+  void OnLatches(std::vector<LatchedFinding> latched) { s_.latched = std::move(latched); }
   void OnRdma(const RdmaFacts& rdma);
   // A copy of the current state with the given totals. The agent's own CPU
   // time and memory are read again when kSelfUsageEvery has passed since

@@ -40,6 +40,8 @@ void RegisterFix(CLI::App& app, const GlobalOptions& global, int* exit_code);
 void RegisterCheck(CLI::App& app, const GlobalOptions& global, int* exit_code);
 void RegisterStress(CLI::App& app, const GlobalOptions& global, int* exit_code);
 void RegisterFleet(CLI::App& app, const GlobalOptions& global, int* exit_code);
+void RegisterAck(CLI::App& app, int* exit_code);
+void RegisterInject(CLI::App& app, int* exit_code);
 // A command line that CLI11 could not parse, for `check --npd` or `check
 // --slurm`: answers in that protocol (one line on stdout, exit 2 "unknown")
 // and returns the exit code; nothing for any other command line.

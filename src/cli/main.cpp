@@ -81,6 +81,8 @@ int Run(int argc, char** argv) {
   RegisterCheck(app, global, &exit_code);
   RegisterStress(app, global, &exit_code);
   RegisterFleet(app, global, &exit_code);
+  RegisterAck(app, &exit_code);
+  RegisterInject(app, &exit_code);
   RegisterRules(app, &exit_code);
   if (zh) {
     if (CLI::Option* help = app.get_help_ptr()) help->group("选项");

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <map>
 
+#include "core/duration.h"
+
 namespace gpudoctor {
 namespace {
 
@@ -372,6 +374,59 @@ class Parser {
     return std::nullopt;
   }
 
+  // A count of reboots, 0 (never) to 100.
+  std::optional<Error> Reboots(const toml::node& v, const toml::source_region& where,
+                               const std::string& key, int& out) const {
+    const auto* i = v.as_integer();
+    if (i == nullptr)
+      return Fail(where, key, fmt::format("expected an integer, got {}", TypeName(v)));
+    if (i->get() < 0 || i->get() > 100)
+      return Fail(where, key, fmt::format("{} is not in [0, 100] (0: never)", i->get()));
+    out = static_cast<int>(i->get());
+    return std::nullopt;
+  }
+
+  std::optional<Error> EscalationXid(std::string_view code_text, const toml::node& v,
+                                     const toml::source_region& where, Config& cfg) const {
+    const std::string key = fmt::format("escalation.xid.{}", code_text);
+    bool digits = !code_text.empty() && code_text.size() <= 6;
+    for (char c : code_text) digits = digits && c >= '0' && c <= '9';
+    const std::int64_t code = digits ? std::stoll(std::string(code_text)) : 0;
+    if (code < 1)
+      return Fail(where, key, fmt::format("'{}' is not an Xid code (a number from 1)", code_text));
+    return Reboots(v, where, key, cfg.escalation.xid_after_reboots[static_cast<int>(code)]);
+  }
+
+  // after_reboots = N, window = "7d", dedup = "3m", xid.N = reboots (a
+  // dotted key or an [escalation.xid] table).
+  // NOLINTNEXTLINE(readability-make-member-function-const): the section table's one signature
+  std::optional<Error> EscalationSection(const toml::table& t, Config& cfg) {
+    for (auto&& [k, v] : t) {
+      const std::string_view name = k.str();
+      const std::string key = "escalation." + std::string(name);
+      const auto& where = Where(k, v);
+      if (name == "after_reboots") {
+        if (auto e = Reboots(v, where, key, cfg.escalation.after_reboots)) return e;
+      } else if (name == "window" || name == "dedup") {
+        const auto* text = v.as_string();
+        if (text == nullptr)
+          return Fail(where, key, fmt::format("expected a duration (\"7d\"), got {}", TypeName(v)));
+        auto d = ParseDuration(text->get(), std::chrono::seconds(1));
+        if (!d) return Fail(where, key, d.error().message);
+        (name == "window" ? cfg.escalation.window : cfg.escalation.dedup) = *d;
+      } else if (name.rfind("xid.", 0) == 0) {
+        if (auto e = EscalationXid(name.substr(4), v, where, cfg)) return e;
+      } else if (name == "xid" && v.is_table()) {
+        for (auto&& [ck, cv] : *v.as_table()) {
+          if (auto e = EscalationXid(ck.str(), cv, Where(ck, cv), cfg)) return e;
+        }
+      } else {
+        return Fail(where, key, "unknown key (after_reboots, window, dedup or xid.N)");
+      }
+    }
+    return std::nullopt;
+  }
+
   std::optional<Error> Document(const toml::table& doc, Config& cfg) {
     using Section = std::optional<Error> (Parser::*)(const toml::table&, Config&);
     static const std::pair<std::string_view, Section> kSections[] = {
@@ -383,6 +438,7 @@ class Parser {
         {"metrics", &Parser::MetricsSection},
         {"storage", &Parser::StorageSection},
         {"severity", &Parser::SeveritySection},
+        {"escalation", &Parser::EscalationSection},
     };
     for (auto&& [k, v] : doc) {
       const auto& where = Where(k, v);

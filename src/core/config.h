@@ -5,6 +5,7 @@
 // a missing file means the defaults. deploy/config.example.toml lists them.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -48,6 +49,21 @@ struct IbConfig {
   double drop_minutes = 4;
 };
 
+// [escalation]: when a fault that a reboot or a reset should fix comes back
+// on the same physical GPU after `after_reboots` reboots, the agent latches
+// it for hardware inspection (agent/escalation.h). 0 never escalates.
+struct EscalationConfig {
+  int after_reboots = 2;  // [escalation] after_reboots
+  // [escalation] xid.N = reboots: one Xid's own threshold (0: never). Xid
+  // 94, a contained ECC error the driver handled, never escalates.
+  std::map<int, int> xid_after_reboots{{94, 0}};
+  // [escalation] window: occurrences older than this do not count.
+  std::chrono::milliseconds window{std::chrono::hours(24 * 7)};
+  // [escalation] dedup: repeats closer than this count once, even across a
+  // reboot (a crash loop, or a log replayed after the boot).
+  std::chrono::milliseconds dedup{std::chrono::minutes(3)};
+};
+
 struct Config {
   Thresholds thresholds;                            // [thresholds]
   std::optional<double> psu_capacity_w;             // [power] psu_capacity_w; unset: unknown
@@ -61,6 +77,7 @@ struct Config {
   MetricNames metric_names = MetricNames::kGpudoctor;  // [metrics] names: the agent's /metrics
   unsigned metrics_top_processes = kDefaultTopProcesses;  // [metrics] top_processes per GPU
   SeverityOverrides severity;                             // [severity] xid.N / sxid.N
+  EscalationConfig escalation;                            // [escalation]
   std::string source = "defaults";                  // the file read, or "defaults"
 };
 

@@ -64,6 +64,10 @@ const char* KernelEventKindName(KernelEventKind kind) {
       return "host_limit";
     case KernelEventKind::kReboot:
       return "reboot";
+    case KernelEventKind::kLatched:
+      return "latched";
+    case KernelEventKind::kAcknowledged:
+      return "acknowledged";
   }
   return "unknown";
 }

@@ -71,10 +71,16 @@ enum class KernelEventKind {
   // The node booted again since the agent last ran (a new boot_id): at the
   // boot's time; `detail` the new boot_id. Source "agent".
   kReboot,
+  // The audit log of latched findings (facts/latch.h), source "agent": the
+  // agent latched a recurring fault for hardware inspection; an operator
+  // acknowledged it (who, why and how in the message: `gpudoctor ack` or the
+  // agent's API). `detail` the finding id; `code` the Xid, if any.
+  kLatched,
+  kAcknowledged,
 };
 
 // The last enumerator, for code that walks every kind.
-inline constexpr KernelEventKind kLastKernelEventKind = KernelEventKind::kReboot;
+inline constexpr KernelEventKind kLastKernelEventKind = KernelEventKind::kAcknowledged;
 
 // The `detail` of the mlx5 (ConnectX NIC) events.
 inline constexpr std::string_view kMlx5CommandTimeout = "command timeout";

@@ -134,9 +134,10 @@ Status ViewGpus(DiagnosisInput& facts, const DiagnosisRequest& request) {
   }
   facts.gpus = std::move(kept);
   facts.gpu_readings = !facts.gpus.empty();
+  std::set<std::string> keys;
+  for (const GpuSeries& g : facts.gpus) keys.insert(g.key);
+  std::erase_if(facts.latched, [&](const LatchedFinding& l) { return !keys.contains(l.gpu); });
   if (facts.kernel) {
-    std::set<std::string> keys;
-    for (const GpuSeries& g : facts.gpus) keys.insert(g.key);
     std::erase_if(facts.kernel->events, [&](const KernelEvent& e) {
       if (e.pci_bus_id.empty()) return false;  // the host's
       const std::string bus = NormalizePciBusId(e.pci_bus_id);

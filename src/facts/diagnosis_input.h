@@ -14,6 +14,7 @@
 #include "core/kernel_event.h"
 #include "facts/host.h"
 #include "facts/kernel.h"
+#include "facts/latch.h"
 #include "facts/network.h"
 #include "facts/pci.h"
 #include "facts/processes.h"
@@ -60,6 +61,9 @@ struct DiagnosisInput {
   std::optional<KernelFacts> kernel;  // events of the window, and their sources
   // What `gpudoctor stress` measured; its 100 ms samples are `gpus`.
   std::optional<ActiveRun> active;
+  // Findings the agent latched (facts/latch.h), open at the window's end:
+  // the agent's and report's; empty elsewhere.
+  std::vector<LatchedFinding> latched;
 
   // Identity for the report's `host` block.
   std::string hostname;

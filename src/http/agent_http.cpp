@@ -10,6 +10,8 @@
 #include "render/report_json.h"
 #include "render/status_json.h"
 #include "report/recorded_report.h"
+#include "store/latch_ack.h"
+#include "core/time_format.h"
 
 namespace gpudoctor {
 namespace {
@@ -83,6 +85,7 @@ class Server final : public AgentHttpServer {
   HttpResponse Health();
   HttpResponse StatusPage();
   HttpResponse Report(const HttpRequest& req);
+  HttpResponse Ack(const HttpRequest& req) const;
 
   AgentHttpOptions o_;
   SnapshotSource latest_;
@@ -97,10 +100,11 @@ Status Server::Bind() {
   e.web = o_.web;
   e.per_client_connections = o_.per_client_connections;
   e.routes = {
-      {"/metrics", [this](const HttpRequest& r) { return Metrics(r); }, false, false},
-      {"/healthz", [this](const HttpRequest&) { return Health(); }, false, true},
-      {"/api/v1/status", [this](const HttpRequest&) { return StatusPage(); }, false, false},
-      {"/api/v1/report", [this](const HttpRequest& r) { return Report(r); }, true, false},
+      {"/metrics", [this](const HttpRequest& r) { return Metrics(r); }, false, false, false},
+      {"/healthz", [this](const HttpRequest&) { return Health(); }, false, true, false},
+      {"/api/v1/status", [this](const HttpRequest&) { return StatusPage(); }, false, false, false},
+      {"/api/v1/report", [this](const HttpRequest& r) { return Report(r); }, true, false, false},
+      {"/api/v1/ack", [this](const HttpRequest& r) { return Ack(r); }, true, false, true},
   };
   auto started = EventServer::Start(std::move(e));
   if (!started) return started.error();
@@ -109,7 +113,7 @@ Status Server::Bind() {
     EventServerOptions h;
     h.listen = *o_.health_listen;
     h.per_client_connections = o_.per_client_connections;
-    h.routes = {{"/healthz", [this](const HttpRequest&) { return Health(); }, false, true}};
+    h.routes = {{"/healthz", [this](const HttpRequest&) { return Health(); }, false, true, false}};
     auto health = EventServer::Start(std::move(h));
     if (!health) return health.error();
     health_ = std::move(*health);
@@ -195,6 +199,55 @@ HttpResponse Server::Report(const HttpRequest& req) {
   out.content_type = "application/json";
   out.body = std::make_shared<const std::string>(
       DumpJson(ReportToJson((*report)->Context(now, lang)), 2) + "\n");
+  return out;
+}
+
+// POST /api/v1/ack?finding=...&gpu=...&reason=...: `gpudoctor ack` over
+// HTTP, for an authenticated user (recorded as who acknowledged).
+HttpResponse Server::Ack(const HttpRequest& req) const {
+  if (req.user.empty()) {
+    return Fail(403,
+                "acknowledging over HTTP needs basic_auth_users in the agent's --web-config "
+                "(who acknowledged is recorded); on the node, use gpudoctor ack");
+  }
+  AckRequest a;
+  a.who = req.user;
+  a.via = "the agent's API";
+  for (const auto& [name, value] : req.params) {
+    if (name == "finding") {
+      a.finding = value;
+    } else if (name == "gpu") {
+      a.gpu = value;
+    } else if (name == "reason") {
+      a.reason = value;
+    } else {
+      return Fail(400, "bad query parameter " + name + " (finding, gpu, reason)");
+    }
+  }
+  auto acked = AcknowledgeLatches(o_.data_dir, a, std::chrono::system_clock::now());
+  if (!acked) {
+    const ErrorCode code = acked.error().code;
+    return Fail(code == ErrorCode::kInvalid    ? 400
+                : code == ErrorCode::kNotFound ? 404
+                                               : 500,
+                acked.error().message);
+  }
+  nlohmann::ordered_json doc;
+  doc["acknowledged_by"] = a.who;
+  doc["acknowledged"] = nlohmann::ordered_json::array();
+  for (const auto& l : *acked) {
+    nlohmann::ordered_json one;
+    one["finding"] = "gpu.needs_inspection";
+    one["cause"] = l.finding_id;
+    one["xid"] = l.xid ? nlohmann::ordered_json(*l.xid) : nlohmann::ordered_json();
+    one["pci_bus_id"] = l.gpu;
+    one["uuid"] = l.uuid;
+    one["latched_at"] = FormatRfc3339(l.since);
+    doc["acknowledged"].push_back(std::move(one));
+  }
+  HttpResponse out;
+  out.content_type = "application/json";
+  out.body = std::make_shared<const std::string>(DumpJson(doc, 2) + "\n");
   return out;
 }
 

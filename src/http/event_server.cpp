@@ -78,6 +78,7 @@ class WorkerPool {
 // What one request carries between the calls MHD makes for it.
 struct Exchange {
   bool started = false;            // Begin ran (the loop thread's)
+  std::string method;              // the request's
   std::atomic<bool> ready{false};  // response is set (by a worker)
   HttpResponse response;
 };
@@ -199,6 +200,12 @@ class Server final : public EventServer {
   MHD_Result Access(MHD_Connection* c, const char* url, const char* method,
                     std::size_t* upload_size, void** state);
   MHD_Result Begin(MHD_Connection* c, const std::string& path, Exchange& ex);
+  const HttpRoute* Find(const std::string& path) const {
+    for (const auto& candidate : o_.routes) {
+      if (candidate.path == path) return &candidate;
+    }
+    return nullptr;
+  }
   std::optional<HttpResponse> RefuseClientCert(MHD_Connection* c) const;
   static MHD_Result Queue(MHD_Connection* c, const HttpResponse& r);
 
@@ -375,12 +382,18 @@ MHD_Result Server::Access(MHD_Connection* c, const char* url, const char* method
       const char* n = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
       return n != nullptr && std::string_view(n) != "0";
     }();
-    if (verb != "GET" && verb != "HEAD") {
-      HttpResponse r = TextResponse(405, "only GET and HEAD");
-      r.headers.emplace_back("Allow", "GET, HEAD");
+    const HttpRoute* route = Find(url ? url : "");
+    const bool post = route != nullptr && route->post;
+    if (post ? verb != "POST" : verb != "GET" && verb != "HEAD") {
+      HttpResponse r = TextResponse(405, post ? "only POST" : "only GET and HEAD");
+      r.headers.emplace_back("Allow", post ? "POST" : "GET, HEAD");
       return Queue(c, r);
     }
-    if (body) return Queue(c, TextResponse(400, "a GET request carries no body"));
+    if (body) {
+      return Queue(c, TextResponse(400, post ? "no body: the parameters go in the query string"
+                                             : "a GET request carries no body"));
+    }
+    ex->method = verb;
     return MHD_YES;
   }
   if (*upload_size != 0) {
@@ -418,10 +431,7 @@ std::optional<HttpResponse> Server::RefuseClientCert(MHD_Connection* c) const {
 }
 
 MHD_Result Server::Begin(MHD_Connection* c, const std::string& path, Exchange& ex) {
-  const HttpRoute* route = nullptr;
-  for (const auto& candidate : o_.routes) {
-    if (candidate.path == path) route = &candidate;
-  }
+  const HttpRoute* route = Find(path);
   if (route == nullptr) return Queue(c, TextResponse(404, "no such path: " + path));
   // /healthz (public) answers without credentials, a client certificate
   // included: the kubelet's HTTPS probe presents none.
@@ -451,6 +461,8 @@ MHD_Result Server::Begin(MHD_Connection* c, const std::string& path, Exchange& e
 
   HttpRequest req;
   req.path = path;
+  req.method = ex.method;
+  req.user = user;
   MHD_get_connection_values_n(
       c, MHD_GET_ARGUMENT_KIND,
       +[](void* cls, MHD_ValueKind, const char* key, std::size_t key_size, const char* value,

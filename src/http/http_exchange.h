@@ -15,6 +15,9 @@ struct HttpRequest {
   std::vector<std::pair<std::string, std::string>> params;  // decoded query, in order
   std::string accept;
   std::string accept_encoding;
+  std::string method;  // "GET", "HEAD" or "POST"
+  // The user basic authentication admitted; empty without authentication.
+  std::string user;
 };
 
 struct HttpResponse {
@@ -37,6 +40,9 @@ struct HttpRoute {
   std::function<HttpResponse(const HttpRequest&)> handler;
   bool slow = false;     // may take long (reads the store): runs on a worker thread
   bool public_ = false;  // answered without credentials (/healthz)
+  // Changes something (POST only, its parameters in the query string, no
+  // body); every other route answers GET and HEAD.
+  bool post = false;
 };
 
 }  // namespace gpudoctor

@@ -16,6 +16,7 @@
 
 #include "core/gpu_status.h"
 #include "core/kernel_event.h"
+#include "facts/latch.h"
 #include "facts/network.h"
 #include "facts/timeline.h"
 #include "rules/engine/finding.h"
@@ -84,6 +85,8 @@ struct AgentLiveSnapshot {
   std::uint64_t nvml_timeouts = 0;  // GPU samples abandoned as hung
   // Reboots in the store over the boot ledger's span (3 days).
   std::int64_t reboots_recorded = 0;
+  // Findings latched for hardware inspection and not acknowledged.
+  std::vector<LatchedFinding> latched;
   std::uint64_t samples_written = 0;
   std::uint64_t samples_failed = 0;
   double agent_cpu_seconds = 0;

@@ -437,6 +437,18 @@ void WriteAgentMetrics(const AgentLiveSnapshot& s, Exposition& e) {
       "gpudoctor_node_reboots", "gauge",
       "Reboots of the node the agent recorded over the last 3 days (a new boot_id at its start)");
   e.Sample("", static_cast<double>(s.reboots_recorded));
+  e.Family("gpudoctor_latched_findings", "gauge",
+           "Faults latched for hardware inspection (they came back after the configured "
+           "reboots) and not yet acknowledged with gpudoctor ack");
+  e.Sample("", static_cast<double>(s.latched.size()));
+  e.Family("gpudoctor_latched_finding", "gauge",
+           "1 for each latched fault: the GPU (bus id, UUID), the cause that recurred and its Xid");
+  for (const auto& l : s.latched) {
+    e.Sample(JoinLabels(JoinLabels(PromLabel("pci_bus_id", l.gpu), PromLabel("uuid", l.uuid)),
+                        JoinLabels(PromLabel("cause", l.finding_id),
+                                   PromLabel("xid", l.xid ? std::to_string(*l.xid) : ""))),
+             1);
+  }
   e.Family("gpudoctor_nvml_timeouts_total", "counter",
            "GPU samples abandoned because a driver call did not return in time");
   e.Sample("", static_cast<double>(s.nvml_timeouts));

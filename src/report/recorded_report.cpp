@@ -266,6 +266,7 @@ Result<std::unique_ptr<RecordedReport>> BuildRecordedReport(const RecordedWindow
   input.kernel = KernelFacts{};
   input.kernel->events = std::move(r->stored.events);
   input.kernel->sources = {SourceStatus{"agent store " + request.data_dir, true, ""}};
+  input.latched = std::move(r->stored.latched);
   utsname u{};
   if (uname(&u) == 0) {
     input.hostname = u.nodename;

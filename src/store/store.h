@@ -23,6 +23,7 @@
 #include "core/metric_summary.h"
 #include "core/result.h"
 #include "facts/diagnosis_input.h"
+#include "facts/latch.h"
 #include "facts/timeline.h"
 
 namespace gpudoctor {
@@ -67,6 +68,7 @@ struct StoredWindow {
   std::map<std::string, std::map<std::string, MetricSummary>> summaries;
   std::vector<KernelEvent> events;   // in time order
   Timeline timeline;                 // finding intervals overlapping the window, throttle time
+  std::vector<LatchedFinding> latched;  // latched and not acknowledged at the window's end
   std::optional<WallTime> first_sample;
   std::optional<WallTime> last_sample;
   // The RDMA port readings in the window, oldest first (read_at set). A
@@ -143,6 +145,24 @@ class Store {
   // How many events of `kind` (KernelEventKindName) the store holds from
   // `from` to `to`, both included.
   virtual Result<std::int64_t> CountEvents(KernelEventKind kind, WallTime from, WallTime to) = 0;
+
+  // The escalation ledger (agent/escalation.h). `gpu_identity` is the GPU's
+  // UUID, or its key when NVML never gave one. Records that `cause` was seen
+  // on the GPU at `time` during boot `boot_id`: once per boot, the first time.
+  virtual Status RecordOccurrence(const std::string& gpu_identity, const std::string& gpu_key,
+                                  const RecurringCause& cause, const std::string& boot_id,
+                                  WallTime time) = 0;
+  // The occurrences of `cause` on the GPU from `from`, and only after the
+  // last acknowledgement of its latch: an acknowledged GPU starts afresh.
+  virtual Result<std::vector<Occurrence>> Occurrences(const std::string& gpu_identity,
+                                                      const RecurringCause& cause,
+                                                      WallTime from) = 0;
+  // Latches `latch` (its uuid the GPU's identity as above) unless the same
+  // cause is latched and unacknowledged on that GPU already, and records a
+  // `latched` event. Returns whether it latched now.
+  virtual Result<bool> Latch(const LatchedFinding& latch) = 0;
+  // The latches not acknowledged at `at`, oldest first.
+  virtual Result<std::vector<LatchedFinding>> OpenLatches(WallTime at) = 0;
 
   virtual Result<StoredWindow> ReadWindow(WallTime from, WallTime to,
                                           const std::vector<std::string>& gpu_bus_ids) = 0;

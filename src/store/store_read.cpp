@@ -12,6 +12,7 @@
 #include "store/column_names.h"
 #include "store/rollup.h"
 #include "store/sample_codec.h"
+#include "store/latch_rows.h"
 #include "store/store_sqlite.h"
 
 namespace gpudoctor {
@@ -302,6 +303,15 @@ Result<StoredWindow> SqliteStore::ReadWindowOnce(WallTime from, WallTime to,
   if (auto findings = ReadFindings(from_ms, to_ms, gpu_bus_ids, window.timeline.findings);
       !findings && !unreadable(findings.error(), nullptr, "the finding intervals")) {
     return findings.error();
+  }
+  if (auto latched = ReadOpenLatches(*db_, to_ms); !latched) {
+    if (!unreadable(latched.error(), nullptr, "the latched findings")) return latched.error();
+  } else {
+    for (auto& l : *latched) {
+      const bool selected = gpu_bus_ids.empty() || std::find(gpu_bus_ids.begin(), gpu_bus_ids.end(),
+                                                             l.gpu) != gpu_bus_ids.end();
+      if (selected) window.latched.push_back(std::move(l));
+    }
   }
   // Intervals the agent kept under "index:N" are of the GPU read with it.
   for (FindingInterval& f : window.timeline.findings) {

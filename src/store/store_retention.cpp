@@ -42,6 +42,9 @@ Status SqliteStore::ApplyRetention(std::int64_t now_ms) {
         {"DELETE FROM rollups WHERE t_end < ?", rollup_cut},
         {"DELETE FROM events WHERE t_ms < ?", rollup_cut},
         {"DELETE FROM findings WHERE end_ms IS NOT NULL AND end_ms < ?", rollup_cut},
+        {"DELETE FROM occurrences WHERE t_ms < ?", rollup_cut},
+        // A latch stays until acknowledged; its audit record as long as events.
+        {"DELETE FROM latches WHERE acked_ms IS NOT NULL AND acked_ms < ?", rollup_cut},
     };
     for (const auto& [sql, cut] : kDeletes) {
       auto stmt = db_->Cached(sql);

@@ -49,6 +49,23 @@ CREATE TABLE IF NOT EXISTS rdma_chunks(t_start INTEGER NOT NULL, t_end INTEGER N
 CREATE INDEX IF NOT EXISTS rdma_chunks_by_time ON rdma_chunks(t_end);
 )sql";
 
+// Version 5: the escalation ledger and the latched findings (store_latches.cpp).
+// xid 0: the cause names no Xid. gpu_identity: the GPU's UUID, else its key.
+constexpr const char* kLatchSchema = R"sql(
+CREATE TABLE IF NOT EXISTS occurrences(id INTEGER PRIMARY KEY, t_ms INTEGER NOT NULL,
+                                       boot_id TEXT NOT NULL, gpu_identity TEXT NOT NULL,
+                                       bus_id TEXT, finding_id TEXT NOT NULL, xid INTEGER NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS occurrences_once
+    ON occurrences(gpu_identity, finding_id, xid, boot_id);
+CREATE TABLE IF NOT EXISTS latches(id INTEGER PRIMARY KEY, finding_id TEXT NOT NULL,
+                                   xid INTEGER NOT NULL, gpu_identity TEXT NOT NULL,
+                                   uuid TEXT, serial TEXT, bus_id TEXT NOT NULL,
+                                   boots INTEGER NOT NULL, after_reboots INTEGER NOT NULL,
+                                   first_ms INTEGER NOT NULL, since_ms INTEGER NOT NULL,
+                                   title_en TEXT, title_zh TEXT, acked_ms INTEGER,
+                                   acked_by TEXT, ack_reason TEXT, ack_via TEXT);
+)sql";
+
 // A finding's recovery action as stored: RecoveryActionCode; NULL unknown.
 std::optional<std::int64_t> ActionCell(const std::optional<RecoveryAction>& action) {
   if (!action) return std::nullopt;
@@ -235,7 +252,7 @@ Status SqliteStore::Prepare() {
     if (mode && *mode == 0) (void)db_->Exec("PRAGMA auto_vacuum=INCREMENTAL; VACUUM;");
   }
   if (*version == 0) {
-    std::string create = std::string("BEGIN;") + kSchema + kRdmaSchema +
+    std::string create = std::string("BEGIN;") + kSchema + kRdmaSchema + kLatchSchema +
                          "PRAGMA user_version=" + std::to_string(kStoreSchemaVersion) + ";COMMIT;";
     if (auto created = db_->Exec(create); !created) return created;
   } else if (*version < kStoreSchemaVersion) {
@@ -247,8 +264,8 @@ Status SqliteStore::Prepare() {
         db_->QueryInt("SELECT count(*) FROM pragma_table_info('findings') WHERE name='action'");
     if (!has_action) return has_action.error();
     if (*has_action == 0) upgrade += "ALTER TABLE findings ADD COLUMN action INTEGER;";
-    upgrade += std::string(kRdmaSchema) + "PRAGMA user_version=" +
-               std::to_string(kStoreSchemaVersion) + "; COMMIT;";
+    upgrade += std::string(kRdmaSchema) + kLatchSchema +
+               "PRAGMA user_version=" + std::to_string(kStoreSchemaVersion) + "; COMMIT;";
     if (auto upgraded = db_->Exec(upgrade); !upgraded) {
       (void)db_->Exec("ROLLBACK");
       return upgraded;

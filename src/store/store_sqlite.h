@@ -18,10 +18,12 @@
 namespace gpudoctor {
 
 // 1: the first layout; 2: events.gpu_number (the driver's "GPUn" of GSP
-// lines); 3: the RDMA port readings (rdma_pending, rdma_chunks). An older
+// lines); 3: the RDMA port readings (rdma_pending, rdma_chunks); 4: each
+// finding interval's recovery action; 5: the escalation ledger (occurrences)
+// and the latched findings with their acknowledgements (latches). An older
 // store is upgraded in place when opened for writing and read as it is
-// otherwise (without RDMA readings).
-inline constexpr int kStoreSchemaVersion = 4;
+// otherwise (without what it lacks).
+inline constexpr int kStoreSchemaVersion = 5;
 // Samples are sealed into a chunk per GPU per this stretch of wall-clock
 // time (aligned, so a minute never spans two chunks unless Flush cut it).
 inline constexpr std::int64_t kChunkSpanMs = 10 * 60'000;
@@ -51,6 +53,13 @@ class SqliteStore final : public Store {
   Result<std::optional<WallTime>> LastSampleTime() override;
   Result<std::int64_t> CloseOpenFindings(WallTime at) override;
   Result<std::int64_t> CountEvents(KernelEventKind kind, WallTime from, WallTime to) override;
+  Status RecordOccurrence(const std::string& gpu_identity, const std::string& gpu_key,
+                          const RecurringCause& cause, const std::string& boot_id,
+                          WallTime time) override;
+  Result<std::vector<Occurrence>> Occurrences(const std::string& gpu_identity,
+                                              const RecurringCause& cause, WallTime from) override;
+  Result<bool> Latch(const LatchedFinding& latch) override;
+  Result<std::vector<LatchedFinding>> OpenLatches(WallTime at) override;
   Result<StoredWindow> ReadWindow(WallTime from, WallTime to,
                                   const std::vector<std::string>& gpu_bus_ids) override;
   StoreStats Stats() override;

@@ -281,8 +281,37 @@ TEST_F(SlurmScriptE2E, ReadsCheckOptionsFromTheEnvironmentFile) {
   bin_.Write("default-gpudoctor",
              "# gpudoctor\nGPUDOCTOR_CHECK_ARGS=\"--condition GPUThrottled\"\n");
   auto r = RunScript({});
-  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;  // only clock slowdowns judged
-  EXPECT_EQ(ScontrolCalls(), "");
+  // Only clock slowdowns judged: healthy, nothing drained, so no update.
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(ScontrolCalls(), "show node gpu-node-7\n");
+}
+
+// Healthy again (a latched fault acknowledged): gpudoctor's own drain ends;
+// an operator's, or a drain without a reason, stays.
+TEST_F(SlurmScriptE2E, ResumesOnlyItsOwnDrainWhenHealthyAgain) {
+  WriteState(seconds{1}, true);
+  FakeNode("IDLE+DRAIN", "GPU 1 lost 0000:19:00.0 [gpudoctor] [slurm@2026-12-01T10:00:00]");
+  auto r = RunScript({});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(ScontrolCalls(), "show node gpu-node-7\nupdate nodename=gpu-node-7 state=resume\n");
+  EXPECT_NE(r.out.find("healthy again; resuming it"), std::string::npos) << r.out;
+
+  for (const char* reason :
+       {"RMA ticket 1234, do not resume [root@2026-12-01T10:00:00]", "(null)"}) {
+    std::filesystem::remove(bin_.path() / "scontrol.log");
+    FakeNode("IDLE+DRAIN", reason);
+    auto left = RunScript({});
+    EXPECT_EQ(left.exit_code, 0) << left.err << left.out;
+    EXPECT_EQ(ScontrolCalls(), "show node gpu-node-7\n") << reason;
+    EXPECT_TRUE(left.out.empty()) << left.out;
+  }
+  // A dry run prints the resume instead.
+  std::filesystem::remove(bin_.path() / "scontrol.log");
+  FakeNode("IDLE+DRAIN", "GPU 1 lost 0000:19:00.0 [gpudoctor] [slurm@2026-12-01T10:00:00]");
+  auto dry = RunScript({}, true);
+  EXPECT_NE(dry.out.find("scontrol update nodename=gpu-node-7 state=resume\n"), std::string::npos)
+      << dry.out;
+  EXPECT_EQ(ScontrolCalls(), "show node gpu-node-7\n");
 }
 
 TEST_F(SlurmScriptE2E, LogsChecksOwnMessages) {

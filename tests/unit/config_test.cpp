@@ -406,5 +406,43 @@ TEST(Config, SeveritySectionIsValidatedLikeTheOthers) {
             "cfg.toml:2: severity.gpu: unknown key (xid.N or sxid.N)");
 }
 
+TEST(Config, EscalationSectionSetsThresholdsWindowAndDedup) {
+  auto defaults = ParseConfig("", "x");
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->escalation.after_reboots, 2);
+  EXPECT_EQ(defaults->escalation.xid_after_reboots.at(94), 0) << "Xid 94 never escalates";
+  EXPECT_EQ(defaults->escalation.window, std::chrono::hours(24 * 7));
+  EXPECT_EQ(defaults->escalation.dedup, std::chrono::minutes(3));
+  auto r = ParseConfig(
+      "[escalation]\nafter_reboots = 3\nwindow = \"2d\"\ndedup = \"5m\"\nxid.79 = 1\n"
+      "\"xid.31\" = 0\n",
+      "cfg.toml");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->escalation.after_reboots, 3);
+  EXPECT_EQ(r->escalation.window, std::chrono::hours(48));
+  EXPECT_EQ(r->escalation.dedup, std::chrono::minutes(5));
+  EXPECT_EQ(r->escalation.xid_after_reboots.at(79), 1);
+  EXPECT_EQ(r->escalation.xid_after_reboots.at(31), 0);
+  EXPECT_EQ(r->escalation.xid_after_reboots.at(94), 0) << "the default stays";
+  auto table = ParseConfig("[escalation.xid]\n48 = 4\n94 = 1\n", "cfg.toml");
+  ASSERT_TRUE(table.ok()) << table.error().message;
+  EXPECT_EQ(table->escalation.xid_after_reboots.at(48), 4);
+  EXPECT_EQ(table->escalation.xid_after_reboots.at(94), 1) << "the default overridden";
+}
+
+TEST(Config, EscalationSectionIsValidated) {
+  EXPECT_EQ(SeverityErrorOf("[escalation]\nafter_reboots = -1\n"),
+            "cfg.toml:2: escalation.after_reboots: -1 is not in [0, 100] (0: never)");
+  EXPECT_EQ(SeverityErrorOf("[escalation]\nafter_reboots = \"2\"\n"),
+            "cfg.toml:2: escalation.after_reboots: expected an integer, got a string");
+  EXPECT_NE(SeverityErrorOf("[escalation]\nwindow = \"soon\"\n")
+                .rfind("cfg.toml:2: escalation.window: ", 0),
+            std::string::npos);
+  EXPECT_EQ(SeverityErrorOf("[escalation]\nxid.abc = 1\n"),
+            "cfg.toml:2: escalation.xid.abc: 'abc' is not an Xid code (a number from 1)");
+  EXPECT_EQ(SeverityErrorOf("[escalation]\nreboots = 1\n"),
+            "cfg.toml:2: escalation.reboots: unknown key (after_reboots, window, dedup or xid.N)");
+}
+
 }  // namespace
 }  // namespace gpudoctor

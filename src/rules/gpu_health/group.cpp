@@ -10,6 +10,7 @@ std::vector<const Rule*> GpuHealthRules() {
   return {
       &kGpuLostRule,
       &kGpuRecoveryActionRule,
+      &kGpuNeedsInspectionRule,
       &kGpuImplausibleReadingRule,
       &kGpuDcgmHealthRule,
       &kEccUncorrectableRule,

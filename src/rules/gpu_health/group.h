@@ -10,6 +10,7 @@ namespace gpudoctor {
 extern const Rule kGpuLostRule;                   // gpu_lost.cpp
 extern const Rule kGpuImplausibleReadingRule;     // gpu_implausible_reading.cpp
 extern const Rule kGpuRecoveryActionRule;         // gpu_recovery_action.cpp
+extern const Rule kGpuNeedsInspectionRule;        // gpu_needs_inspection.cpp
 extern const Rule kGpuDcgmHealthRule;             // gpu_dcgm_health.cpp
 extern const Rule kEccUncorrectableRule;          // ecc_uncorrectable.cpp
 extern const Rule kEccRowRemapRule;               // ecc_row_remap.cpp
