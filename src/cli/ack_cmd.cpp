@@ -14,7 +14,7 @@
 #include "cli/commands.h"
 #include "core/data_dir.h"
 #include "core/json_dump.h"
-#include "core/time_format.h"
+#include "render/latch_json.h"
 #include "store/latch_ack.h"
 
 namespace gpudoctor {
@@ -44,20 +44,6 @@ std::string Who() {
   return name;
 }
 
-nlohmann::ordered_json LatchJson(const LatchedFinding& l) {
-  nlohmann::ordered_json one;
-  one["finding"] = "gpu.needs_inspection";
-  one["cause"] = l.finding_id;
-  one["xid"] = l.xid ? nlohmann::ordered_json(*l.xid) : nlohmann::ordered_json();
-  one["pci_bus_id"] = l.gpu;
-  one["uuid"] = l.uuid;
-  one["serial"] = l.serial;
-  one["boots"] = l.boots;
-  one["first_seen"] = FormatRfc3339(l.first_seen);
-  one["latched_at"] = FormatRfc3339(l.since);
-  return one;
-}
-
 int RunAck(const AckOptions& o) {
   auto dir = ResolveDataDir(o.data_dir.empty() ? std::nullopt : std::optional(o.data_dir));
   if (!dir) {
@@ -73,7 +59,7 @@ int RunAck(const AckOptions& o) {
     }
     if (o.json) {
       nlohmann::ordered_json doc = nlohmann::ordered_json::array();
-      for (const auto& l : *open) doc.push_back(LatchJson(l));
+      for (const auto& l : *open) doc.push_back(LatchToJson(l));
       std::cout << DumpJson(doc, 2) << "\n";
     } else if (open->empty()) {
       std::cout << "Nothing is latched.\n";
@@ -97,10 +83,7 @@ int RunAck(const AckOptions& o) {
                : kExitCannotRun;
   }
   if (o.json) {
-    nlohmann::ordered_json doc;
-    doc["acknowledged_by"] = r.who;
-    doc["acknowledged"] = nlohmann::ordered_json::array();
-    for (const auto& l : *acked) doc["acknowledged"].push_back(LatchJson(l));
+    const nlohmann::ordered_json doc = AcknowledgedToJson(r.who, *acked);
     std::cout << DumpJson(doc, 2) << "\n";
   } else {
     for (const auto& l : *acked) std::cout << "Acknowledged: " << DescribeLatch(l) << "\n";

@@ -10,8 +10,8 @@
 #include "render/report_json.h"
 #include "render/status_json.h"
 #include "report/recorded_report.h"
+#include "render/latch_json.h"
 #include "store/latch_ack.h"
-#include "core/time_format.h"
 
 namespace gpudoctor {
 namespace {
@@ -232,19 +232,7 @@ HttpResponse Server::Ack(const HttpRequest& req) const {
                                                : 500,
                 acked.error().message);
   }
-  nlohmann::ordered_json doc;
-  doc["acknowledged_by"] = a.who;
-  doc["acknowledged"] = nlohmann::ordered_json::array();
-  for (const auto& l : *acked) {
-    nlohmann::ordered_json one;
-    one["finding"] = "gpu.needs_inspection";
-    one["cause"] = l.finding_id;
-    one["xid"] = l.xid ? nlohmann::ordered_json(*l.xid) : nlohmann::ordered_json();
-    one["pci_bus_id"] = l.gpu;
-    one["uuid"] = l.uuid;
-    one["latched_at"] = FormatRfc3339(l.since);
-    doc["acknowledged"].push_back(std::move(one));
-  }
+  const nlohmann::ordered_json doc = AcknowledgedToJson(a.who, *acked);
   HttpResponse out;
   out.content_type = "application/json";
   out.body = std::make_shared<const std::string>(DumpJson(doc, 2) + "\n");

@@ -171,6 +171,13 @@ TEST(EscalationE2E, Xid79AfterTwoRebootsLatchesUntilAcknowledged) {
   EXPECT_EQ(list.exit_code, 2) << list.err;
   EXPECT_NE(list.out.find("gpu.needs_inspection on GPU 0000:18:00.0"), std::string::npos)
       << list.out;
+  auto listed = RunGpudoctor({"ack", "--list", "--json", "--data-dir", data.path().string()}, "");
+  json latches = json::parse(listed.out, nullptr, false);
+  ASSERT_TRUE(latches.is_array()) << listed.out << listed.err;
+  ASSERT_EQ(latches.size(), 1u);
+  EXPECT_EQ(latches[0]["cause"], "xid.fallen_off_bus");
+  EXPECT_EQ(latches[0]["xid"], 79);
+  EXPECT_EQ(latches[0]["boots"], 3);
   auto no_reason = RunGpudoctor({"ack", "--data-dir", data.path().string(), "--gpu", "0"}, "");
   EXPECT_EQ(no_reason.exit_code, 3);
   EXPECT_NE(no_reason.err.find("--reason is required"), std::string::npos) << no_reason.err;
