@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/fix_reset.h"
 #include "cli/live_diagnosis.h"
 #include "cli/nvml_options.h"
 #include "core/data_dir.h"
@@ -37,6 +38,7 @@ struct FixOptions {
   std::string power_limit;
   std::string data_dir;
   bool allow_shared_data_dir = false;
+  std::string reset_gpu;
 };
 
 // The re-diagnosis after applying: the settings fix changes are read in one
@@ -143,6 +145,23 @@ int CannotRun(const std::string& message) {
 }
 
 int RunFix(const FixOptions& o, const GlobalOptions& global) {
+  if (!o.reset_gpu.empty()) {
+    if (!o.from_report.empty() || !o.power_limit.empty() || !o.gpus.empty()) {
+      return CannotRun(
+          "--reset-gpu names its GPU alone: without --from-report, --power-limit "
+          "or --gpu");
+    }
+    FixResetOptions r;
+    r.gpu = o.reset_gpu;
+    r.apply = o.apply;
+    r.yes = o.yes;
+    r.format = o.report.format;
+    r.data_dir = o.data_dir;
+    r.allow_shared_data_dir = o.allow_shared_data_dir;
+    r.config = o.report.config;
+    r.root = o.sampling.root;
+    return RunFixReset(r, global);
+  }
   if (o.apply && geteuid() != 0) {
     return CannotRun(
         "fix --apply needs root: it changes GPU settings through the driver (run it with sudo, "
@@ -234,6 +253,9 @@ void RegisterFix(CLI::App& app, const GlobalOptions& global, int* exit_code) {
   cmd->add_option("--gpu", o->gpus, "Only steps on these GPUs (index, UUID or PCI bus id)")
       ->delimiter(',')
       ->take_all();
+  cmd->add_option("--reset-gpu", o->reset_gpu,
+                  "Reset this GPU (index, UUID or bus id): check the preconditions, show the "
+                  "commands; with --apply turn persistence off, reset, restore, read it back");
   cmd->add_option("--power-limit", o->power_limit,
                   "Set the power limit to WATTS instead of the default (checked against the "
                   "GPU's min/max)");

@@ -374,7 +374,7 @@ class Parser {
     return std::nullopt;
   }
 
-  // A count of reboots, 0 (never) to 100.
+  // A count of reboots (or of recoveries), 0 (never, or no limit) to 100.
   std::optional<Error> Reboots(const toml::node& v, const toml::source_region& where,
                                const std::string& key, int& out) const {
     const auto* i = v.as_integer();
@@ -407,13 +407,17 @@ class Parser {
       const auto& where = Where(k, v);
       if (name == "after_reboots") {
         if (auto e = Reboots(v, where, key, cfg.escalation.after_reboots)) return e;
-      } else if (name == "window" || name == "dedup") {
+      } else if (name == "max_recoveries") {
+        if (auto e = Reboots(v, where, key, cfg.escalation.max_recoveries)) return e;
+      } else if (name == "window" || name == "dedup" || name == "recovery_period") {
         const auto* text = v.as_string();
         if (text == nullptr)
           return Fail(where, key, fmt::format("expected a duration (\"7d\"), got {}", TypeName(v)));
         auto d = ParseDuration(text->get(), std::chrono::seconds(1));
         if (!d) return Fail(where, key, d.error().message);
-        (name == "window" ? cfg.escalation.window : cfg.escalation.dedup) = *d;
+        (name == "window"  ? cfg.escalation.window
+         : name == "dedup" ? cfg.escalation.dedup
+                           : cfg.escalation.recovery_period) = *d;
       } else if (name.rfind("xid.", 0) == 0) {
         if (auto e = EscalationXid(name.substr(4), v, where, cfg)) return e;
       } else if (name == "xid" && v.is_table()) {
@@ -421,7 +425,9 @@ class Parser {
           if (auto e = EscalationXid(ck.str(), cv, Where(ck, cv), cfg)) return e;
         }
       } else {
-        return Fail(where, key, "unknown key (after_reboots, window, dedup or xid.N)");
+        return Fail(
+            where, key,
+            "unknown key (after_reboots, window, dedup, xid.N, max_recoveries or recovery_period)");
       }
     }
     return std::nullopt;

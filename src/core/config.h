@@ -62,6 +62,11 @@ struct EscalationConfig {
   // [escalation] dedup: repeats closer than this count once, even across a
   // reboot (a crash loop, or a log replayed after the boot).
   std::chrono::milliseconds dedup{std::chrono::minutes(3)};
+  // [escalation] max_recoveries / recovery_period: `fix --reset-gpu` stops
+  // resetting (and recommends support) once the node had this many GPU
+  // resets and reboots within the period. 0: no limit.
+  int max_recoveries = 3;
+  std::chrono::milliseconds recovery_period{std::chrono::hours(24)};
 };
 
 struct Config {

@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/json_dump.h"
 #include "core/terminal.h"
 #include "core/time_format.h"
+#include "core/time_parse.h"
 
 namespace gpudoctor {
 
@@ -29,6 +31,22 @@ std::string AuditLine(const AuditEntry& e) {
   j["after"] = e.after;
   j["result"] = e.result;
   return DumpJson(j);
+}
+
+int CountAuditSteps(const std::string& dir, const std::string& step, WallTime since) {
+  std::ifstream in(dir + "/fix-audit.log");
+  int count = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_object() || !j.contains("step") || !j["step"].is_string() ||
+        j["step"].get<std::string>() != step || !j.contains("time") || !j["time"].is_string()) {
+      continue;
+    }
+    auto when = ParseTimePoint(j["time"].get<std::string>());
+    if (when && *when >= since) ++count;
+  }
+  return count;
 }
 
 Result<std::unique_ptr<AuditLogFile>> AuditLogFile::Open(const std::string& dir) {

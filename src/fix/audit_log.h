@@ -30,6 +30,11 @@ struct AuditEntry {
 // The JSON line for an entry, without the newline. Pure.
 std::string AuditLine(const AuditEntry& entry);
 
+// How many entries of `step` the audit log in `dir` holds from `since` on
+// (0 when there is no log). Lines that do not parse are skipped. For the
+// anti-storm limit of `fix --reset-gpu` (step "gpu_reset").
+int CountAuditSteps(const std::string& dir, const std::string& step, WallTime since);
+
 class AuditSink {
  public:
   virtual ~AuditSink() = default;

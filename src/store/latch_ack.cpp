@@ -85,8 +85,6 @@ std::string Listed(const std::vector<LatchedFinding>& latches) {
 }  // namespace latch_ack_detail
 }  // namespace
 
-using namespace latch_ack_detail;
-
 std::string DescribeLatch(const LatchedFinding& l) {
   return fmt::format("gpu.needs_inspection on GPU {}{} for {}{} since {}", l.gpu,
                      l.uuid.empty() ? std::string() : " (" + l.uuid + ")", l.finding_id,
@@ -95,7 +93,7 @@ std::string DescribeLatch(const LatchedFinding& l) {
 }
 
 Result<std::vector<LatchedFinding>> ListOpenLatches(const std::string& data_dir, WallTime now) {
-  auto db = OpenForAck(data_dir);
+  auto db = latch_ack_detail::OpenForAck(data_dir);
   if (!db) return db.error();
   return ReadOpenLatches(**db, ToMs(now));
 }
@@ -107,7 +105,7 @@ Result<std::vector<LatchedFinding>> AcknowledgeLatches(const std::string& data_d
                  "--reason: say why the latch can be cleared (what was "
                  "inspected, repaired or replaced)"};
   }
-  auto opened = OpenForAck(data_dir);
+  auto opened = latch_ack_detail::OpenForAck(data_dir);
   if (!opened) return opened.error();
   Db& db = **opened;
   if (auto begun = db.Exec("BEGIN IMMEDIATE"); !begun) return begun.error();
@@ -117,11 +115,11 @@ Result<std::vector<LatchedFinding>> AcknowledgeLatches(const std::string& data_d
   };
   auto open = ReadOpenLatches(db, ToMs(now));
   if (!open) return fail(open.error());
-  const auto indexes = Indexes(db);
+  const auto indexes = latch_ack_detail::Indexes(db);
   std::vector<LatchedFinding> chosen;
   std::set<std::string> gpus;
   for (const auto& l : *open) {
-    if (!Matches(l, request, indexes)) continue;
+    if (!latch_ack_detail::Matches(l, request, indexes)) continue;
     chosen.push_back(l);
     gpus.insert(l.gpu);
   }
@@ -129,8 +127,8 @@ Result<std::vector<LatchedFinding>> AcknowledgeLatches(const std::string& data_d
       (request.finding.empty() ? std::string("gpu.needs_inspection") : request.finding) +
       (request.gpu.empty() ? std::string() : " --gpu " + request.gpu);
   if (chosen.empty()) {
-    return fail(Error{ErrorCode::kNotFound,
-                      fmt::format("{}: no latched finding matches ({})", named, Listed(*open))});
+    return fail(Error{ErrorCode::kNotFound, fmt::format("{}: no latched finding matches ({})",
+                                                        named, latch_ack_detail::Listed(*open))});
   }
   if (gpus.size() > 1 && request.gpu.empty()) {
     std::string list;
@@ -140,9 +138,9 @@ Result<std::vector<LatchedFinding>> AcknowledgeLatches(const std::string& data_d
         fmt::format("{}: latched on {} GPUs ({}); name one with --gpu", named, gpus.size(), list)});
   }
   const std::int64_t now_ms = ToMs(now);
-  const std::string who = OneLine(request.who.empty() ? "someone" : request.who);
-  const std::string reason = OneLine(request.reason);
-  const std::string via = OneLine(request.via);
+  const std::string who = latch_ack_detail::OneLine(request.who.empty() ? "someone" : request.who);
+  const std::string reason = latch_ack_detail::OneLine(request.reason);
+  const std::string via = latch_ack_detail::OneLine(request.via);
   for (const auto& l : chosen) {
     auto update = db.Prepare(
         "UPDATE latches SET acked_ms=?, acked_by=?, ack_reason=?, ack_via=? WHERE id=? AND "

@@ -415,7 +415,7 @@ TEST(Config, EscalationSectionSetsThresholdsWindowAndDedup) {
   EXPECT_EQ(defaults->escalation.dedup, std::chrono::minutes(3));
   auto r = ParseConfig(
       "[escalation]\nafter_reboots = 3\nwindow = \"2d\"\ndedup = \"5m\"\nxid.79 = 1\n"
-      "\"xid.31\" = 0\n",
+      "\"xid.31\" = 0\nmax_recoveries = 5\nrecovery_period = \"12h\"\n",
       "cfg.toml");
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->escalation.after_reboots, 3);
@@ -423,6 +423,8 @@ TEST(Config, EscalationSectionSetsThresholdsWindowAndDedup) {
   EXPECT_EQ(r->escalation.dedup, std::chrono::minutes(5));
   EXPECT_EQ(r->escalation.xid_after_reboots.at(79), 1);
   EXPECT_EQ(r->escalation.xid_after_reboots.at(31), 0);
+  EXPECT_EQ(r->escalation.max_recoveries, 5);
+  EXPECT_EQ(r->escalation.recovery_period, std::chrono::hours(12));
   EXPECT_EQ(r->escalation.xid_after_reboots.at(94), 0) << "the default stays";
   auto table = ParseConfig("[escalation.xid]\n48 = 4\n94 = 1\n", "cfg.toml");
   ASSERT_TRUE(table.ok()) << table.error().message;
@@ -441,7 +443,8 @@ TEST(Config, EscalationSectionIsValidated) {
   EXPECT_EQ(SeverityErrorOf("[escalation]\nxid.abc = 1\n"),
             "cfg.toml:2: escalation.xid.abc: 'abc' is not an Xid code (a number from 1)");
   EXPECT_EQ(SeverityErrorOf("[escalation]\nreboots = 1\n"),
-            "cfg.toml:2: escalation.reboots: unknown key (after_reboots, window, dedup or xid.N)");
+            "cfg.toml:2: escalation.reboots: unknown key (after_reboots, window, dedup, xid.N, "
+            "max_recoveries or recovery_period)");
 }
 
 }  // namespace
