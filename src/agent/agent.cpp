@@ -235,28 +235,24 @@ void Agent::Evaluate(WallTime now) {
     input.kernel->sources.front().why = events_->kernel_log_status();
   }
   input.kernel->nvml_xid_events = events_->watching_nvml_xids();
+  ReadLatches(now);
+  input.latched = latched_;
   DiagnosisRequest request;
   request.fold_across_gpus = false;  // the finding intervals are per GPU
   // The sliding window is the window (nothing to cut) and no GPU is
   // selected: it cannot fail.
-  ReadLatches(now);
-  input.latched = latched_;
-  DiagnosisInput facts = input;  // as they were before the diagnosis, for a second one
   Diagnosis diagnosis = std::move(DiagnoseWindow(input, request).value());
-  // A cause that came back after the configured reboots latches now: its
-  // finding is in this diagnosis already.
+  // A cause that came back after the configured reboots latches now (the
+  // store's event and the log say so at once); its gpu.needs_inspection
+  // finding comes with the next evaluation, which reads the latch.
   if (ledger_) {
     auto latched = ledger_->Record(input, diagnosis, base_.config.escalation, now);
     if (!latched) {
       store_trouble_.Failed(latched.error().message);
-    } else if (!latched->empty()) {
+    } else {
       for (const auto& l : *latched) {
         Log(LogLevel::kWarning, "latched for hardware inspection: " + DescribeLatch(l));
       }
-      ReadLatches(now);
-      facts.latched = latched_;
-      input = std::move(facts);
-      diagnosis = std::move(DiagnoseWindow(input, request).value());
     }
   }
   // What is new since the last evaluation tells when each finding was last
