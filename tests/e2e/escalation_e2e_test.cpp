@@ -30,7 +30,7 @@ constexpr const char* kGpu0 = "0000:18:00.0";
 // A boot of the node: its boot_id, a boot time 1000 s ago, and a kernel log
 // with (or without) an Xid 79 on GPU 0 half a second ago.
 void Boot(const TempDir& root, const std::string& boot_id, bool xid) {
-  const long long now = static_cast<long long>(std::time(nullptr));
+  const auto now = static_cast<long long>(std::time(nullptr));
   root.Write("proc/stat",
              "cpu  1000 0 1000 80000 0 0 0 0 0 0\nbtime " + std::to_string(now - 1000) + "\n");
   root.Write("proc/meminfo", "MemTotal:       1073741824 kB\nMemAvailable:    900000000 kB\n");
@@ -61,9 +61,9 @@ std::vector<std::string> AgentArgs(const TempDir& root, const TempDir& data, con
                                 "--run-for",
                                 run_for};
   if (listen.empty()) {
-    a.push_back("--no-listen");
+    a.emplace_back("--no-listen");
   } else {
-    a.push_back("--listen");
+    a.emplace_back("--listen");
     a.push_back(listen);
   }
   return a;
@@ -154,7 +154,7 @@ TEST(EscalationE2E, Xid79AfterTwoRebootsLatchesUntilAcknowledged) {
   const int port = free_port.port;
   free_port.Close();
   BackgroundProcess agent(
-      GpudoctorArgv(AgentArgs(root, data, conf, "20s", "127.0.0.1:" + std::to_string(port))),
+      GpudoctorArgv(AgentArgs(root, data, conf, "60s", "127.0.0.1:" + std::to_string(port))),
       FakeNvmlEnv(kScenario), (data.path() / "agent.log").string());
   ASSERT_TRUE(agent.started());
   httplib::Client c("127.0.0.1", port);
@@ -166,6 +166,17 @@ TEST(EscalationE2E, Xid79AfterTwoRebootsLatchesUntilAcknowledged) {
                             "xid=\"79\"} 1"),
             std::string::npos)
       << Metrics(c);
+
+  // node-problem-detector's check sees it (the agent's state, written every 5 s).
+  ProcessResult npd;
+  for (int i = 0; i < 100; ++i) {
+    npd = RunGpudoctor({"check", "--npd", "--data-dir", data.path().string()}, "");
+    if (npd.exit_code == 1 && npd.out.find("gpu.needs_inspection") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_EQ(npd.exit_code, 1) << npd.out << npd.err;
+  EXPECT_EQ(npd.out.rfind("gpu.needs_inspection: GPU 0 (0000:18:00.0)", 0), 0u) << npd.out;
+  EXPECT_NE(npd.out.find("[action: hardware_inspection]"), std::string::npos) << npd.out;
 
   auto list = RunGpudoctor({"ack", "--list", "--data-dir", data.path().string()}, "");
   EXPECT_EQ(list.exit_code, 2) << list.err;
@@ -194,6 +205,13 @@ TEST(EscalationE2E, Xid79AfterTwoRebootsLatchesUntilAcknowledged) {
       << ack.out;
   EXPECT_TRUE(MetricsUntil(c, "\ngpudoctor_latched_findings 0\n", true)) << Metrics(c);
   EXPECT_TRUE(MetricsUntil(c, "id=\"gpu.needs_inspection\"", false)) << Metrics(c);
+  // And the check clears with it.
+  for (int i = 0; i < 100; ++i) {
+    npd = RunGpudoctor({"check", "--npd", "--data-dir", data.path().string()}, "");
+    if (npd.exit_code == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_EQ(npd.exit_code, 0) << npd.out << npd.err;
   agent.Signal(SIGTERM);
   EXPECT_EQ(agent.Wait(std::chrono::seconds(20)), 0);
 
@@ -249,7 +267,7 @@ TEST(EscalationE2E, TheApiAcknowledgesForAnAuthenticatedUserOnly) {
                                      "--listen",
                                      "127.0.0.1:" + std::to_string(port)};
     if (!web.empty()) {
-      args.push_back("--web-config");
+      args.emplace_back("--web-config");
       args.push_back(web);
     }
     return std::make_unique<BackgroundProcess>(GpudoctorArgv(args), FakeNvmlEnv(kScenario),
@@ -265,7 +283,7 @@ TEST(EscalationE2E, TheApiAcknowledgesForAnAuthenticatedUserOnly) {
     httplib::Client c("127.0.0.1", port);
     c.set_read_timeout(10);
     ASSERT_TRUE(MetricsUntil(c, "gpudoctor_latched_findings 1", true));
-    auto r = c.Post(query.c_str());
+    auto r = c.Post(query);
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 403) << r->body;
     EXPECT_NE(r->body.find("basic_auth_users"), std::string::npos) << r->body;
@@ -284,17 +302,17 @@ TEST(EscalationE2E, TheApiAcknowledgesForAnAuthenticatedUserOnly) {
     if (h && h->status == 200) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  auto unauthenticated = anonymous.Post(query.c_str());
+  auto unauthenticated = anonymous.Post(query);
   ASSERT_TRUE(unauthenticated);
   EXPECT_EQ(unauthenticated->status, 401);
   httplib::Client alice("127.0.0.1", port);
   alice.set_read_timeout(10);
   alice.set_basic_auth("alice", "secret");
-  auto get = alice.Get(query.c_str());
+  auto get = alice.Get(query);
   ASSERT_TRUE(get);
   EXPECT_EQ(get->status, 405);
   EXPECT_EQ(get->get_header_value("Allow"), "POST");
-  auto with_body = alice.Post(query.c_str(), "reason=x", "application/x-www-form-urlencoded");
+  auto with_body = alice.Post(query, "reason=x", "application/x-www-form-urlencoded");
   ASSERT_TRUE(with_body);
   EXPECT_EQ(with_body->status, 400) << with_body->body;
   auto no_reason = alice.Post("/api/v1/ack?gpu=0");
@@ -303,7 +321,7 @@ TEST(EscalationE2E, TheApiAcknowledgesForAnAuthenticatedUserOnly) {
   auto other = alice.Post("/api/v1/ack?gpu=1&reason=x");
   ASSERT_TRUE(other);
   EXPECT_EQ(other->status, 404) << other->body;
-  auto acked = alice.Post(query.c_str());
+  auto acked = alice.Post(query);
   ASSERT_TRUE(acked);
   ASSERT_EQ(acked->status, 200) << acked->body;
   json doc = json::parse(acked->body, nullptr, false);

@@ -25,7 +25,7 @@ std::string Read(const std::filesystem::path& p) {
 
 TEST(InjectE2E, ConfirmedXidReachesTheAgentsFindings) {
   TempDir root, data;
-  const long long now = static_cast<long long>(std::time(nullptr));
+  const auto now = static_cast<long long>(std::time(nullptr));
   root.Write("proc/stat",
              "cpu  1000 0 1000 80000 0 0 0 0 0 0\nbtime " + std::to_string(now - 1000) + "\n");
   root.Write("proc/meminfo", "MemTotal:       1073741824 kB\nMemAvailable:    900000000 kB\n");

@@ -127,7 +127,7 @@ struct FakeSmi {
     return [this](const std::vector<std::string>& argv) {
       const std::string key = argv[1] == "--gpu-reset" ? "--gpu-reset" : argv[3] + " " + argv[4];
       calls.push_back(key);
-      const int code = exit.count(key) ? exit[key] : 0;
+      const int code = exit.contains(key) ? exit[key] : 0;
       return CommandResult{code, code == 0 ? "ok\n"
                                            : "Unable to reset GPU: In use by another "
                                              "client\n"};
@@ -135,7 +135,7 @@ struct FakeSmi {
   }
 };
 
-ReadBack Returns(std::optional<GpuStatus> g) {
+ReadBack Returns(const std::optional<GpuStatus>& g) {
   return [g](const std::string&) { return g; };
 }
 
