@@ -27,6 +27,8 @@ using nlohmann::json;
 const std::string kScenario = std::string(TEST_DATA_DIR) + "/scenarios/healthy_idle.json";
 constexpr const char* kGpu0 = "0000:18:00.0";
 
+// The rules window is long (60 s): on a slow machine (ASan) the agent's
+// first evaluation may come seconds after the Xid was written.
 // A boot of the node: its boot_id, a boot time 1000 s ago, and a kernel log
 // with (or without) an Xid 79 on GPU 0 half a second ago.
 void Boot(const TempDir& root, const std::string& boot_id, bool xid) {
@@ -51,7 +53,7 @@ std::vector<std::string> AgentArgs(const TempDir& root, const TempDir& data, con
                                 "--interval",
                                 "200ms",
                                 "--window",
-                                "2s",
+                                "60s",
                                 "--evaluate-every",
                                 "400ms",
                                 "--facts-every",

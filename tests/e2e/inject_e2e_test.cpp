@@ -56,7 +56,7 @@ TEST(InjectE2E, ConfirmedXidReachesTheAgentsFindings) {
 
   auto agent =
       RunGpudoctor({"agent", "--data-dir", data.path().string(), "--root", root.path().string(),
-                    "--interval", "200ms", "--window", "2s", "--evaluate-every", "400ms",
+                    "--interval", "200ms", "--window", "60s", "--evaluate-every", "400ms",
                     "--facts-every", "1h", "--no-listen", "--run-for", "3s"},
                    std::string(TEST_DATA_DIR) + "/scenarios/healthy_idle.json");
   ASSERT_EQ(agent.exit_code, 0) << agent.err;
